@@ -1,0 +1,127 @@
+#include "chakra/et_file.h"
+
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include "core/error.h"
+
+namespace chakrasim::chakra {
+namespace {
+
+// Reads one varint32 length prefix at `pos`; returns false at a malformed or cut-off varint.
+bool read_length(std::string_view bytes, std::size_t& pos, std::uint32_t& length) {
+  std::uint64_t value = 0;
+  for (int shift = 0; shift <= 28; shift += 7) {
+    if (pos >= bytes.size()) return false;
+    auto byte = static_cast<std::uint8_t>(bytes[pos++]);
+    value |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      if (value > 0xffffffffull) return false;
+      length = static_cast<std::uint32_t>(value);
+      return true;
+    }
+  }
+  return false;
+}
+
+void append_varint(std::string& out, std::uint32_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+}
+
+}  // namespace
+
+Trace parse_trace(std::string_view bytes, const std::string& source) {
+  Trace trace;
+  if (bytes.empty()) {
+    fail("{}: the file is empty; expected a Chakra trace (a GlobalMetadata message, then Nodes)",
+         source);
+  }
+  if (bytes.size() >= 2 && static_cast<std::uint8_t>(bytes[0]) == 0x1f &&
+      static_cast<std::uint8_t>(bytes[1]) == 0x8b) {
+    fail("{}: the file is gzip-compressed; decompress it first (gunzip), as ASTRA-sim does not "
+         "read compressed traces either",
+         source);
+  }
+  std::size_t pos = 0;
+  std::size_t index = 0;
+  while (pos < bytes.size()) {
+    const std::size_t start = pos;
+    std::uint32_t length = 0;
+    if (!read_length(bytes, pos, length)) {
+      fail("{}: byte {}: message {} has a malformed or cut-off length prefix (expected a varint32)",
+           source, start, index);
+    }
+    if (length > bytes.size() - pos) {
+      fail("{}: byte {}: message {} says it is {} bytes long but only {} remain; the file is "
+           "truncated",
+           source, start, index, length, bytes.size() - pos);
+    }
+    const char* data = bytes.data() + pos;
+    bool ok;
+    if (index == 0) {
+      ok = trace.metadata.ParseFromArray(data, static_cast<int>(length));
+    } else {
+      ok = trace.nodes.emplace_back().ParseFromArray(data, static_cast<int>(length));
+    }
+    if (!ok) {
+      fail("{}: byte {}: message {} ({}) is not a valid protobuf message; the file is corrupted",
+           source, start, index, index == 0 ? "GlobalMetadata" : "Node");
+    }
+    pos += length;
+    ++index;
+  }
+  return trace;
+}
+
+Trace read_trace(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("{}: cannot open the trace file (does it exist and is it readable?)", path);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) fail("{}: error while reading the trace file", path);
+  return parse_trace(bytes, path);
+}
+
+std::string serialize_trace(const Trace& trace) {
+  std::string out;
+  std::string message;
+  auto append = [&](const google::protobuf::MessageLite& m) {
+    message.clear();
+    {
+      google::protobuf::io::StringOutputStream stream(&message);
+      google::protobuf::io::CodedOutputStream coded(&stream);
+      coded.SetSerializationDeterministic(true);
+      m.SerializeWithCachedSizes(&coded);
+    }
+    append_varint(out, static_cast<std::uint32_t>(message.size()));
+    out += message;
+  };
+  trace.metadata.ByteSizeLong();
+  append(trace.metadata);
+  for (const Node& node : trace.nodes) {
+    node.ByteSizeLong();
+    append(node);
+  }
+  return out;
+}
+
+void write_trace(const std::string& path, const Trace& trace) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) fail("{}: cannot create the trace file (does the directory exist?)", path);
+  const std::string bytes = serialize_trace(trace);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) fail("{}: error while writing the trace file", path);
+}
+
+std::string rank_path(const std::string& prefix, std::size_t rank) {
+  return prefix + "." + std::to_string(rank) + ".et";
+}
+
+}  // namespace chakrasim::chakra

@@ -1,0 +1,41 @@
+// Reading and writing Chakra .et files: a GlobalMetadata message then Node messages, each
+// prefixed by its length as a base-128 varint (CHAKRA-FORMAT.md §1.1). Unknown fields and enum
+// values are kept, so what we read writes back unchanged.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chakra/et_def.pb.h"
+
+namespace chakrasim::chakra {
+
+using Node = ChakraProtoMsg::Node;
+using GlobalMetadata = ChakraProtoMsg::GlobalMetadata;
+using Attribute = ChakraProtoMsg::AttributeProto;
+
+// One rank's trace, as it is on disk.
+struct Trace {
+  GlobalMetadata metadata;
+  std::vector<Node> nodes;
+};
+
+// Parses the bytes of a .et file. `source` names the file in error messages. Throws Error on
+// an empty stream, a bad varint, a message longer than what is left, or a message protobuf
+// cannot parse, naming the byte offset and the message index.
+Trace parse_trace(std::string_view bytes, const std::string& source);
+
+// Reads PATH; throws Error naming the path if it cannot be read.
+Trace read_trace(const std::string& path);
+
+// Serialises a trace in the framing above (deterministic field order, packed repeated fields).
+std::string serialize_trace(const Trace& trace);
+
+// Writes PATH; throws Error naming the path if it cannot be written.
+void write_trace(const std::string& path, const Trace& trace);
+
+// The per-rank file name ASTRA-sim uses: PREFIX.RANK.et
+std::string rank_path(const std::string& prefix, std::size_t rank);
+
+}  // namespace chakrasim::chakra

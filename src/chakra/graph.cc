@@ -1,0 +1,195 @@
+#include "chakra/graph.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "chakra/attributes.h"
+#include "core/error.h"
+
+namespace chakrasim::chakra {
+
+const char* node_type_name(std::uint32_t raw_type) {
+  static const char* const kNames[] = {"INVALID_NODE",   "METADATA_NODE",  "MEM_LOAD_NODE",
+                                       "MEM_STORE_NODE", "COMP_NODE",      "COMM_SEND_NODE",
+                                       "COMM_RECV_NODE", "COMM_COLL_NODE"};
+  return raw_type < 8 ? kNames[raw_type] : "an unknown node type";
+}
+
+const char* comm_type_name(std::int64_t raw_type) {
+  static const char* const kNames[] = {"ALL_REDUCE", "REDUCE",        "ALL_GATHER",
+                                       "GATHER",     "SCATTER",       "BROADCAST",
+                                       "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK",
+                                       "BARRIER"};
+  return raw_type >= 0 && raw_type < 10 ? kNames[raw_type] : "an unknown collective type";
+}
+
+namespace {
+
+// Decodes the attributes the models use. Returns false when the node has none of them.
+bool decode_attrs(const Node& node, OpAttrs& out, std::vector<std::string>& strings,
+                  std::unordered_map<std::string, std::uint32_t>& string_ids) {
+  auto set_int = [&](const char* name, std::int64_t& field, OpAttrs::Present bit) {
+    if (auto v = attr_int(node, name)) {
+      field = *v;
+      out.present |= bit;
+    }
+  };
+  auto set_uint = [&](const char* name, std::uint64_t& field, OpAttrs::Present bit) {
+    if (auto v = attr_uint(node, name)) {
+      field = *v;
+      out.present |= bit;
+    }
+  };
+  set_int("comm_type", out.comm_type, OpAttrs::kCommType);
+  set_uint("comm_size", out.comm_size, OpAttrs::kCommSize);
+  set_int("comm_src", out.comm_src, OpAttrs::kCommSrc);
+  set_int("comm_dst", out.comm_dst, OpAttrs::kCommDst);
+  set_int("comm_tag", out.comm_tag, OpAttrs::kCommTag);
+  set_uint("num_ops", out.num_ops, OpAttrs::kNumOps);
+  set_uint("tensor_size", out.tensor_size, OpAttrs::kTensorSize);
+  if (auto v = attr_int(node, "comm_priority")) out.comm_priority = static_cast<std::int32_t>(*v);
+  if (auto v = attr_bool_list(node, "involved_dim")) {
+    if (v->size() > 32) {
+      fail("node {}: attribute \"involved_dim\" has {} entries; at most 32 dimensions are "
+           "supported",
+           node.id(), v->size());
+    }
+    for (std::size_t d = 0; d < v->size(); ++d) {
+      if ((*v)[d]) out.involved_dims |= 1u << d;
+    }
+    out.present |= OpAttrs::kInvolvedDim;
+  }
+  if (auto v = attr_string(node, "pg_name")) {
+    auto [it, inserted] = string_ids.emplace(*v, static_cast<std::uint32_t>(strings.size()));
+    if (inserted) strings.push_back(*v);
+    out.pg_name = it->second;
+    out.present |= OpAttrs::kPgName;
+  }
+  return out.present != 0 || out.comm_priority != 0;
+}
+
+}  // namespace
+
+Graph Graph::build(const Trace& trace, const std::string& source) {
+  Graph g;
+  g.source_ = source;
+  const std::size_t n = trace.nodes.size();
+
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return trace.nodes[a].id() < trace.nodes[b].id();
+  });
+
+  g.ids_.resize(n);
+  g.types_.resize(n);
+  g.cpu_op_.resize(n);
+  g.duration_micros_.resize(n);
+  g.names_.resize(n);
+  g.attr_index_.assign(n, kNoAttrs);
+  std::unordered_map<std::string, std::uint32_t> string_ids{{"", 0}};
+
+  for (std::size_t i = 0; i < n; ++i) {
+    const Node& node = trace.nodes[order[i]];
+    if (i > 0 && g.ids_[i - 1] == node.id()) {
+      fail("{}: node id {} appears twice; ids must be unique within a file", source, node.id());
+    }
+    g.ids_[i] = node.id();
+    g.types_[i] = static_cast<std::uint32_t>(node.type());
+    g.duration_micros_[i] = node.duration_micros();
+    g.names_[i] = node.name();
+    try {
+      g.cpu_op_[i] = attr_bool(node, "is_cpu_op").value_or(false) ? 1 : 0;
+      OpAttrs attrs;
+      if (decode_attrs(node, attrs, g.strings_, string_ids)) {
+        g.attr_index_[i] = static_cast<std::uint32_t>(g.attrs_.size());
+        g.attrs_.push_back(attrs);
+      }
+    } catch (const Error& e) {
+      fail("{}: {}", source, e.what());
+    }
+  }
+
+  auto index_of = [&](std::uint64_t id) -> std::int64_t {
+    auto it = std::lower_bound(g.ids_.begin(), g.ids_.end(), id);
+    if (it == g.ids_.end() || *it != id) return -1;
+    return it - g.ids_.begin();
+  };
+
+  // Parents per node (union of data and ctrl deps, duplicates collapsed), then invert to CSR.
+  std::vector<std::vector<std::uint32_t>> parents(n);
+  std::vector<std::uint32_t> child_count(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Node& node = trace.nodes[order[i]];
+    auto& list = parents[i];
+    auto add = [&](std::uint64_t parent_id, const char* kind) {
+      std::int64_t p = index_of(parent_id);
+      if (p < 0) {
+        fail("{}: node {} (\"{}\") has {} dependency on node {}, which is not in the file",
+             source, node.id(), node.name(), kind, parent_id);
+      }
+      if (static_cast<std::size_t>(p) == i) {
+        fail("{}: node {} (\"{}\") depends on itself", source, node.id(), node.name());
+      }
+      list.push_back(static_cast<std::uint32_t>(p));
+    };
+    for (std::uint64_t d : node.data_deps()) add(d, "a data");
+    for (std::uint64_t d : node.ctrl_deps()) add(d, "a control");
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    for (std::uint32_t p : list) ++child_count[p];
+  }
+  g.parent_count_.resize(n);
+  g.child_begin_.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) g.child_begin_[i + 1] = g.child_begin_[i] + child_count[i];
+  g.children_.resize(g.child_begin_[n]);
+  std::vector<std::uint32_t> fill(g.child_begin_.begin(), g.child_begin_.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    g.parent_count_[i] = static_cast<std::uint32_t>(parents[i].size());
+    for (std::uint32_t p : parents[i]) g.children_[fill[p]++] = static_cast<std::uint32_t>(i);
+  }
+
+  // Kahn's algorithm: whatever is never freed sits on or behind a cycle.
+  std::vector<std::uint32_t> remaining = g.parent_count_;
+  std::vector<std::uint32_t> ready;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (remaining[i] == 0) ready.push_back(i);
+  }
+  std::size_t freed = 0;
+  while (!ready.empty()) {
+    std::uint32_t i = ready.back();
+    ready.pop_back();
+    ++freed;
+    for (std::uint32_t c : g.children(i)) {
+      if (--remaining[c] == 0) ready.push_back(c);
+    }
+  }
+  if (freed != n) {
+    // Walk parents from a stuck node until one repeats: that node is on a cycle.
+    std::uint32_t at = 0;
+    while (remaining[at] == 0) ++at;
+    std::vector<std::uint32_t> seen_at(n, 0xffffffffu);
+    std::vector<std::uint32_t> path;
+    while (seen_at[at] == 0xffffffffu) {
+      seen_at[at] = static_cast<std::uint32_t>(path.size());
+      path.push_back(at);
+      for (std::uint32_t p : parents[at]) {
+        if (remaining[p] != 0) {
+          at = p;
+          break;
+        }
+      }
+    }
+    std::string cycle;
+    for (std::size_t k = path.size(); k-- > seen_at[at];) {
+      cycle += std::to_string(g.ids_[path[k]]) + " -> ";
+    }
+    cycle += std::to_string(g.ids_[path.back()]);
+    fail("{}: dependency cycle among {} nodes, e.g. {}; a trace must be a DAG", source, n - freed,
+         cycle);
+  }
+  return g;
+}
+
+}  // namespace chakrasim::chakra

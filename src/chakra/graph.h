@@ -1,0 +1,122 @@
+// A rank's trace as the simulator walks it: nodes sorted by id in flat arrays, dependencies in
+// compressed (CSR) child lists, and the attributes the models read decoded once into a small
+// fixed record. Built from a Trace; the protobuf messages are not kept.
+//
+// Dependencies are the union of data_deps and ctrl_deps with duplicates collapsed, as the
+// current Chakra feeder resolves them (CHAKRA-FORMAT.md §2.3). Building rejects, with an error
+// naming the file and the node: duplicate ids, a dependency on an id not in the file, and
+// dependency cycles.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "chakra/et_file.h"
+
+namespace chakrasim::chakra {
+
+enum class NodeType : std::uint8_t {
+  kInvalid = 0,
+  kMetadata = 1,
+  kMemLoad = 2,
+  kMemStore = 3,
+  kComp = 4,
+  kCommSend = 5,
+  kCommRecv = 6,
+  kCommColl = 7,
+};
+const char* node_type_name(std::uint32_t raw_type);
+
+// Collective types as stored in the `comm_type` attribute.
+enum class CommType : std::int32_t {
+  kAllReduce = 0,
+  kReduce = 1,
+  kAllGather = 2,
+  kGather = 3,
+  kScatter = 4,
+  kBroadcast = 5,
+  kAllToAll = 6,
+  kReduceScatter = 7,
+  kReduceScatterBlock = 8,
+  kBarrier = 9,
+};
+const char* comm_type_name(std::int64_t raw_type);
+
+// Attributes the models read, decoded with the feeder's conversions. A `has_` bit says whether
+// the attribute was present; absent values are 0.
+struct OpAttrs {
+  enum Present : std::uint16_t {
+    kCommType = 1 << 0,
+    kCommSize = 1 << 1,
+    kCommSrc = 1 << 2,
+    kCommDst = 1 << 3,
+    kCommTag = 1 << 4,
+    kNumOps = 1 << 5,
+    kTensorSize = 1 << 6,
+    kInvolvedDim = 1 << 7,
+    kPgName = 1 << 8,
+  };
+  std::uint64_t comm_size = 0;
+  std::uint64_t num_ops = 0;
+  std::uint64_t tensor_size = 0;
+  std::int64_t comm_type = 0;
+  std::int64_t comm_src = 0;
+  std::int64_t comm_dst = 0;
+  std::int64_t comm_tag = 0;
+  std::int32_t comm_priority = 0;
+  std::uint32_t pg_name = 0;        // index into Graph::strings(); 0 is ""
+  std::uint32_t involved_dims = 0;  // bit d set = dimension d involved (when present)
+  std::uint16_t present = 0;
+
+  bool has(Present bit) const { return (present & bit) != 0; }
+};
+
+class Graph {
+ public:
+  static constexpr std::uint32_t kNoAttrs = 0xffffffffu;
+
+  // Decodes and validates `trace`; `source` names the file in errors.
+  static Graph build(const Trace& trace, const std::string& source);
+
+  const std::string& source() const { return source_; }
+  std::uint32_t size() const { return static_cast<std::uint32_t>(ids_.size()); }
+
+  std::uint64_t id(std::uint32_t i) const { return ids_[i]; }
+  // The raw NodeType value (it may be outside the enum for traces from newer tools).
+  std::uint32_t raw_type(std::uint32_t i) const { return types_[i]; }
+  NodeType type(std::uint32_t i) const { return static_cast<NodeType>(types_[i]); }
+  bool is_cpu_op(std::uint32_t i) const { return cpu_op_[i] != 0; }
+  std::uint64_t duration_micros(std::uint32_t i) const { return duration_micros_[i]; }
+  const std::string& name(std::uint32_t i) const { return names_[i]; }
+
+  std::uint32_t parent_count(std::uint32_t i) const { return parent_count_[i]; }
+  std::span<const std::uint32_t> children(std::uint32_t i) const {
+    return {children_.data() + child_begin_[i], children_.data() + child_begin_[i + 1]};
+  }
+
+  bool has_attrs(std::uint32_t i) const { return attr_index_[i] != kNoAttrs; }
+  // Decoded attributes; an all-absent record for nodes without any.
+  const OpAttrs& attrs(std::uint32_t i) const {
+    return attr_index_[i] == kNoAttrs ? empty_attrs_ : attrs_[attr_index_[i]];
+  }
+  const std::string& string(std::uint32_t index) const { return strings_[index]; }
+
+ private:
+  std::string source_;
+  std::vector<std::uint64_t> ids_;
+  std::vector<std::uint32_t> types_;
+  std::vector<std::uint8_t> cpu_op_;
+  std::vector<std::uint64_t> duration_micros_;
+  std::vector<std::string> names_;
+  std::vector<std::uint32_t> parent_count_;
+  std::vector<std::uint32_t> child_begin_;
+  std::vector<std::uint32_t> children_;
+  std::vector<std::uint32_t> attr_index_;
+  std::vector<OpAttrs> attrs_;
+  std::vector<std::string> strings_{""};
+  OpAttrs empty_attrs_;
+};
+
+}  // namespace chakrasim::chakra

@@ -1,0 +1,43 @@
+#include "chakra/workload_files.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <unordered_map>
+
+#include "core/error.h"
+
+namespace chakrasim::chakra {
+
+std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefix, std::size_t ranks) {
+  std::vector<std::shared_ptr<const Graph>> graphs(ranks);
+  // Content -> graph, so identical files are parsed once.
+  std::unordered_map<std::string, std::shared_ptr<const Graph>> seen;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const std::string path = rank_path(prefix, r);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      if (r == 0 && !std::filesystem::exists(path)) {
+        fail("{}: the workload file for rank 0 does not exist; --workload expects the prefix of "
+             "per-rank files PREFIX.<rank>.et (for example traces/allreduce for "
+             "traces/allreduce.0.et)",
+             path);
+      }
+      fail("{}: cannot open the workload file for rank {} (the network has {} NPUs, so ranks 0 to "
+           "{} need a file each)",
+           path, r, ranks, ranks - 1);
+    }
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto it = seen.find(bytes);
+    if (it != seen.end()) {
+      graphs[r] = it->second;
+      continue;
+    }
+    auto graph = std::make_shared<const Graph>(Graph::build(parse_trace(bytes, path), path));
+    graphs[r] = graph;
+    seen.emplace(std::move(bytes), std::move(graph));
+  }
+  return graphs;
+}
+
+}  // namespace chakrasim::chakra

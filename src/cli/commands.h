@@ -1,0 +1,16 @@
+// The `chakrasim` subcommands. Each registers its flags on the CLI11 app and returns the
+// function that runs it; the function returns the process exit code.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace chakrasim::cli {
+
+using Command = std::function<int()>;
+
+Command add_run_command(CLI::App& app);
+Command add_demo_command(CLI::App& app);
+
+}  // namespace chakrasim::cli

@@ -1,0 +1,43 @@
+// chakrasim: simulate distributed AI training and inference from Chakra execution traces.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "core/error.h"
+
+int main(int argc, char** argv) {
+  using namespace chakrasim;
+  // ASTRA-sim's binaries take their flags without a subcommand: treat that form as `run`.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args.front().rfind("--", 0) == 0 && args.front() != "--help" &&
+      args.front() != "--version") {
+    args.insert(args.begin(), "run");
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
+
+  CLI::App app{"chakrasim: simulate distributed AI systems from Chakra execution traces"};
+  app.set_version_flag("--version", "chakrasim 0.1.0");
+  app.require_subcommand(1);
+  std::vector<cli::Command> commands = {cli::add_run_command(app), cli::add_demo_command(app)};
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (const cli::Command& command : commands) {
+      int code = command();
+      if (code >= 0) return code;
+    }
+  } catch (const Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,110 @@
+#include "config/other_configs.h"
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "config/read_file.h"
+#include "core/error.h"
+
+namespace chakrasim::config {
+namespace {
+
+using Json = nlohmann::json;
+
+Json parse_object(const std::string& text, const std::string& source, const char* expected) {
+  Json root;
+  try {
+    root = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    fail("{}: invalid JSON: {}", source, e.what());
+  }
+  if (!root.is_object()) fail("{}: expected a JSON object {}", source, expected);
+  return root;
+}
+
+std::uint64_t unsigned_key(const Json& root, const char* key, const std::string& source) {
+  auto it = root.find(key);
+  if (it == root.end()) return 0;
+  if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<std::int64_t>() >= 0)) {
+    fail("{}: key \"{}\": value {} is invalid; expected an integer, 0 or more", source, key, it->dump());
+  }
+  return it->get<std::uint64_t>();
+}
+
+}  // namespace
+
+memory::RemoteMemorySpec parse_memory(const std::string& text, const std::string& source) {
+  const Json root = parse_object(text, source, "with a \"memory-type\" key");
+  memory::RemoteMemorySpec spec;
+  auto it = root.find("memory-type");
+  if (it == root.end()) {
+    fail("{}: missing key \"memory-type\"; expected NO_MEMORY_EXPANSION, PER_NPU_MEMORY_EXPANSION, "
+         "PER_NODE_MEMORY_EXPANSION or MEMORY_POOL",
+         source);
+  }
+  const std::string type = it->is_string() ? it->get<std::string>() : it->dump();
+  if (type == "NO_MEMORY_EXPANSION") spec.kind = memory::RemoteMemoryKind::kNone;
+  else if (type == "PER_NPU_MEMORY_EXPANSION") spec.kind = memory::RemoteMemoryKind::kPerNpu;
+  else if (type == "PER_NODE_MEMORY_EXPANSION") spec.kind = memory::RemoteMemoryKind::kPerNode;
+  else if (type == "MEMORY_POOL") spec.kind = memory::RemoteMemoryKind::kPool;
+  else {
+    fail("{}: key \"memory-type\": value \"{}\" is invalid; expected NO_MEMORY_EXPANSION, "
+         "PER_NPU_MEMORY_EXPANSION, PER_NODE_MEMORY_EXPANSION or MEMORY_POOL",
+         source, type);
+  }
+  spec.latency_ns = unsigned_key(root, "remote-mem-latency", source);
+  spec.bandwidth_gbps = unsigned_key(root, "remote-mem-bw", source);
+  spec.nodes = static_cast<std::uint32_t>(unsigned_key(root, "num-nodes", source));
+  spec.npus_per_node = static_cast<std::uint32_t>(unsigned_key(root, "num-npus-per-node", source));
+  return spec;
+}
+
+memory::RemoteMemorySpec load_memory(const std::string& path) {
+  return parse_memory(read_text_file(path, "remote-memory configuration"), path);
+}
+
+system::CommGroups parse_comm_groups(const std::string& text, const std::string& source, NpuId npus) {
+  const Json root = parse_object(text, source, "mapping group ids to lists of NPU ids");
+  system::CommGroups groups;
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    const std::string& key = it.key();
+    std::size_t used = 0;
+    unsigned long id = 0;
+    try {
+      id = std::stoul(key, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != key.size() || key.empty() || id == 0 || id > 0xffffffffu) {
+      fail("{}: group id \"{}\" is invalid; expected a decimal integer of at least 1 (0 means all NPUs)",
+           source, key);
+    }
+    if (!it->is_array() || it->empty()) {
+      fail("{}: group \"{}\": value {} is invalid; expected a non-empty list of NPU ids", source, key, it->dump());
+    }
+    std::vector<NpuId> members;
+    std::set<NpuId> seen;
+    for (const Json& m : *it) {
+      if (!m.is_number_unsigned() && !(m.is_number_integer() && m.get<std::int64_t>() >= 0)) {
+        fail("{}: group \"{}\": member {} is invalid; expected an NPU id from 0 to {}", source, key, m.dump(), npus - 1);
+      }
+      const std::uint64_t npu = m.get<std::uint64_t>();
+      if (npu >= npus) {
+        fail("{}: group \"{}\": NPU {} is outside the network; expected an NPU id from 0 to {}", source, key, npu, npus - 1);
+      }
+      if (!seen.insert(static_cast<NpuId>(npu)).second) {
+        fail("{}: group \"{}\": NPU {} is listed twice", source, key, npu);
+      }
+      members.push_back(static_cast<NpuId>(npu));
+    }
+    groups.emplace(static_cast<std::uint32_t>(id), std::move(members));
+  }
+  return groups;
+}
+
+system::CommGroups load_comm_groups(const std::string& path, NpuId npus) {
+  return parse_comm_groups(read_text_file(path, "communicator-group configuration"), path, npus);
+}
+
+}  // namespace chakrasim::config

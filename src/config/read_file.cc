@@ -1,0 +1,18 @@
+#include "config/read_file.h"
+
+#include <fstream>
+#include <iterator>
+
+#include "core/error.h"
+
+namespace chakrasim::config {
+
+std::string read_text_file(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("{}: cannot open the {} (does the file exist and is it readable?)", path, what);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) fail("{}: error while reading the {}", path, what);
+  return text;
+}
+
+}  // namespace chakrasim::config

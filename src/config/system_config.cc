@@ -1,0 +1,233 @@
+#include "config/system_config.h"
+
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "config/read_file.h"
+#include "core/error.h"
+
+namespace chakrasim::config {
+namespace {
+
+using Json = nlohmann::json;
+
+struct Context {
+  const std::string& source;
+  const SystemFlags& flags;
+  SystemConfig& out;
+};
+
+struct Param {
+  const char* key;
+  const char* type;
+  const char* default_text;
+  const char* meaning;
+  std::function<void(const Json&, Context&)> apply;  // null: accepted, no effect
+};
+
+[[noreturn]] void bad_value(const Context& c, const char* key, const Json& v, const std::string& expected) {
+  fail("{}: key \"{}\": value {} is invalid; expected {}", c.source, key, v.dump(), expected);
+}
+
+std::int64_t get_int(const Context& c, const char* key, const Json& v, std::int64_t min) {
+  if (v.is_number_integer() || v.is_number_unsigned()) {
+    std::int64_t x = v.get<std::int64_t>();
+    if (x >= min) return x;
+  } else if (v.is_number_float()) {
+    double x = v.get<double>();
+    if (x == std::floor(x) && x >= static_cast<double>(min) && x < 9e18) return static_cast<std::int64_t>(x);
+  }
+  bad_value(c, key, v, min > 0 ? fmt::format("an integer of at least {}", min) : "an integer, 0 or more");
+}
+
+double get_number(const Context& c, const char* key, const Json& v) {
+  if (v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= 0) return v.get<double>();
+  bad_value(c, key, v, "a number, 0 or more");
+}
+
+bool get_flag(const Context& c, const char* key, const Json& v) {
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number_integer() || v.is_number_unsigned()) {
+    std::int64_t x = v.get<std::int64_t>();
+    if (x == 0 || x == 1) return x == 1;
+  }
+  bad_value(c, key, v, "0 or 1");
+}
+
+std::vector<system::AlgorithmChoice> get_implementation(const Context& c, const char* key, const Json& v) {
+  if (!v.is_array() || v.empty()) bad_value(c, key, v, "a non-empty list of algorithm names, one per dimension");
+  std::vector<system::AlgorithmChoice> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const Json& t = v[i];
+    if (!t.is_string()) {
+      fail("{}: key \"{}\"[{}]: value {} is invalid; expected an algorithm name such as \"ring\"",
+           c.source, key, i, t.dump());
+    }
+    const std::string token = t.get<std::string>();
+    system::AlgorithmChoice choice;
+    if (token == "ring") {
+      choice.kind = system::AlgorithmKind::kRing;
+    } else if (token == "oneRing") {
+      choice.kind = system::AlgorithmKind::kRing;
+      choice.one_flat = true;
+    } else {
+      const bool known = token == "halvingDoubling" || token == "doubleBinaryTree" ||
+                         token == "oneHalvingDoubling" || token.rfind("direct", 0) == 0 ||
+                         token.rfind("oneDirect", 0) == 0;
+      fail("{}: key \"{}\"[{}]: algorithm \"{}\" {}; expected ring or oneRing", c.source, key, i,
+           token, known ? "is not supported yet" : "is unknown");
+    }
+    out.push_back(choice);
+  }
+  return out;
+}
+
+void set_implementation(Context& c, const char* key, const Json& v, system::CollectiveKind kind) {
+  c.out.system.implementations[static_cast<std::size_t>(kind)] = get_implementation(c, key, v);
+}
+
+const std::vector<Param>& params() {
+  using system::CollectiveKind;
+  static const std::vector<Param> kParams = {
+      {"scheduling-policy", "LIFO | FIFO | EXPLICIT", "LIFO",
+       "priority of new collectives: LIFO favours the newest, FIFO the oldest, EXPLICIT reads the "
+       "node's comm_priority",
+       [](const Json& v, Context& c) {
+         const std::string s = v.is_string() ? v.get<std::string>() : "";
+         if (s == "LIFO") c.out.system.scheduling_policy = system::SchedulingPolicy::kLifo;
+         else if (s == "FIFO") c.out.system.scheduling_policy = system::SchedulingPolicy::kFifo;
+         else if (s == "EXPLICIT") c.out.system.scheduling_policy = system::SchedulingPolicy::kExplicit;
+         else bad_value(c, "scheduling-policy", v, "\"LIFO\", \"FIFO\" or \"EXPLICIT\"");
+       }},
+      {"collective-optimization", "baseline | localBWAware", "baseline",
+       "multi-dimensional all-reduce: baseline runs a full all-reduce per dimension; localBWAware "
+       "reduce-scatters up, all-reduces the last dimension, all-gathers down",
+       [](const Json& v, Context& c) {
+         const std::string s = v.is_string() ? v.get<std::string>() : "";
+         if (s == "baseline") c.out.system.collective_optimization = system::CollectiveOptimization::kBaseline;
+         else if (s == "localBWAware") c.out.system.collective_optimization = system::CollectiveOptimization::kLocalBwAware;
+         else bad_value(c, "collective-optimization", v, "\"baseline\" or \"localBWAware\"");
+       }},
+      {"endpoint-delay", "integer, ns", "10",
+       "fixed delay charged before every collective step (times --injection-scale, truncated)",
+       [](const Json& v, Context& c) {
+         const auto ns = get_int(c, "endpoint-delay", v, 0);
+         c.out.system.endpoint_delay_ns = static_cast<std::uint64_t>(static_cast<double>(ns) * c.flags.injection_scale);
+       }},
+      {"active-chunks-per-dimension", "integer >= 1", "1",
+       "chunks running at once per queue: ceil(value / --num-queues-per-dim)",
+       [](const Json& v, Context& c) {
+         c.out.system.active_chunks_per_dimension =
+             static_cast<std::uint32_t>(get_int(c, "active-chunks-per-dimension", v, 1));
+       }},
+      {"preferred-dataset-splits", "integer >= 1", "required",
+       "chunks per collective",
+       [](const Json& v, Context& c) {
+         c.out.system.preferred_dataset_splits =
+             static_cast<std::uint64_t>(get_int(c, "preferred-dataset-splits", v, 1));
+       }},
+      {"local-mem-bw", "number, GB/s (10^9 B/s)", "0 (no reduction cost)",
+       "local memory bandwidth: reduction cost 3 x floor(bytes / bw) per reducing step, and the "
+       "roofline's memory slope",
+       [](const Json& v, Context& c) {
+         c.out.system.local_mem_bw_gbps = get_number(c, "local-mem-bw", v);
+         c.out.compute.local_mem_bw_gbps = c.out.system.local_mem_bw_gbps;
+       }},
+      {"peak-perf", "number, TFLOP/s", "0", "roofline compute ceiling",
+       [](const Json& v, Context& c) { c.out.compute.peak_perf_tflops = get_number(c, "peak-perf", v); }},
+      {"roofline-enabled", "0 | 1", "0",
+       "time GPU compute nodes by the roofline from num_ops and tensor_size instead of their duration",
+       [](const Json& v, Context& c) { c.out.compute.roofline_enabled = get_flag(c, "roofline-enabled", v); }},
+      {"replay-only", "0 | 1", "0", "replay every node for its recorded duration",
+       [](const Json& v, Context& c) {
+         c.out.replay_only = get_flag(c, "replay-only", v);
+         if (c.out.replay_only) fail("{}: key \"replay-only\": replay mode is not supported yet", c.source);
+       }},
+      {"all-reduce-implementation", "list of algorithm names", "none",
+       "algorithm per logical dimension for all-reduce; the list length is the number of logical "
+       "dimensions",
+       [](const Json& v, Context& c) { set_implementation(c, "all-reduce-implementation", v, CollectiveKind::kAllReduce); }},
+      {"all-gather-implementation", "list of algorithm names", "none", "as above, for all-gather",
+       [](const Json& v, Context& c) { set_implementation(c, "all-gather-implementation", v, CollectiveKind::kAllGather); }},
+      {"reduce-scatter-implementation", "list of algorithm names", "none", "as above, for reduce-scatter",
+       [](const Json& v, Context& c) { set_implementation(c, "reduce-scatter-implementation", v, CollectiveKind::kReduceScatter); }},
+      {"all-to-all-implementation", "list of algorithm names", "none", "as above, for all-to-all",
+       [](const Json& v, Context& c) { set_implementation(c, "all-to-all-implementation", v, CollectiveKind::kAllToAll); }},
+      {"model-shared-bus", "0 | 1", "0", "LogGP shared-bus model (not supported yet: must be 0)",
+       [](const Json& v, Context& c) {
+         if (get_flag(c, "model-shared-bus", v)) fail("{}: key \"model-shared-bus\": the shared-bus model is not supported yet; expected 0", c.source);
+       }},
+      {"trace-enabled", "0 | 1", "0", "accepted for compatibility; no effect", nullptr},
+      {"track-local-mem", "0 | 1", "0", "accepted for compatibility; no effect yet", nullptr},
+      {"local-mem-trace-filename", "string", "local_mem_trace", "accepted for compatibility; no effect yet", nullptr},
+      {"boost-mode", "integer", "-", "ignored, as by the reference since 2.0", nullptr},
+      {"intra-dimension-scheduling", "string", "-", "ignored, as by the reference (not parsed there)", nullptr},
+      {"inter-dimension-scheduling", "string", "-", "ignored, as by the reference (not parsed there)", nullptr},
+      {"local-reduction-delay", "integer", "1", "used only by the shared-bus model", nullptr},
+      {"L", "number", "0", "shared-bus LogGP latency (shared-bus model only)", nullptr},
+      {"o", "number", "0", "shared-bus LogGP overhead (shared-bus model only)", nullptr},
+      {"g", "number", "0", "shared-bus LogGP gap (shared-bus model only)", nullptr},
+      {"G", "number", "0", "shared-bus LogGP gap per byte (shared-bus model only)", nullptr},
+  };
+  return kParams;
+}
+
+}  // namespace
+
+SystemConfig parse_system(const std::string& text, const std::string& source, const SystemFlags& flags) {
+  Json root;
+  try {
+    root = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    fail("{}: invalid JSON: {}", source, e.what());
+  }
+  if (!root.is_object()) fail("{}: expected a JSON object of system keys", source);
+  if (flags.num_queues_per_dim == 0) fail("--num-queues-per-dim: value 0 is invalid; expected an integer of at least 1");
+  if (!(flags.injection_scale >= 0)) fail("--injection-scale: value {} is invalid; expected a number, 0 or more", flags.injection_scale);
+
+  SystemConfig out;
+  out.system.num_queues_per_dim = flags.num_queues_per_dim;
+  out.system.endpoint_delay_ns = 10;  // the reference's default; --injection-scale applies only to an explicit key
+  Context c{source, flags, out};
+  std::set<std::string> known;
+  for (const Param& p : params()) {
+    known.insert(p.key);
+    auto it = root.find(p.key);
+    if (it != root.end() && p.apply) p.apply(*it, c);
+  }
+  if (!root.contains("preferred-dataset-splits")) {
+    fail("{}: missing key \"preferred-dataset-splits\"; expected the number of chunks per collective "
+         "(an integer of at least 1; the reference crashes without it)",
+         source);
+  }
+  if (!root.contains("local-mem-bw")) {
+    out.warnings.push_back(fmt::format(
+        "{}: no \"local-mem-bw\": reductions cost 0 ns, as in the reference on x86", source));
+  }
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    const std::string& key = it.key();
+    if (known.count(key)) continue;
+    if (key.find("-implementation-custom") != std::string::npos || key == "per-node-custom-implementation") {
+      fail("{}: key \"{}\": custom collective implementations are not supported yet", source, key);
+    }
+    out.warnings.push_back(fmt::format("{}: unknown key \"{}\" ignored", source, key));
+  }
+  return out;
+}
+
+SystemConfig load_system(const std::string& path, const SystemFlags& flags) {
+  return parse_system(read_text_file(path, "system configuration"), path, flags);
+}
+
+std::string describe_system_keys() {
+  std::string out;
+  for (const Param& p : params()) {
+    out += fmt::format("  {:<30} {:<26} default {}\n      {}\n", p.key, p.type, p.default_text, p.meaning);
+  }
+  return out;
+}
+
+}  // namespace chakrasim::config

@@ -1,0 +1,41 @@
+#include "core/npu_timers.h"
+
+namespace chakrasim {
+
+void NpuTimers::schedule(NpuId npu, Tick delay, TimerOwner owner, std::uint8_t kind,
+                         std::uint64_t arg) {
+  const Tick time = queue_.now() + delay;
+  const TimerEntry entry{arg, npu, owner, kind};
+  for (const OpenBucket& open : open_[npu]) {
+    if (open.time == time) {
+      buckets_[open.bucket].push_back(entry);
+      return;
+    }
+  }
+  std::uint32_t bucket;
+  if (free_buckets_.empty()) {
+    bucket = static_cast<std::uint32_t>(buckets_.size());
+    buckets_.emplace_back();
+  } else {
+    bucket = free_buckets_.back();
+    free_buckets_.pop_back();
+  }
+  buckets_[bucket].push_back(entry);
+  open_[npu].push_back({time, bucket});
+  queue_.schedule(time, EventTarget::kTimers, 0, npu, bucket);
+}
+
+void NpuTimers::close(NpuId npu, std::uint32_t bucket) {
+  auto& open = open_[npu];
+  for (std::size_t i = 0; i < open.size(); ++i) {
+    if (open[i].bucket == bucket) {
+      open[i] = open.back();
+      open.pop_back();
+      break;
+    }
+  }
+  buckets_[bucket].clear();
+  free_buckets_.push_back(bucket);
+}
+
+}  // namespace chakrasim

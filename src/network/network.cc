@@ -1,0 +1,33 @@
+#include "network/network.h"
+
+#include "core/error.h"
+#include "network/analytical/congestion_unaware.h"
+
+namespace chakrasim::network {
+
+const std::vector<BackendInfo>& backends() {
+  static const std::vector<BackendInfo> kBackends = {
+      {"congestion-unaware",
+       "analytical: per-hop latency plus one serialisation per message at the lowest differing "
+       "dimension; no bandwidth sharing (ASTRA-sim's congestion-unaware backend)"},
+  };
+  return kBackends;
+}
+
+const BackendInfo& find_backend(const std::string& name) {
+  for (const BackendInfo& b : backends()) {
+    if (name == b.name) return b;
+  }
+  std::string valid;
+  for (const BackendInfo& b : backends()) valid += std::string(valid.empty() ? "" : ", ") + b.name;
+  fail("unknown network backend \"{}\"; valid backends are: {}", name, valid);
+}
+
+std::unique_ptr<Network> make_network(const std::string& name, const Topology& topology,
+                                      EventQueue& queue, ArrivalSink& sink) {
+  const std::string chosen = find_backend(name).name;
+  if (chosen == "congestion-unaware") return std::make_unique<CongestionUnaware>(topology, queue, sink);
+  fail("internal error: backend \"{}\" is registered but not built", chosen);
+}
+
+}  // namespace chakrasim::network

@@ -1,0 +1,59 @@
+// A multi-dimensional physical topology: each dimension is a Ring, a FullyConnected group or a
+// Switch of `npus` NPUs with a per-link bandwidth and latency (ASTRA-SIM-BEHAVIOUR.md §1.2).
+// Rank <-> coordinates: dimension 0 varies fastest, rank = c0 + n0*(c1 + n1*(c2 + ...)).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/types.h"
+
+namespace chakrasim::network {
+
+enum class DimensionKind : std::uint8_t { kRing, kFullyConnected, kSwitch };
+const char* dimension_kind_name(DimensionKind kind);
+
+struct DimensionSpec {
+  DimensionKind kind = DimensionKind::kRing;
+  std::uint32_t npus = 0;
+  double bandwidth_gbps = 0;  // GB/s per link and direction, GB = 2^30 bytes (as the reference)
+  double latency_ns = 0;      // per hop
+};
+
+struct TopologySpec {
+  std::vector<DimensionSpec> dims;
+};
+
+// Bytes per ns for a bandwidth in the network YAML's GB/s (GB = 2^30 B), computed in the
+// reference's order so that every truncation downstream matches.
+inline double bytes_per_ns(double bandwidth_gbps) {
+  return bandwidth_gbps * static_cast<double>(1u << 30) / 1'000'000'000.0;
+}
+
+class Topology {
+ public:
+  explicit Topology(TopologySpec spec);
+
+  const TopologySpec& spec() const { return spec_; }
+  std::size_t dims() const { return spec_.dims.size(); }
+  std::uint32_t npus_in(std::size_t dim) const { return spec_.dims[dim].npus; }
+  NpuId npu_count() const { return npu_count_; }
+  // Rank distance between neighbours in `dim`: the product of the sizes of lower dimensions.
+  NpuId stride(std::size_t dim) const { return stride_[dim]; }
+  std::uint32_t coordinate(NpuId npu, std::size_t dim) const {
+    return (npu / stride_[dim]) % spec_.dims[dim].npus;
+  }
+  // The lowest dimension in which two distinct NPUs' coordinates differ.
+  std::size_t lowest_differing_dim(NpuId a, NpuId b) const;
+  // Hops between coordinates a and b of `dim`: shorter way round a (bidirectional) ring,
+  // 1 in a FullyConnected group, 2 (up and down) through a switch.
+  std::uint32_t hops(std::size_t dim, std::uint32_t a, std::uint32_t b) const;
+
+ private:
+  TopologySpec spec_;
+  std::vector<NpuId> stride_;
+  NpuId npu_count_ = 1;
+};
+
+}  // namespace chakrasim::network

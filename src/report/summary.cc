@@ -1,0 +1,132 @@
+#include "report/summary.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace chakrasim::report {
+
+std::string format_duration(Tick ns) {
+  if (ns < 1000) return fmt::format("{} ns", ns);
+  if (ns < 1000000) return fmt::format("{:.3f} µs", static_cast<double>(ns) / 1e3);
+  if (ns < 1000000000) return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6);
+  return fmt::format("{:.3f} s", static_cast<double>(ns) / 1e9);
+}
+
+void print_finish_lines(std::ostream& out, const sim::Result& result) {
+  std::string text;
+  for (std::size_t r = 0; r < result.npus.size(); ++r) {
+    const sim::NpuResult& n = result.npus[r];
+    if (!n.finished) continue;
+    text += fmt::format("sys[{}] finished, {} cycles, exposed communication {} cycles.\n", r,
+                        n.finish_ns, n.exposed_comm_ns);
+  }
+  out << text;
+}
+
+void print_summary(std::ostream& out, const sim::Result& result) {
+  std::size_t finished = 0;
+  Tick max_finish = 0, min_finish = kNeverTick;
+  NpuId slowest = 0;
+  Tick compute_at_slowest = 0, exposed_at_slowest = 0;
+  for (std::size_t r = 0; r < result.npus.size(); ++r) {
+    const sim::NpuResult& n = result.npus[r];
+    if (!n.finished) continue;
+    ++finished;
+    min_finish = std::min(min_finish, n.finish_ns);
+    if (n.finish_ns > max_finish || finished == 1) {
+      max_finish = n.finish_ns;
+      slowest = static_cast<NpuId>(r);
+      compute_at_slowest = n.gpu_compute_ns;
+      exposed_at_slowest = n.exposed_comm_ns;
+    }
+  }
+  out << fmt::format("\nSummary: {} of {} NPUs finished", finished, result.npus.size());
+  if (finished == 0) {
+    out << ".\n";
+    return;
+  }
+  out << fmt::format("; the run takes {} (NPU {} is the last to finish", format_duration(max_finish), slowest);
+  if (min_finish != max_finish) out << fmt::format("; the first finishes at {}", format_duration(min_finish));
+  out << ").\n";
+  out << fmt::format("  NPU {}: GPU compute {}, exposed communication {}.\n", slowest,
+                     format_duration(compute_at_slowest), format_duration(exposed_at_slowest));
+  out << fmt::format("  {} events, {} network messages.\n", result.events, result.messages);
+}
+
+void print_deadlock(std::ostream& out, const sim::Result& result) {
+  if (result.all_finished()) return;
+  std::size_t stuck_npus = 0;
+  for (const sim::NpuResult& n : result.npus) stuck_npus += n.finished ? 0 : 1;
+  out << fmt::format("error: deadlock: no event is left but {} NPU(s) have unfinished nodes.\n", stuck_npus);
+  constexpr std::size_t kShownPerNpu = 8;
+  NpuId current = ~0u;
+  std::size_t shown = 0, hidden = 0;
+  auto flush_hidden = [&] {
+    if (hidden > 0) out << fmt::format("    ... and {} more\n", hidden);
+    hidden = 0;
+  };
+  for (const sim::StuckNode& s : result.stuck) {
+    if (s.npu != current) {
+      flush_hidden();
+      current = s.npu;
+      shown = 0;
+      const sim::NpuResult& n = result.npus[s.npu];
+      out << fmt::format("  NPU {}: {} of {} nodes finished\n", s.npu, n.nodes_done, n.nodes);
+    }
+    if (shown == kShownPerNpu) {
+      ++hidden;
+      continue;
+    }
+    ++shown;
+    out << fmt::format("    node {} (\"{}\", {}): ", s.id, s.name, s.type);
+    if (s.issued) {
+      out << "issued and never completed (a collective or message that other NPUs never matched)\n";
+    } else if (!s.waiting_for.empty()) {
+      std::string parents;
+      for (std::size_t k = 0; k < s.waiting_for.size() && k < 8; ++k) {
+        parents += (k ? ", " : "") + std::to_string(s.waiting_for[k]);
+      }
+      out << fmt::format("waits for node(s) {}\n", parents);
+    } else {
+      out << "ready, waiting for its resource slot\n";
+    }
+  }
+  flush_hidden();
+}
+
+std::string results_json(const sim::Result& result) {
+  nlohmann::ordered_json root;
+  root["npus"] = nlohmann::ordered_json::array();
+  for (std::size_t r = 0; r < result.npus.size(); ++r) {
+    const sim::NpuResult& n = result.npus[r];
+    nlohmann::ordered_json j;
+    j["npu"] = r;
+    j["finished"] = n.finished;
+    j["finish_ns"] = n.finish_ns;
+    j["gpu_compute_ns"] = n.gpu_compute_ns;
+    j["cpu_compute_ns"] = n.cpu_compute_ns;
+    j["exposed_comm_ns"] = n.exposed_comm_ns;
+    j["nodes"] = n.nodes;
+    j["nodes_done"] = n.nodes_done;
+    root["npus"].push_back(std::move(j));
+  }
+  root["max_finish_ns"] = result.max_finish_ns();
+  root["all_finished"] = result.all_finished();
+  root["events"] = result.events;
+  root["messages"] = result.messages;
+  return root.dump(2) + "\n";
+}
+
+void write_results_json(const std::string& path, const sim::Result& result) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) fail("{}: cannot create the JSON results file (does the directory exist?)", path);
+  out << results_json(result);
+  if (!out) fail("{}: error while writing the JSON results file", path);
+}
+
+}  // namespace chakrasim::report

@@ -1,0 +1,30 @@
+// What a person reads after a run: the reference-compatible per-NPU lines, a summary in real
+// units, and the machine-readable JSON of the same figures.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "core/types.h"
+#include "sim/simulation.h"
+
+namespace chakrasim::report {
+
+// "850 ns", "117.780 µs", "1.234 ms", "2.500 s".
+std::string format_duration(Tick ns);
+
+// `sys[<i>] finished, <N> cycles, exposed communication <M> cycles.` per finished NPU, in rank
+// order, exactly as ASTRA-sim prints them.
+void print_finish_lines(std::ostream& out, const sim::Result& result);
+
+// A short summary in real units.
+void print_summary(std::ostream& out, const sim::Result& result);
+
+// The deadlock report: which nodes on which NPUs never finished, and what each waits for.
+void print_deadlock(std::ostream& out, const sim::Result& result);
+
+// The per-NPU results as one JSON document.
+std::string results_json(const sim::Result& result);
+void write_results_json(const std::string& path, const sim::Result& result);
+
+}  // namespace chakrasim::report

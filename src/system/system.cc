@@ -1,0 +1,267 @@
+#include "system/system.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace chakrasim::system {
+
+// What a phase algorithm may do, bound to one stream. Built on the stack per call; the
+// algorithm is a template over it, so there is no virtual dispatch per step.
+struct System::Io {
+  System& sys;
+  std::uint32_t stream;
+
+  void bundle(bool reduce, std::uint64_t /*bytes*/) {
+    const NpuId npu = sys.streams_[stream].npu;
+    sys.timers_.schedule(npu, sys.spec_.endpoint_delay_ns, TimerOwner::kSystem, kEndpointDone,
+                         (static_cast<std::uint64_t>(stream) << 1) | (reduce ? 1u : 0u));
+  }
+  void send(NpuId dst, std::uint64_t bytes) {
+    const Stream& s = sys.streams_[stream];
+    std::uint32_t id;
+    if (sys.free_messages_.empty()) {
+      id = static_cast<std::uint32_t>(sys.messages_.size());
+      sys.messages_.emplace_back();
+    } else {
+      id = sys.free_messages_.back();
+      sys.free_messages_.pop_back();
+    }
+    sys.messages_[id] = {MessageKey{s.tag, bytes, s.npu, dst}, stream};
+    ++sys.messages_sent_;
+    sys.network_->send(s.npu, dst, bytes, id);
+  }
+  void receive(NpuId src, std::uint64_t bytes) {
+    const Stream& s = sys.streams_[stream];
+    if (sys.mailbox_.post_receive(MessageKey{s.tag, bytes, src, s.npu},
+                                  Completion{stream, kStreamReceive})) {
+      sys.streams_[stream].ring.on_receive(*this);
+    }
+  }
+  void finish() { sys.enter_next_phase(stream); }
+};
+
+System::System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers,
+               CollectiveListener& listener)
+    : spec_(spec), topology_(topology), timers_(timers), listener_(listener) {
+  const NpuId npus = topology.npu_count();
+  const std::size_t dims = std::max<std::size_t>(1, topology.dims());
+  queues_per_dim_ = std::max<std::uint32_t>(1, spec.num_queues_per_dim);
+  queues_per_npu_ = static_cast<std::uint32_t>(dims) * queues_per_dim_;
+  queue_threshold_ = (spec.active_chunks_per_dimension + queues_per_dim_ - 1) / queues_per_dim_;
+  if (queue_threshold_ == 0) queue_threshold_ = 1;
+  priority_counter_.assign(npus, 0);
+  next_stream_tag_.assign(npus, 0);
+  allocators_.assign(static_cast<std::size_t>(npus) * dims, Allocators{});
+  active_.resize(static_cast<std::size_t>(npus) * queues_per_npu_);
+  running_.assign(static_cast<std::size_t>(npus) * queues_per_npu_, 0);
+}
+
+std::uint32_t System::plan_for(const CollectiveRequest& request) {
+  auto key = std::make_tuple(static_cast<int>(request.kind), request.bytes, request.involved_dims);
+  auto it = plan_ids_.find(key);
+  if (it != plan_ids_.end()) return it->second;
+  plans_.push_back(plan_collective(spec_, topology_, request.kind, request.bytes, request.involved_dims));
+  auto id = static_cast<std::uint32_t>(plans_.size() - 1);
+  plan_ids_.emplace(key, id);
+  return id;
+}
+
+std::uint32_t System::new_stream() {
+  if (!free_streams_.empty()) {
+    std::uint32_t id = free_streams_.back();
+    free_streams_.pop_back();
+    return id;
+  }
+  streams_.emplace_back();
+  return static_cast<std::uint32_t>(streams_.size() - 1);
+}
+
+System::PhaseQueue System::pick_queue(NpuId npu, const PhasePlan& phase) {
+  const std::uint32_t q = queues_per_dim_;
+  const std::uint32_t base = phase.dim * q;
+  Allocators& a = allocators_[static_cast<std::size_t>(npu) * (queues_per_npu_ / q) + phase.dim];
+  switch (phase.pick) {
+    case QueuePick::kRoundRobin: {
+      std::uint32_t i = a.round_robin;
+      a.round_robin = (i + 1) % q;
+      // Queues in the second half of a dimension's list turn the ring anticlockwise.
+      return {static_cast<std::int32_t>(base + i), !(q > 1 && i >= q / 2)};
+    }
+    case QueuePick::kFirstHalf: {
+      std::uint32_t half = std::max<std::uint32_t>(1, q / 2);
+      std::uint32_t i = a.first;
+      a.first = (i + 1) % half;
+      return {static_cast<std::int32_t>(base + i), true};
+    }
+    case QueuePick::kSecondHalf: {
+      std::uint32_t i = q / 2 + a.last;
+      a.last = (a.last + 1) % (q - q / 2);
+      return {static_cast<std::int32_t>(base + i), false};
+    }
+  }
+  return {static_cast<std::int32_t>(base), true};
+}
+
+void System::start_collective(NpuId npu, const CollectiveRequest& request, std::uint64_t token) {
+  const std::uint32_t plan_id = plan_for(request);
+  const std::uint64_t chunks = plans_[plan_id].chunks;
+  if (chunks == 0) {
+    listener_.on_collective_done(npu, token);
+    return;
+  }
+  std::uint32_t collective;
+  if (free_collectives_.empty()) {
+    collective = static_cast<std::uint32_t>(collectives_.size());
+    collectives_.emplace_back();
+  } else {
+    collective = free_collectives_.back();
+    free_collectives_.pop_back();
+  }
+  collectives_[collective] = {npu, token, chunks};
+
+  std::int64_t priority = 0;
+  switch (spec_.scheduling_policy) {
+    case SchedulingPolicy::kLifo: priority = priority_counter_[npu]++; break;
+    case SchedulingPolicy::kFifo: priority = priority_counter_[npu]--; break;
+    case SchedulingPolicy::kExplicit: priority = request.priority; break;
+  }
+  for (std::uint64_t k = 0; k < chunks; ++k) {
+    const std::uint32_t id = new_stream();
+    Stream& s = streams_[id];
+    s.npu = npu;
+    s.collective = collective;
+    s.plan = plan_id;
+    s.tag = next_stream_tag_[npu]++;
+    s.priority = priority;
+    s.next_phase = 0;
+    s.queue = -1;
+    s.initialized = false;
+    s.queues.clear();
+    for (const PhasePlan& phase : plans_[plan_id].phases) s.queues.push_back(pick_queue(npu, phase));
+    enter_next_phase(id);
+  }
+}
+
+// Mirrors the reference's proceed_to_next_vnet_baseline, including the order of its steps: the
+// collective is reported done before the finished stream leaves its queue, so a collective the
+// workload starts in response queues behind it and starts in the same tick.
+void System::enter_next_phase(std::uint32_t id) {
+  const NpuId npu = streams_[id].npu;
+  const std::int32_t previous = streams_[id].queue;
+  const ChunkPlan& plan = plans_[streams_[id].plan];
+  const bool done = streams_[id].next_phase == plan.phases.size();
+  if (done) collective_stream_done(streams_[id].collective);
+
+  if (previous >= 0) {
+    auto& list = active_[queue_index(npu, previous)];
+    list.erase(std::find(list.begin(), list.end(), id));
+  }
+  if (done) {
+    free_streams_.push_back(id);
+    if (previous >= 0) {
+      --running_[queue_index(npu, previous)];
+      start_waiting_streams(npu, previous);
+    }
+    return;
+  }
+
+  Stream& s = streams_[id];
+  const PhasePlan& phase = plans_[s.plan].phases[s.next_phase];
+  const PhaseQueue pq = s.queues[s.next_phase];
+  ++s.next_phase;
+  s.queue = pq.queue;
+  s.initialized = false;
+
+  const std::uint32_t n = phase.ring_size;
+  const NpuId stride = phase.stride;
+  const std::uint32_t index = phase.flat ? npu : topology_.coordinate(npu, phase.dim);
+  const NpuId up = index == n - 1 ? npu - stride * (n - 1) : npu + stride;
+  const NpuId down = index == 0 ? npu + stride * (n - 1) : npu - stride;
+  s.ring = RingState{};
+  s.ring.configure(phase.kind, phase.bytes, n, pq.clockwise ? up : down,
+                   pq.clockwise ? down : up);
+
+  insert_by_priority(active_[queue_index(npu, s.queue)], id);
+  const std::int32_t queue = s.queue;
+  if (previous >= 0) {
+    --running_[queue_index(npu, previous)];
+    start_waiting_streams(npu, previous);
+  }
+  start_waiting_streams(npu, queue);
+}
+
+// Behind the streams already running, ahead of waiting streams of lower priority.
+void System::insert_by_priority(std::vector<std::uint32_t>& queue, std::uint32_t id) {
+  auto it = queue.begin();
+  while (it != queue.end() &&
+         (streams_[*it].initialized || streams_[*it].priority >= streams_[id].priority)) {
+    ++it;
+  }
+  queue.insert(it, id);
+}
+
+void System::start_waiting_streams(NpuId npu, std::int32_t queue) {
+  const std::size_t qi = queue_index(npu, queue);
+  while (running_[qi] < queue_threshold_ && running_[qi] < active_[qi].size()) {
+    const std::uint32_t id = active_[qi][running_[qi]];
+    ++running_[qi];
+    init_stream(id);
+  }
+}
+
+void System::init_stream(std::uint32_t id) {
+  streams_[id].initialized = true;
+  Io io{*this, id};
+  streams_[id].ring.start(io);
+}
+
+void System::step_ready(std::uint32_t id) {
+  Io io{*this, id};
+  streams_[id].ring.on_step_ready(io);
+}
+
+void System::collective_stream_done(std::uint32_t collective) {
+  Collective& c = collectives_[collective];
+  if (--c.streams_left > 0) return;
+  const NpuId npu = c.npu;
+  const std::uint64_t token = c.token;
+  free_collectives_.push_back(collective);
+  listener_.on_collective_done(npu, token);
+}
+
+Tick System::reduction_ns(std::uint64_t bytes) const {
+  // One write and two reads of the step's data at local memory bandwidth (GB/s = bytes/ns),
+  // each truncated on its own. Without a bandwidth the reference charges nothing on x86.
+  if (spec_.local_mem_bw_gbps <= 0) return 0;
+  return 3 * static_cast<Tick>(static_cast<double>(bytes) / spec_.local_mem_bw_gbps);
+}
+
+void System::handle_timer(const TimerEntry& entry) {
+  switch (entry.kind) {
+    case kEndpointDone: {
+      const auto id = static_cast<std::uint32_t>(entry.arg >> 1);
+      if (entry.arg & 1u) {
+        timers_.schedule(entry.npu, reduction_ns(streams_[id].ring.msg_bytes), TimerOwner::kSystem,
+                         kReduceDone, id);
+      } else {
+        step_ready(id);
+      }
+      break;
+    }
+    case kReduceDone: step_ready(static_cast<std::uint32_t>(entry.arg)); break;
+    default: fail("internal error: unknown system timer kind {}", entry.kind);
+  }
+}
+
+void System::on_arrival(std::uint64_t message) {
+  const Message m = messages_[message];
+  free_messages_.push_back(static_cast<std::uint32_t>(message));
+  Completion receive;
+  if (!mailbox_.arrive(m.key, receive)) return;
+  const auto id = static_cast<std::uint32_t>(receive.arg);
+  Io io{*this, id};
+  streams_[id].ring.on_receive(io);
+}
+
+}  // namespace chakrasim::system

@@ -1,0 +1,141 @@
+// The system layer: turns each NPU's collectives into chunks ("streams"), runs every chunk
+// through its per-dimension phases under the queue and concurrency rules of the reference
+// (ASTRA-SIM-BEHAVIOUR.md §2.3-2.5), drives the phase algorithms, charges the endpoint delay
+// and reduction cost of every step, and matches messages coming back from the network.
+//
+// Upward, it reports a finished collective to a CollectiveListener (the workload) in the same
+// tick, as the reference does. Downward, it only calls network::Network::send.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "core/npu_timers.h"
+#include "core/types.h"
+#include "network/network.h"
+#include "network/topology.h"
+#include "system/collective_plan.h"
+#include "system/mailbox.h"
+#include "system/ring.h"
+#include "system/system_spec.h"
+
+namespace chakrasim::system {
+
+class CollectiveListener {
+ public:
+  virtual ~CollectiveListener() = default;
+  // `npu`'s part of the collective started with `token` is complete (at the current tick).
+  virtual void on_collective_done(NpuId npu, std::uint64_t token) = 0;
+};
+
+struct CollectiveRequest {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  std::uint64_t bytes = 0;          // per NPU, with the meaning of §2.2 for each kind
+  std::int32_t priority = 0;        // used under the EXPLICIT scheduling policy
+  std::uint32_t involved_dims = ~0u;
+};
+
+class System final : public network::ArrivalSink {
+ public:
+  System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers,
+         CollectiveListener& listener);
+
+  // The network is built after the system (it needs the system as its sink).
+  void attach(network::Network& network) { network_ = &network; }
+
+  // Starts `npu`'s part of a collective now; the listener hears `token` when it is done.
+  void start_collective(NpuId npu, const CollectiveRequest& request, std::uint64_t token);
+
+  // A timer this layer scheduled has expired.
+  void handle_timer(const TimerEntry& entry);
+
+  void on_arrival(std::uint64_t message) override;
+
+  std::uint64_t messages_sent() const { return messages_sent_; }
+  // Receives posted but never matched (non-zero only after a deadlock).
+  std::size_t waiting_receives() const { return mailbox_.waiting_receives(); }
+
+ private:
+  enum TimerKind : std::uint8_t { kEndpointDone, kReduceDone };
+  enum ReceiveKind : std::uint8_t { kStreamReceive };
+  struct Io;
+
+  struct PhaseQueue {
+    std::int32_t queue = -1;
+    bool clockwise = true;
+  };
+  struct Stream {
+    NpuId npu = 0;
+    std::uint32_t collective = 0;
+    std::uint32_t plan = 0;
+    std::uint64_t tag = 0;
+    std::int64_t priority = 0;
+    std::uint32_t next_phase = 0;  // phases entered so far
+    std::int32_t queue = -1;       // queue of the current phase; -1 before the first
+    bool initialized = false;
+    RingState ring;
+    std::vector<PhaseQueue> queues;  // chosen at creation, one per phase
+  };
+  struct Collective {
+    NpuId npu = 0;
+    std::uint64_t token = 0;
+    std::uint64_t streams_left = 0;
+  };
+  struct Message {
+    MessageKey key;
+    std::uint32_t stream = 0;
+  };
+  struct Allocators {
+    std::uint32_t round_robin = 0;
+    std::uint32_t first = 0;
+    std::uint32_t last = 0;
+  };
+
+  std::uint32_t plan_for(const CollectiveRequest& request);
+  PhaseQueue pick_queue(NpuId npu, const PhasePlan& phase);
+  void enter_next_phase(std::uint32_t stream);
+  void insert_by_priority(std::vector<std::uint32_t>& queue, std::uint32_t stream);
+  void start_waiting_streams(NpuId npu, std::int32_t queue);
+  void init_stream(std::uint32_t stream);
+  void step_ready(std::uint32_t stream);
+  void collective_stream_done(std::uint32_t collective);
+  std::uint32_t new_stream();
+  std::size_t queue_index(NpuId npu, std::int32_t queue) const {
+    return static_cast<std::size_t>(npu) * queues_per_npu_ + static_cast<std::size_t>(queue);
+  }
+  Tick reduction_ns(std::uint64_t bytes) const;
+
+  const SystemSpec& spec_;
+  const network::Topology& topology_;
+  NpuTimers& timers_;
+  CollectiveListener& listener_;
+  network::Network* network_ = nullptr;
+
+  std::uint32_t queues_per_dim_;
+  std::uint32_t queues_per_npu_;
+  std::uint32_t queue_threshold_;  // streams running at once per queue
+
+  std::vector<Stream> streams_;
+  std::vector<std::uint32_t> free_streams_;
+  std::vector<Collective> collectives_;
+  std::vector<std::uint32_t> free_collectives_;
+  std::vector<Message> messages_;
+  std::vector<std::uint32_t> free_messages_;
+  Mailbox mailbox_;
+
+  std::vector<ChunkPlan> plans_;
+  std::map<std::tuple<int, std::uint64_t, std::uint32_t>, std::uint32_t> plan_ids_;
+
+  // Per NPU.
+  std::vector<std::int64_t> priority_counter_;
+  std::vector<std::uint64_t> next_stream_tag_;
+  std::vector<Allocators> allocators_;           // per (NPU, logical dimension)
+  std::vector<std::vector<std::uint32_t>> active_;  // per (NPU, queue): streams in order
+  std::vector<std::uint32_t> running_;              // per (NPU, queue)
+
+  std::uint64_t messages_sent_ = 0;
+};
+
+}  // namespace chakrasim::system

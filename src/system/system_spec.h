@@ -1,0 +1,39 @@
+// What the system layer is told by the user: the system JSON's collective keys and the
+// scheduling flags (ASTRA-SIM-BEHAVIOUR.md §1.3, §2.3-2.5). Parsed in config/.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace chakrasim::system {
+
+enum class CollectiveKind : std::uint8_t { kAllReduce, kAllGather, kReduceScatter, kAllToAll };
+inline constexpr std::size_t kCollectiveKinds = 4;
+const char* collective_name(CollectiveKind kind);
+
+enum class AlgorithmKind : std::uint8_t { kRing };
+
+// One token of an `*-implementation` list, e.g. "ring" or "oneRing".
+struct AlgorithmChoice {
+  AlgorithmKind kind = AlgorithmKind::kRing;
+  bool one_flat = false;  // the one* tokens: a single ring over all NPUs
+};
+
+enum class SchedulingPolicy : std::uint8_t { kLifo, kFifo, kExplicit };
+enum class CollectiveOptimization : std::uint8_t { kBaseline, kLocalBwAware };
+
+struct SystemSpec {
+  SchedulingPolicy scheduling_policy = SchedulingPolicy::kLifo;
+  CollectiveOptimization collective_optimization = CollectiveOptimization::kBaseline;
+  std::uint64_t endpoint_delay_ns = 10;
+  std::uint32_t active_chunks_per_dimension = 1;
+  std::uint64_t preferred_dataset_splits = 1;
+  double local_mem_bw_gbps = 0;  // GB/s with GB = 10^9 bytes; 0 = no reduction cost
+  // Per collective kind, one choice per logical dimension; empty = not configured.
+  std::array<std::vector<AlgorithmChoice>, kCollectiveKinds> implementations;
+  std::uint32_t num_queues_per_dim = 1;
+};
+
+}  // namespace chakrasim::system

@@ -1,0 +1,206 @@
+#include "workload/executor.h"
+
+#include "core/error.h"
+
+namespace chakrasim::workload {
+
+using chakra::CommType;
+using chakra::NodeType;
+using chakra::OpAttrs;
+
+namespace {
+
+bool is_native_collective(std::int64_t type) {
+  switch (static_cast<CommType>(type)) {
+    case CommType::kAllReduce:
+    case CommType::kAllGather:
+    case CommType::kReduceScatter:
+    case CommType::kAllToAll: return true;
+    default: return false;
+  }
+}
+
+system::CollectiveKind collective_kind(std::int64_t type) {
+  switch (static_cast<CommType>(type)) {
+    case CommType::kAllGather: return system::CollectiveKind::kAllGather;
+    case CommType::kReduceScatter: return system::CollectiveKind::kReduceScatter;
+    case CommType::kAllToAll: return system::CollectiveKind::kAllToAll;
+    default: return system::CollectiveKind::kAllReduce;
+  }
+}
+
+}  // namespace
+
+void validate(const chakra::Graph& graph, const compute::ComputeSpec& compute) {
+  for (std::uint32_t i = 0; i < graph.size(); ++i) {
+    const OpAttrs& a = graph.attrs(i);
+    auto where = [&] {
+      return fmt::format("{}: node {} (\"{}\", {})", graph.source(), graph.id(i), graph.name(i),
+                         chakra::node_type_name(graph.raw_type(i)));
+    };
+    switch (graph.type(i)) {
+      case NodeType::kInvalid:
+      case NodeType::kMetadata: break;
+      case NodeType::kComp:
+        if (compute.roofline_enabled && !graph.is_cpu_op(i) &&
+            (!a.has(OpAttrs::kNumOps) || !a.has(OpAttrs::kTensorSize))) {
+          fail("{}: roofline-enabled is set, so a GPU compute node needs the attributes "
+               "\"num_ops\" and \"tensor_size\"",
+               where());
+        }
+        break;
+      case NodeType::kCommColl:
+        if (graph.is_cpu_op(i)) fail("{}: a collective cannot be a CPU op (is_cpu_op is true)", where());
+        if (!a.has(OpAttrs::kCommType)) fail("{}: missing the attribute \"comm_type\"", where());
+        if (static_cast<CommType>(a.comm_type) == CommType::kBroadcast) break;
+        if (!is_native_collective(a.comm_type)) {
+          fail("{}: comm_type {} ({}) is not supported; expected ALL_REDUCE (0), ALL_GATHER (2), "
+               "BROADCAST (5, replayed by duration), ALL_TO_ALL (6) or REDUCE_SCATTER (7)",
+               where(), a.comm_type, chakra::comm_type_name(a.comm_type));
+        }
+        if (!a.has(OpAttrs::kCommSize)) fail("{}: missing the attribute \"comm_size\"", where());
+        if (a.has(OpAttrs::kPgName) && !graph.string(a.pg_name).empty() &&
+            graph.string(a.pg_name) != "0") {
+          fail("{}: pg_name \"{}\" selects a communicator group; groups are not supported yet",
+               where(), graph.string(a.pg_name));
+        }
+        break;
+      case NodeType::kCommSend:
+      case NodeType::kCommRecv:
+      case NodeType::kMemLoad:
+      case NodeType::kMemStore:
+        fail("{}: this node type is not supported yet", where());
+      default:
+        fail("{}: unknown node type {}; expected 0..7", graph.source(), graph.raw_type(i));
+    }
+  }
+}
+
+Executor::Executor(std::vector<std::shared_ptr<const chakra::Graph>> graphs,
+                   const compute::ComputeSpec& compute, NpuTimers& timers, EventQueue& queue)
+    : compute_(compute), timers_(timers), queue_(queue) {
+  npus_.resize(graphs.size());
+  for (std::size_t r = 0; r < graphs.size(); ++r) {
+    Npu& npu = npus_[r];
+    npu.graph = std::move(graphs[r]);
+    const chakra::Graph& g = *npu.graph;
+    npu.waiting_parents.resize(g.size());
+    npu.state.assign(g.size(), NodeState::kWaiting);
+    for (std::uint32_t i = 0; i < g.size(); ++i) {
+      npu.waiting_parents[i] = g.parent_count(i);
+      if (npu.waiting_parents[i] == 0) {
+        npu.state[i] = NodeState::kReady;
+        npu.ready[slot_of(g, i)].push(i);
+      }
+    }
+  }
+}
+
+Executor::Slot Executor::slot_of(const chakra::Graph& graph, std::uint32_t node) const {
+  if (graph.is_cpu_op(node)) return kCpu;
+  switch (graph.type(node)) {
+    case NodeType::kComp: return kGpu;
+    case NodeType::kCommRecv: return kNoSlot;
+    default: return kComm;
+  }
+}
+
+void Executor::start() {
+  for (NpuId r = 0; r < npus_.size(); ++r) issue_ready(r);
+}
+
+// One pass: repeatedly issue the lowest-id ready node whose slot is free. Zero-time nodes
+// complete inside issue() and may free more nodes, which this same loop then sees.
+void Executor::issue_ready(NpuId r) {
+  Npu& npu = npus_[r];
+  npu.in_pass = true;
+  for (;;) {
+    int best = -1;
+    std::uint32_t best_node = 0;
+    for (int c = 0; c < kSlotClasses; ++c) {
+      if (npu.ready[c].empty() || (c != kNoSlot && npu.busy[c])) continue;
+      const std::uint32_t node = npu.ready[c].top();
+      if (best < 0 || node < best_node) {
+        best = c;
+        best_node = node;
+      }
+    }
+    if (best < 0) break;
+    npu.ready[best].pop();
+    issue(r, best_node);
+  }
+  npu.in_pass = false;
+  if (!npu.totals.finished && npu.in_flight == 0 && npu.totals.nodes_done == npu.graph->size()) {
+    npu.totals.finished = true;
+    npu.totals.finish_ns = queue_.now();
+  }
+}
+
+void Executor::issue(NpuId r, std::uint32_t node) {
+  Npu& npu = npus_[r];
+  const chakra::Graph& g = *npu.graph;
+  const Slot slot = slot_of(g, node);
+  if (slot != kNoSlot) npu.busy[slot] = true;
+  npu.state[node] = NodeState::kIssued;
+  ++npu.in_flight;
+
+  switch (g.type(node)) {
+    case NodeType::kComp: {
+      const std::optional<Tick> ns = compute_.duration(g, node);
+      if (!ns) {
+        complete(r, node);
+        return;
+      }
+      (slot == kCpu ? npu.totals.cpu_compute_ns : npu.totals.gpu_compute_ns) += *ns;
+      timers_.schedule(r, *ns, TimerOwner::kWorkload, kNodeDone, node);
+      return;
+    }
+    case NodeType::kCommColl: {
+      const OpAttrs& a = g.attrs(node);
+      if (static_cast<CommType>(a.comm_type) == CommType::kBroadcast) {
+        // The reference replays a broadcast for its recorded duration.
+        timers_.schedule(r, compute::ComputeModel::replay_ns(g.duration_micros(node)),
+                         TimerOwner::kWorkload, kNodeDone, node);
+        return;
+      }
+      system::CollectiveRequest request;
+      request.kind = collective_kind(a.comm_type);
+      request.bytes = a.comm_size;
+      request.priority = a.comm_priority;
+      if (a.has(OpAttrs::kInvolvedDim)) request.involved_dims = a.involved_dims;
+      system_->start_collective(r, request, node);
+      return;
+    }
+    default:
+      // INVALID and METADATA take no time.
+      complete(r, node);
+      return;
+  }
+}
+
+void Executor::complete(NpuId r, std::uint32_t node) {
+  Npu& npu = npus_[r];
+  const chakra::Graph& g = *npu.graph;
+  const Slot slot = slot_of(g, node);
+  if (slot != kNoSlot) npu.busy[slot] = false;
+  --npu.in_flight;
+  ++npu.totals.nodes_done;
+  npu.state[node] = NodeState::kDone;
+  for (std::uint32_t child : g.children(node)) {
+    if (--npu.waiting_parents[child] == 0) {
+      npu.state[child] = NodeState::kReady;
+      npu.ready[slot_of(g, child)].push(child);
+    }
+  }
+  if (!npu.in_pass) issue_ready(r);
+}
+
+void Executor::handle_timer(const TimerEntry& entry) {
+  complete(entry.npu, static_cast<std::uint32_t>(entry.arg));
+}
+
+void Executor::on_collective_done(NpuId npu, std::uint64_t token) {
+  complete(npu, static_cast<std::uint32_t>(token));
+}
+
+}  // namespace chakrasim::workload

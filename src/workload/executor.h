@@ -1,0 +1,88 @@
+// The workload layer: for every NPU, walks its Chakra graph and issues ready nodes to the
+// compute model and the system layer, as the reference's Workload does (ASTRA-SIM-BEHAVIOUR.md
+// §2.2):
+//  - a node is ready when all its parents (data and control) have finished;
+//  - each NPU has one CPU slot (is_cpu_op), one GPU-compute slot (COMP) and one GPU-comm slot
+//    (collectives, sends, memory, METADATA, INVALID); receives need no slot;
+//  - at every completion the NPU visits its ready nodes in ascending id and issues each one
+//    whose slot is free.
+// Unlike the reference, nodes freed by a zero-time node (INVALID, METADATA, a skipped roofline
+// node) are issued in the same pass instead of waiting for another completion that may never
+// come, and METADATA nodes do not abort the run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "chakra/graph.h"
+#include "compute/compute_model.h"
+#include "core/npu_timers.h"
+#include "core/types.h"
+#include "system/system.h"
+
+namespace chakrasim::workload {
+
+struct NpuTotals {
+  bool finished = false;
+  Tick finish_ns = 0;
+  Tick gpu_compute_ns = 0;  // sum of GPU COMP durations ("exposed" subtracts this)
+  Tick cpu_compute_ns = 0;
+  std::uint64_t nodes_done = 0;
+};
+
+// Checks, before anything runs, that every node of `graph` is one this build can simulate and
+// carries the attributes its model reads; throws Error naming the file and the node.
+void validate(const chakra::Graph& graph, const compute::ComputeSpec& compute);
+
+class Executor final : public system::CollectiveListener {
+ public:
+  // `graphs[r]` is rank r's trace; ranks with identical traces may share one graph.
+  Executor(std::vector<std::shared_ptr<const chakra::Graph>> graphs,
+           const compute::ComputeSpec& compute, NpuTimers& timers, EventQueue& queue);
+
+  void attach(system::System& system) { system_ = &system; }
+
+  // Issues every NPU's initial ready nodes (time 0), in rank order.
+  void start();
+
+  void handle_timer(const TimerEntry& entry);
+  void on_collective_done(NpuId npu, std::uint64_t token) override;
+
+  const NpuTotals& totals(NpuId npu) const { return npus_[npu].totals; }
+  NpuId npu_count() const { return static_cast<NpuId>(npus_.size()); }
+  const chakra::Graph& graph(NpuId npu) const { return *npus_[npu].graph; }
+  enum class NodeState : std::uint8_t { kWaiting, kReady, kIssued, kDone };
+  NodeState state(NpuId npu, std::uint32_t node) const { return npus_[npu].state[node]; }
+
+ private:
+  enum TimerKind : std::uint8_t { kNodeDone };
+  enum Slot : std::uint8_t { kCpu, kGpu, kComm, kNoSlot, kSlotClasses };
+
+  using MinHeap = std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>>;
+  struct Npu {
+    std::shared_ptr<const chakra::Graph> graph;
+    std::vector<std::uint32_t> waiting_parents;  // per node: parents not yet finished
+    std::vector<NodeState> state;                // per node
+    MinHeap ready[kSlotClasses];
+    bool busy[kNoSlot] = {false, false, false};
+    bool in_pass = false;
+    std::uint32_t in_flight = 0;
+    NpuTotals totals;
+  };
+
+  Slot slot_of(const chakra::Graph& graph, std::uint32_t node) const;
+  void issue_ready(NpuId npu);
+  void issue(NpuId npu, std::uint32_t node);
+  void complete(NpuId npu, std::uint32_t node);
+
+  std::vector<Npu> npus_;
+  compute::ComputeModel compute_;
+  NpuTimers& timers_;
+  EventQueue& queue_;
+  system::System* system_ = nullptr;
+};
+
+}  // namespace chakrasim::workload
