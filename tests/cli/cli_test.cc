@@ -1,0 +1,167 @@
+// The chakrasim binary end to end: the demo, `run` with our flags and with ASTRA-sim's, the
+// JSON output, errors that name the file and key, and the deadlock exit code.
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "chakra/et_file.h"
+#include "support/test_support.h"
+
+namespace chakrasim::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+// A 1 MiB ring all-reduce on 8 NPUs written to files: the tutorial demo as a user would run it.
+struct DemoFiles {
+  std::filesystem::path dir;
+  std::string prefix, system, network;
+  explicit DemoFiles(const std::string& name) : dir(temp_dir(name)) {
+    prefix = (dir / "ar").string();
+    const chakra::Trace trace = single_collective(chakra::CommType::kAllReduce, 1 << 20);
+    for (int r = 0; r < 8; ++r) chakra::write_trace(chakra::rank_path(prefix, r), trace);
+    system = (dir / "system.json").string();
+    write_text(system, R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
+      "preferred-dataset-splits": 4, "all-reduce-implementation": ["ring"], "all-gather-implementation": ["ring"],
+      "reduce-scatter-implementation": ["ring"], "all-to-all-implementation": ["ring"],
+      "collective-optimization": "localBWAware", "local-mem-bw": 50, "boost-mode": 0})");
+    network = (dir / "network.yml").string();
+    write_text(network, "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n");
+  }
+};
+
+std::string expected_lines(Tick t, int npus) {
+  std::string s;
+  for (int r = 0; r < npus; ++r) {
+    s += "sys[" + std::to_string(r) + "] finished, " + std::to_string(t) + " cycles, exposed communication " +
+         std::to_string(t) + " cycles.\n";
+  }
+  return s;
+}
+
+TEST(Cli, DemoPrintsTheTutorialFigure) {
+  const CommandResult r = run_binary({"demo"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(expected_lines(117780, 8)));
+  EXPECT_THAT(r.out, HasSubstr("117.780 µs"));  // the summary speaks real units
+}
+
+TEST(Cli, RunWithOurFlagsAndQuiet) {
+  DemoFiles f("cli_run_ours");
+  const CommandResult r = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network, "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, expected_lines(117780, 8));
+}
+
+// Existing ASTRA-sim scripts: the reference's long flags with '=', no subcommand, and flags
+// that have no effect there either.
+TEST(Cli, RunWithAstraSimFlags) {
+  DemoFiles f("cli_run_astra");
+  write_text(f.dir / "memory.json", R"({"memory-type": "NO_MEMORY_EXPANSION"})");
+  const CommandResult r = run_binary(
+      {"--workload-configuration=" + f.prefix, "--system-configuration=" + f.system,
+       "--network-configuration=" + f.network, "--remote-memory-configuration=" + (f.dir / "memory.json").string(),
+       "--comm-group-configuration=empty", "--comm-scale=3", "--compute-scale=2", "--num-queues-per-dim=1"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(expected_lines(117780, 8)));
+}
+
+// --injection-scale multiplies the explicit endpoint-delay: 15 steps of +10 ns (§4: 96515 for
+// splits 1; with splits 4, 4 chunks x 15 x 10 ns more than 117780).
+TEST(Cli, InjectionScale) {
+  DemoFiles f("cli_injection");
+  const CommandResult r = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network,
+                                      "--injection-scale=2", "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, expected_lines(117780 + 4 * 15 * 10, 8));
+}
+
+TEST(Cli, JsonResults) {
+  DemoFiles f("cli_json");
+  const std::string json_path = (f.dir / "out.json").string();
+  const CommandResult r = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network,
+                                      "--json", json_path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(json_path);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  ASSERT_EQ(j["npus"].size(), 8u);
+  EXPECT_EQ(j["max_finish_ns"], 117780);
+  EXPECT_EQ(j["all_finished"], true);
+  for (const auto& n : j["npus"]) {
+    EXPECT_EQ(n["finish_ns"], 117780);
+    EXPECT_EQ(n["exposed_comm_ns"], 117780);
+  }
+}
+
+TEST(Cli, ConfigErrorNamesFileKeyAndExpectation) {
+  DemoFiles f("cli_bad_network");
+  write_text(f.network, "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ -5 ]\nlatency: [ 500.0 ]\n");
+  const CommandResult r = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(f.network));
+  EXPECT_THAT(r.err, HasSubstr("bandwidth[0]"));
+  EXPECT_THAT(r.err, HasSubstr("-5"));
+  EXPECT_THAT(r.err, HasSubstr("expected a positive number"));
+}
+
+TEST(Cli, MissingWorkloadNamesThePath) {
+  DemoFiles f("cli_missing_workload");
+  const CommandResult r = run_binary({"run", "--workload", f.prefix + "_nope", "--system", f.system, "--network", f.network});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(f.prefix + "_nope.0.et"));
+}
+
+TEST(Cli, UnknownBackendListsTheValidOnes) {
+  DemoFiles f("cli_backend");
+  const CommandResult r = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network,
+                                      "--backend", "ns3"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("\"ns3\""));
+  EXPECT_THAT(r.err, HasSubstr("congestion-unaware"));
+}
+
+TEST(Cli, RankCountMustMatchTheNetwork) {
+  DemoFiles f("cli_rank_count");
+  std::filesystem::remove(chakra::rank_path(f.prefix, 5));
+  const CommandResult r = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(chakra::rank_path(f.prefix, 5)));
+  EXPECT_THAT(r.err, HasSubstr("8 NPUs"));
+}
+
+// Rank 0 runs an all-reduce that rank 1 never joins: no event is left, rank 0 never finishes,
+// and the run says so and exits with 2 (the reference exits 0 silently).
+TEST(Cli, DeadlockIsReportedWithExitCodeTwo) {
+  const auto dir = temp_dir("cli_deadlock");
+  const std::string prefix = (dir / "t").string();
+  chakra::write_trace(chakra::rank_path(prefix, 0), single_collective(chakra::CommType::kAllReduce, 1 << 20));
+  chakra::TraceBuilder idle;
+  idle.comp("idle", 1);
+  chakra::write_trace(chakra::rank_path(prefix, 1), idle.trace());
+  write_text(dir / "system.json", R"({"preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"], "local-mem-bw": 50})");
+  write_text(dir / "network.yml", "topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n");
+  const CommandResult r = run_binary({"run", "--workload", prefix, "--system", (dir / "system.json").string(),
+                                      "--network", (dir / "network.yml").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.out, HasSubstr("sys[1] finished, 1000 cycles"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("sys[0] finished")));
+  EXPECT_THAT(r.err, HasSubstr("deadlock"));
+  EXPECT_THAT(r.err, HasSubstr("NPU 0"));
+  EXPECT_THAT(r.err, HasSubstr("node 0 (\"coll\""));
+}
+
+TEST(Cli, HelpSystemListsKeys) {
+  const CommandResult r = run_binary({"run", "--help-system"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("preferred-dataset-splits"));
+  EXPECT_THAT(r.out, HasSubstr("local-mem-bw"));
+}
+
+}  // namespace
+}  // namespace chakrasim::test

@@ -1,0 +1,95 @@
+#include "support/test_support.h"
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+#include "chakra/attributes.h"
+#include "core/error.h"
+
+namespace chakrasim::test {
+
+std::optional<std::filesystem::path> reference_dir() {
+  std::filesystem::path dir(CHAKRASIM_REFERENCE_DIR);
+  if (std::filesystem::exists(dir / "ASTRA-SIM-BEHAVIOUR.md")) return dir;
+  return std::nullopt;
+}
+
+std::filesystem::path temp_dir(const std::string& name) {
+  std::filesystem::path dir = std::filesystem::path(CHAKRASIM_TEST_TMP) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+network::TopologySpec network_of(std::initializer_list<network::DimensionSpec> dims) {
+  network::TopologySpec spec;
+  spec.dims.assign(dims.begin(), dims.end());
+  return spec;
+}
+
+system::SystemSpec system_of(const std::string& algorithm, std::size_t logical_dims,
+                             std::uint64_t splits, std::uint32_t active_chunks, bool baseline) {
+  system::SystemSpec spec;
+  spec.scheduling_policy = system::SchedulingPolicy::kLifo;
+  spec.collective_optimization =
+      baseline ? system::CollectiveOptimization::kBaseline : system::CollectiveOptimization::kLocalBwAware;
+  spec.endpoint_delay_ns = 10;
+  spec.local_mem_bw_gbps = 50;
+  spec.preferred_dataset_splits = splits;
+  spec.active_chunks_per_dimension = active_chunks;
+  system::AlgorithmChoice choice;
+  if (algorithm == "oneRing") choice.one_flat = true;
+  else if (algorithm != "ring") throw Error("test support: unknown algorithm " + algorithm);
+  for (auto& impl : spec.implementations) impl.assign(logical_dims, choice);
+  return spec;
+}
+
+std::vector<std::shared_ptr<const chakra::Graph>> same_trace(const chakra::Trace& trace, std::size_t npus) {
+  auto graph = std::make_shared<const chakra::Graph>(chakra::Graph::build(trace, "<test trace>"));
+  return std::vector<std::shared_ptr<const chakra::Graph>>(npus, graph);
+}
+
+chakra::Trace single_collective(chakra::CommType type, std::uint64_t bytes) {
+  chakra::TraceBuilder b;
+  b.collective("coll", type, bytes);
+  return b.trace();
+}
+
+sim::Result run(const sim::Inputs& inputs) {
+  try {
+    return sim::simulate(inputs);
+  } catch (const Error& e) {
+    ADD_FAILURE() << "simulation failed: " << e.what();
+    return {};
+  }
+}
+
+CommandResult run_binary(const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::filesystem::path dir = temp_dir("run_binary_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  std::string command = std::string("'") + CHAKRASIM_BINARY + "'";
+  for (const std::string& a : args) {
+    std::string quoted = "'";
+    for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    command += " " + quoted + "'";
+  }
+  command += " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
+  CommandResult r;
+  const int status = std::system(command.c_str());
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  auto slurp = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  r.out = slurp(dir / "out");
+  r.err = slurp(dir / "err");
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+}  // namespace chakrasim::test

@@ -1,0 +1,58 @@
+// Helpers shared by the tests: where the reference data is, building small inputs in code,
+// running a simulation or the chakrasim binary.
+#pragma once
+
+#include <filesystem>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "chakra/graph.h"
+#include "chakra/trace_builder.h"
+#include "sim/simulation.h"
+
+namespace chakrasim::test {
+
+// ../shared/reference beside the checkout, or nullopt when this clone has none.
+std::optional<std::filesystem::path> reference_dir();
+
+// Skips the current test, with a message, when the reference data is absent.
+#define CHAKRASIM_REQUIRE_REFERENCE(var)                                                    \
+  auto var##_opt = ::chakrasim::test::reference_dir();                                       \
+  if (!var##_opt) GTEST_SKIP() << "../shared/reference is not present in this clone; skipped"; \
+  const std::filesystem::path var = *var##_opt
+
+// A fresh, empty directory under the build tree for this test's files.
+std::filesystem::path temp_dir(const std::string& name);
+
+// A network of the given dimensions: {kind, npus, GB/s, ns}.
+network::TopologySpec network_of(std::initializer_list<network::DimensionSpec> dims);
+
+// The reference's usual system settings: `algorithm`-only implementations ("ring", "oneRing")
+// with one entry per logical dimension, splits, active chunks, LIFO, endpoint delay 10,
+// local-mem-bw 50, localBWAware unless `baseline`.
+system::SystemSpec system_of(const std::string& algorithm, std::size_t logical_dims,
+                             std::uint64_t splits, std::uint32_t active_chunks, bool baseline = false);
+
+// The same graph for every one of `npus` ranks.
+std::vector<std::shared_ptr<const chakra::Graph>> same_trace(const chakra::Trace& trace, std::size_t npus);
+
+// One collective node per rank.
+chakra::Trace single_collective(chakra::CommType type, std::uint64_t bytes);
+
+// Runs the simulation and returns the result; fails the test on an Error.
+sim::Result run(const sim::Inputs& inputs);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+// Runs the built chakrasim binary with `args` (shell-quoted here).
+CommandResult run_binary(const std::vector<std::string>& args);
+
+}  // namespace chakrasim::test
