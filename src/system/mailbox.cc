@@ -4,10 +4,14 @@ namespace chakrasim::system {
 
 bool Mailbox::arrive(const MessageKey& key, Completion& receive) {
   auto it = slots_.find(key);
-  if (it != slots_.end() && !it->second.receives.empty()) {
-    receive = it->second.receives.front();
-    it->second.receives.pop_front();
-    if (it->second.receives.empty() && it->second.arrived == 0) slots_.erase(it);
+  if (it != slots_.end() && it->second.waiting > 0) {
+    Slot& slot = it->second;
+    const std::uint32_t w = slot.head;
+    receive = pool_[w].receive;
+    slot.head = pool_[w].next;
+    if (--slot.waiting == 0) slot.tail = kNone;
+    free_.push_back(w);
+    if (slot.waiting == 0 && slot.arrived == 0) slots_.erase(it);
     return true;
   }
   ++slots_[key].arrived;
@@ -17,16 +21,32 @@ bool Mailbox::arrive(const MessageKey& key, Completion& receive) {
 bool Mailbox::post_receive(const MessageKey& key, Completion receive) {
   auto it = slots_.find(key);
   if (it != slots_.end() && it->second.arrived > 0) {
-    if (--it->second.arrived == 0 && it->second.receives.empty()) slots_.erase(it);
+    if (--it->second.arrived == 0 && it->second.waiting == 0) slots_.erase(it);
     return true;
   }
-  slots_[key].receives.push_back(receive);
+  std::uint32_t w;
+  if (free_.empty()) {
+    w = static_cast<std::uint32_t>(pool_.size());
+    pool_.emplace_back();
+  } else {
+    w = free_.back();
+    free_.pop_back();
+  }
+  pool_[w] = {receive, kNone};
+  Slot& slot = it != slots_.end() ? it->second : slots_[key];
+  if (slot.waiting == 0) {
+    slot.head = w;
+  } else {
+    pool_[slot.tail].next = w;
+  }
+  slot.tail = w;
+  ++slot.waiting;
   return false;
 }
 
 std::size_t Mailbox::waiting_receives() const {
   std::size_t n = 0;
-  for (const auto& [key, slot] : slots_) n += slot.receives.size();
+  for (const auto& [key, slot] : slots_) n += slot.waiting;
   return n;
 }
 

@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <unordered_map>
+#include <vector>
 
 #include "core/types.h"
 
@@ -49,11 +49,22 @@ class Mailbox {
   std::size_t unclaimed_arrivals() const;
 
  private:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  // Waiting receives of one key form a FIFO linked through a pooled array, so matching
+  // allocates nothing once the pool has grown.
   struct Slot {
-    std::uint32_t arrived = 0;            // arrivals not yet claimed
-    std::deque<Completion> receives;      // receives not yet matched, in post order
+    std::uint32_t arrived = 0;  // arrivals not yet claimed
+    std::uint32_t head = kNone;  // oldest waiting receive
+    std::uint32_t tail = kNone;
+    std::uint32_t waiting = 0;
+  };
+  struct Waiting {
+    Completion receive;
+    std::uint32_t next = kNone;
   };
   std::unordered_map<MessageKey, Slot, MessageKeyHash> slots_;
+  std::vector<Waiting> pool_;
+  std::vector<std::uint32_t> free_;
 };
 
 }  // namespace chakrasim::system
