@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Reproduces the benchmark figures: each case runs RUNS times (default 3) in a fresh process and
+# the median wall time and peak RSS are printed. Usage: bench/run_benchmarks.sh [BUILD_DIR]
+set -euo pipefail
+build=${1:-build}
+runs=${RUNS:-3}
+bench="$build/bench/chakrasim_collective_bench"
+
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# name | dims | splits | active chunks
+cases=(
+  "CU 1-D ring 1024 NPUs, s4|1024|4|1"
+  "CU 3-D 16x32x32 = 16384 NPUs, s1|16x32x32|1|1"
+)
+if [ -n "${CASES:-}" ]; then IFS=';' read -r -a cases <<< "$CASES"; fi
+
+printf '%-40s %10s %10s %16s %12s\n' "case (1 GiB all-reduce)" "wall s" "RSS MB" "simulated ns" "events"
+for c in "${cases[@]}"; do
+  IFS='|' read -r name dims splits active <<< "$c"
+  walls=(); rsss=(); line=""
+  for _ in $(seq "$runs"); do
+    line=$("$bench" "$dims" "$splits" "$active")
+    walls+=("$(sed -E 's/.*wall_s=([0-9.]+).*/\1/' <<< "$line")")
+    rsss+=("$(sed -E 's/.*rss_mb=([0-9.]+).*/\1/' <<< "$line")")
+  done
+  finish=$(sed -E 's/.*finish_ns=([0-9]+).*/\1/' <<< "$line")
+  events=$(sed -E 's/.*events=([0-9]+).*/\1/' <<< "$line")
+  printf '%-40s %10s %10s %16s %12s\n' "$name" "$(printf '%s\n' "${walls[@]}" | median)" \
+    "$(printf '%s\n' "${rsss[@]}" | median)" "$finish" "$events"
+done
+
+echo
+echo "Event queue microbenchmark:"
+"$build/bench/chakrasim_event_queue_bench" --benchmark_repetitions="$runs" --benchmark_report_aggregates_only=true
