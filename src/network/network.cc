@@ -1,6 +1,7 @@
 #include "network/network.h"
 
 #include "core/error.h"
+#include "network/analytical/congestion_aware.h"
 #include "network/analytical/congestion_unaware.h"
 
 namespace chakrasim::network {
@@ -10,6 +11,11 @@ const std::vector<BackendInfo>& backends() {
       {"congestion-unaware",
        "analytical: per-hop latency plus one serialisation per message at the lowest differing "
        "dimension; no bandwidth sharing (ASTRA-sim's congestion-unaware backend)"},
+      {"congestion-aware",
+       "analytical: directional links served first come first served, store and forward on every "
+       "hop; multi-dimensional routes go dimension by dimension, lowest first; no switch-internal "
+       "contention, packets or flow control (ASTRA-sim's congestion-aware backend, extended to "
+       "several dimensions)"},
   };
   return kBackends;
 }
@@ -27,6 +33,7 @@ std::unique_ptr<Network> make_network(const std::string& name, const Topology& t
                                       EventQueue& queue, ArrivalSink& sink) {
   const std::string chosen = find_backend(name).name;
   if (chosen == "congestion-unaware") return std::make_unique<CongestionUnaware>(topology, queue, sink);
+  if (chosen == "congestion-aware") return std::make_unique<CongestionAware>(topology, queue, sink);
   fail("internal error: backend \"{}\" is registered but not built", chosen);
 }
 

@@ -1,0 +1,123 @@
+#include "network/analytical/congestion_aware.h"
+
+namespace chakrasim::network {
+
+// Link ids, per dimension d with n NPUs per group and N NPUs in all:
+//   Ring:            base + 2*npu + {0: towards coordinate+1, 1: towards coordinate-1}
+//   FullyConnected:  base + (n-1)*npu + k, k = the destination's coordinate, skipping the own one
+//   Switch:          base + 2*npu + {0: up to the switch, 1: down from the switch}
+CongestionAware::CongestionAware(const Topology& topology, EventQueue& queue, ArrivalSink& sink)
+    : topology_(topology), queue_(queue), sink_(sink) {
+  const NpuId npus = topology.npu_count();
+  for (std::size_t d = 0; d < topology.dims(); ++d) {
+    const DimensionSpec& spec = topology.spec().dims[d];
+    dim_base_.push_back(static_cast<std::uint32_t>(links_.size()));
+    const std::size_t per_npu = spec.kind == DimensionKind::kFullyConnected ? spec.npus - 1 : 2;
+    Link link;
+    link.bytes_per_ns = bytes_per_ns(spec.bandwidth_gbps);
+    link.latency_ns = spec.latency_ns;
+    links_.resize(links_.size() + per_npu * npus, link);
+  }
+}
+
+std::uint32_t CongestionAware::next_link(Packet& p) const {
+  const std::size_t d = topology_.lowest_differing_dim(p.at, p.dst);
+  const DimensionSpec& spec = topology_.spec().dims[d];
+  const std::uint32_t base = dim_base_[d];
+  const NpuId stride = topology_.stride(d);
+  const std::uint32_t here = topology_.coordinate(p.at, d);
+  const std::uint32_t there = topology_.coordinate(p.dst, d);
+  switch (spec.kind) {
+    case DimensionKind::kRing: {
+      const std::uint32_t forward = (there + spec.npus - here) % spec.npus;
+      const bool clockwise = forward <= spec.npus - forward;
+      const std::uint32_t link = base + 2 * p.at + (clockwise ? 0 : 1);
+      const std::uint32_t next = clockwise ? (here + 1) % spec.npus : (here + spec.npus - 1) % spec.npus;
+      p.at = p.at - here * stride + next * stride;
+      return link;
+    }
+    case DimensionKind::kFullyConnected: {
+      const std::uint32_t k = there < here ? there : there - 1;
+      const std::uint32_t link = base + (spec.npus - 1) * p.at + k;
+      p.at = p.at - here * stride + there * stride;
+      return link;
+    }
+    case DimensionKind::kSwitch: {
+      if (!p.at_switch) {
+        p.at_switch = true;  // up to the switch; `at` stays the sender until it comes down
+        return base + 2 * p.at;
+      }
+      p.at_switch = false;
+      p.at = p.at - here * stride + there * stride;
+      return base + 2 * p.at + 1;
+    }
+  }
+  return base;
+}
+
+void CongestionAware::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) {
+  std::uint32_t id;
+  if (free_packets_.empty()) {
+    id = static_cast<std::uint32_t>(packets_.size());
+    packets_.emplace_back();
+  } else {
+    id = free_packets_.back();
+    free_packets_.pop_back();
+  }
+  packets_[id] = Packet{message, bytes, src, dst, kNone, kNone, false};
+  enqueue(next_link(packets_[id]), id);
+}
+
+void CongestionAware::enqueue(std::uint32_t link, std::uint32_t packet) {
+  Link& l = links_[link];
+  packets_[packet].link = link;
+  if (!l.busy) {
+    transmit(link, packet);
+    return;
+  }
+  packets_[packet].next = kNone;
+  if (l.head == kNone) {
+    l.head = packet;
+  } else {
+    packets_[l.tail].next = packet;
+  }
+  l.tail = packet;
+}
+
+// As the reference: the arrival at the next device is scheduled before the link's release, so
+// with zero latency the arrival runs first.
+void CongestionAware::transmit(std::uint32_t link, std::uint32_t packet) {
+  Link& l = links_[link];
+  l.busy = true;
+  const double serialisation = static_cast<double>(packets_[packet].bytes) / l.bytes_per_ns;
+  const Tick now = queue_.now();
+  queue_.schedule(now + static_cast<Tick>(l.latency_ns + serialisation), EventTarget::kNetwork, kHopArrived,
+                  packets_[packet].dst, packet);
+  queue_.schedule(now + static_cast<Tick>(serialisation), EventTarget::kNetwork, kLinkFree, 0, link);
+}
+
+void CongestionAware::handle(const Event& event) {
+  if (event.kind == kLinkFree) {
+    const auto link = static_cast<std::uint32_t>(event.arg);
+    Link& l = links_[link];
+    l.busy = false;
+    if (l.head != kNone) {
+      const std::uint32_t packet = l.head;
+      l.head = packets_[packet].next;
+      if (l.head == kNone) l.tail = kNone;
+      transmit(link, packet);
+    }
+    return;
+  }
+  const auto id = static_cast<std::uint32_t>(event.arg);
+  Packet& p = packets_[id];
+  if (p.at == p.dst && !p.at_switch) {
+    const std::uint64_t message = p.message;
+    free_packets_.push_back(id);
+    sink_.on_arrival(message);
+    return;
+  }
+  enqueue(next_link(p), id);
+}
+
+}  // namespace chakrasim::network

@@ -1,0 +1,65 @@
+// The analytical congestion-aware backend (ASTRA-SIM-BEHAVIOUR.md §2.7.3). Links are
+// directional FIFOs with a busy flag: a message holds a link for floor(bytes / bandwidth) ns and
+// reaches the next device floor(latency + bytes / bandwidth) ns after it started, then queues
+// for the next link (store and forward, serialisation paid on every hop).
+//   Ring: a link each way between ring neighbours; the shorter way round, clockwise on a tie.
+//   FullyConnected: a link per ordered pair.
+//   Switch: an up-link and a down-link per NPU to the dimension's switch.
+// The reference supports one dimension only. Here a message crossing several dimensions is
+// routed dimension by dimension, lowest first, each dimension with its own links (see
+// docs/network.md). It ignores switch-internal contention, packetisation and flow control.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "network/network.h"
+
+namespace chakrasim::network {
+
+class CongestionAware final : public Network {
+ public:
+  CongestionAware(const Topology& topology, EventQueue& queue, ArrivalSink& sink);
+  void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) override;
+  void handle(const Event& event) override;
+
+  std::size_t link_count() const { return links_.size(); }
+
+ private:
+  enum EventKind : std::uint8_t { kHopArrived, kLinkFree };
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+
+  struct Link {
+    double bytes_per_ns = 0;
+    double latency_ns = 0;
+    std::uint32_t head = kNone;  // first waiting packet
+    std::uint32_t tail = kNone;
+    bool busy = false;
+  };
+  // A message on its way: where it is (an NPU, or the switch of dimension `dim` it is crossing)
+  // and where it goes.
+  struct Packet {
+    std::uint64_t message = 0;
+    std::uint64_t bytes = 0;
+    NpuId at = 0;
+    NpuId dst = 0;
+    std::uint32_t next = kNone;  // next in a link's FIFO
+    std::uint32_t link = kNone;  // link it was last sent on
+    bool at_switch = false;
+  };
+
+  // The link a packet takes next from where it is; it must not be at its destination.
+  std::uint32_t next_link(Packet& packet) const;
+  void enqueue(std::uint32_t link, std::uint32_t packet);
+  void transmit(std::uint32_t link, std::uint32_t packet);
+
+  const Topology& topology_;
+  EventQueue& queue_;
+  ArrivalSink& sink_;
+  std::vector<Link> links_;
+  std::vector<std::uint32_t> dim_base_;  // first link id of each dimension
+  std::vector<Packet> packets_;
+  std::vector<std::uint32_t> free_packets_;
+};
+
+}  // namespace chakrasim::network

@@ -1,0 +1,123 @@
+// ASTRA-sim compatibility with the congestion-aware backend: the ring figures of
+// ASTRA-SIM-BEHAVIOUR.md §4 (CA column), and EXPECTED.md's congestion-aware column.
+#include <gtest/gtest.h>
+
+#include "chakra/workload_files.h"
+#include "config/network_config.h"
+#include "config/system_config.h"
+#include "support/test_support.h"
+
+namespace chakrasim::test {
+namespace {
+
+using network::DimensionKind;
+constexpr std::uint64_t kMiB = 1 << 20;
+
+sim::Result run_ca(network::TopologySpec net, system::SystemSpec sys, chakra::CommType type, std::uint64_t bytes) {
+  sim::Inputs in;
+  in.backend = "congestion-aware";
+  in.network = std::move(net);
+  in.system = std::move(sys);
+  std::size_t npus = 1;
+  for (const auto& d : in.network.dims) npus *= d.npus;
+  in.graphs = same_trace(single_collective(type, bytes), npus);
+  return run(in);
+}
+
+void expect_all_finish(const sim::Result& r, Tick expected) {
+  ASSERT_TRUE(r.all_finished());
+  for (std::size_t i = 0; i < r.npus.size(); ++i) EXPECT_EQ(r.npus[i].finish_ns, expected) << "NPU " << i;
+}
+
+struct MatrixCase {
+  const char* name;
+  DimensionKind topology;
+  std::uint64_t splits;
+  std::uint32_t active;
+  Tick expected;
+};
+void PrintTo(const MatrixCase& c, std::ostream* os) { *os << c.name; }
+
+class Ar8MatrixCa : public ::testing::TestWithParam<MatrixCase> {};
+
+// Ring rows of the AR8 matrix, CA column. On a switch every step pays serialisation twice
+// (up and down): 1 MiB splits 1 has steps of 131072 B, 2 x floor(500 + 2441.4) = 5882 ns, so
+// 14(10 + 5882) + 7*7863 + 10 = 137539. With 4 active chunks the chunks queue on the links.
+TEST_P(Ar8MatrixCa, RingRows) {
+  const MatrixCase& c = GetParam();
+  expect_all_finish(run_ca(network_of({{c.topology, 8, 50, 500}}), system_of("ring", 1, c.splits, c.active),
+                           chakra::CommType::kAllReduce, kMiB),
+                    c.expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Compat, Ar8MatrixCa,
+    ::testing::Values(MatrixCase{"Ring8_s1a1", DimensionKind::kRing, 1, 1, 96365},
+                      MatrixCase{"Switch8_s1a1", DimensionKind::kSwitch, 1, 1, 137539},
+                      MatrixCase{"FC8_s1a1", DimensionKind::kFullyConnected, 1, 1, 96365},
+                      MatrixCase{"Ring8_s4a1", DimensionKind::kRing, 4, 1, 117780},
+                      MatrixCase{"Switch8_s4a1", DimensionKind::kSwitch, 4, 1, 179940},
+                      MatrixCase{"FC8_s4a1", DimensionKind::kFullyConnected, 4, 1, 117780},
+                      MatrixCase{"Ring8_s4a4", DimensionKind::kRing, 4, 4, 39195},
+                      MatrixCase{"Switch8_s4a4", DimensionKind::kSwitch, 4, 4, 48075},
+                      MatrixCase{"FC8_s4a4", DimensionKind::kFullyConnected, 4, 4, 39195}),
+    [](const auto& p) { return std::string(p.param.name); });
+
+TEST(CompatCa, OtherCollectivesRing8) {
+  const auto net = network_of({{DimensionKind::kRing, 8, 50, 500}});
+  expect_all_finish(run_ca(net, system_of("ring", 1, 1, 1), chakra::CommType::kAllGather, kMiB), 140297);
+  expect_all_finish(run_ca(net, system_of("ring", 1, 1, 1), chakra::CommType::kReduceScatter, kMiB), 75708);
+  expect_all_finish(run_ca(net, system_of("ring", 1, 1, 1), chakra::CommType::kAllToAll, kMiB), 82638);
+}
+
+// HGX-H100-validated: Switch8 400 GB/s 936.25 ns, all-reduce 1 MiB, splits 4, active 2,
+// local-mem-bw 3350: 57426 (CA).
+TEST(CompatCa, HgxH100Validated) {
+  auto sys = system_of("ring", 1, 4, 2);
+  sys.local_mem_bw_gbps = 3350;
+  expect_all_finish(run_ca(network_of({{DimensionKind::kSwitch, 8, 400, 936.25}}), sys, chakra::CommType::kAllReduce, kMiB),
+                    57426);
+}
+
+// Ring_allgather_16npus: Ring16, all-gather 1 MiB, Ring_4chunks.json (splits 4, active 1,
+// local-mem-bw 1600): 323560 (CA).
+TEST(CompatCa, RingAllGather16) {
+  auto sys = system_of("ring", 1, 4, 1);
+  sys.local_mem_bw_gbps = 1600;
+  expect_all_finish(run_ca(network_of({{DimensionKind::kRing, 16, 50, 500}}), sys, chakra::CommType::kAllGather, kMiB),
+                    323560);
+}
+
+struct Case {
+  const char* collective;
+  int npus;
+  Tick expected;
+};
+void PrintTo(const Case& c, std::ostream* os) { *os << c.collective << " on " << c.npus << " NPUs"; }
+
+class ReferenceMicrobenchmarksCa : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ReferenceMicrobenchmarksCa, MatchExpected) {
+  CHAKRASIM_REQUIRE_REFERENCE(ref);
+  const Case& c = GetParam();
+  sim::Inputs in;
+  in.backend = "congestion-aware";
+  in.network = config::load_network((ref / "configs" / ("Ring_" + std::to_string(c.npus) + "npus.yml")).string());
+  const config::SystemConfig sys = config::load_system((ref / "configs" / "Ring_4chunks.json").string(), {});
+  in.system = sys.system;
+  const std::string prefix = (ref / "traces" / "microbenchmarks" / c.collective /
+                              (std::to_string(c.npus) + "npus_1MB") / c.collective).string();
+  in.graphs = chakra::load_workload(prefix, static_cast<std::size_t>(c.npus));
+  expect_all_finish(run(in), c.expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Expected, ReferenceMicrobenchmarksCa,
+    ::testing::Values(Case{"all_reduce", 4, 43000}, Case{"all_reduce", 8, 64440},
+                      Case{"all_gather", 4, 64744}, Case{"all_gather", 8, 151016},
+                      Case{"reduce_scatter", 4, 22240}, Case{"reduce_scatter", 8, 33080},
+                      Case{"all_to_all", 4, 41560}, Case{"all_to_all", 8, 125480}),
+    [](const auto& p) { return std::string(p.param.collective) + "_" + std::to_string(p.param.npus); });
+
+}  // namespace
+}  // namespace chakrasim::test
