@@ -143,7 +143,8 @@ Attribute make_string(const std::string& name, const std::string& value) {
 Attribute make_bool_list(const std::string& name, const std::vector<bool>& values) {
   Attribute a;
   a.set_name(name);
-  for (bool v : values) a.mutable_bool_list()->add_values(v);
+  auto* list = a.mutable_bool_list();  // sets the oneof even for an empty list
+  for (bool v : values) list->add_values(v);
   return a;
 }
 

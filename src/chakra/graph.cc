@@ -60,11 +60,19 @@ bool decode_attrs(const Node& node, OpAttrs& out, std::vector<std::string>& stri
     }
     out.present |= OpAttrs::kInvolvedDim;
   }
+  auto intern = [&](const std::string& v) {
+    auto [it, inserted] = string_ids.emplace(v, static_cast<std::uint32_t>(strings.size()));
+    if (inserted) strings.push_back(v);
+    return it->second;
+  };
   if (auto v = attr_string(node, "pg_name")) {
-    auto [it, inserted] = string_ids.emplace(*v, static_cast<std::uint32_t>(strings.size()));
-    if (inserted) strings.push_back(*v);
-    out.pg_name = it->second;
+    out.pg_name = intern(*v);
     out.present |= OpAttrs::kPgName;
+  }
+  // PyTorch process-group descriptions ride on METADATA nodes' inputs.values.
+  if (node.type() == ChakraProtoMsg::METADATA_NODE && !node.inputs().values().empty()) {
+    out.inputs_values = intern(node.inputs().values());
+    out.present |= OpAttrs::kInputsValues;
   }
   return out.present != 0 || out.comm_priority != 0;
 }

@@ -57,6 +57,7 @@ struct OpAttrs {
     kTensorSize = 1 << 6,
     kInvolvedDim = 1 << 7,
     kPgName = 1 << 8,
+    kInputsValues = 1 << 9,
   };
   std::uint64_t comm_size = 0;
   std::uint64_t num_ops = 0;
@@ -68,6 +69,7 @@ struct OpAttrs {
   std::int32_t comm_priority = 0;
   std::uint32_t pg_name = 0;        // index into Graph::strings(); 0 is ""
   std::uint32_t involved_dims = 0;  // bit d set = dimension d involved (when present)
+  std::uint32_t inputs_values = 0;  // METADATA nodes: index of inputs.values in Graph::strings()
   std::uint16_t present = 0;
 
   bool has(Present bit) const { return (present & bit) != 0; }

@@ -38,7 +38,6 @@ int run(const RunOptions& o) {
   config::SystemFlags flags;
   flags.num_queues_per_dim = o.num_queues_per_dim;
   flags.injection_scale = o.injection_scale;
-  if (o.rendezvous) fail("--rendezvous-protocol: the rendezvous protocol is not supported yet");
   network::find_backend(o.backend);  // an unknown name fails before any file is read
 
   sim::Inputs inputs;
@@ -49,6 +48,7 @@ int run(const RunOptions& o) {
     for (const std::string& w : system.warnings) std::cerr << "warning: " << w << "\n";
   }
   inputs.system = system.system;
+  inputs.system.rendezvous = o.rendezvous;
   inputs.compute = system.compute;
   const network::Topology topology(inputs.network);
   if (!o.memory.empty()) {
@@ -56,8 +56,7 @@ int run(const RunOptions& o) {
     (void)memory;  // used by MEM_LOAD/MEM_STORE nodes, which the workload rejects until supported
   }
   if (!o.comm_groups.empty() && o.comm_groups.find("empty") == std::string::npos) {
-    const system::CommGroups groups = config::load_comm_groups(o.comm_groups, topology.npu_count());
-    (void)groups;  // pg_name on a collective selects a group; the workload rejects it until supported
+    inputs.groups = config::load_comm_groups(o.comm_groups, topology.npu_count());
   }
   inputs.graphs = chakra::load_workload(o.workload, topology.npu_count());
   return print_run(sim::simulate(inputs), o.json, o.quiet);
@@ -91,7 +90,7 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--injection-scale", o->injection_scale, "Multiplies endpoint-delay when the system JSON sets it")->capture_default_str();
   cmd->add_option("--comm-scale", o->comm_scale, "Accepted for compatibility; no effect (as in the reference)");
   cmd->add_option("--compute-scale", o->compute_scale, "Accepted for compatibility; no effect (as in the reference)");
-  cmd->add_option("--rendezvous-protocol", o->rendezvous, "Handshake before every send (not supported yet)");
+  cmd->add_option("--rendezvous-protocol", o->rendezvous, "Every send waits for an 8192-byte go-ahead from its receiver");
   cmd->add_option("--logging-configuration", o->logging_configuration, "Accepted for compatibility; no effect");
   cmd->add_option("--logging-folder", o->logging_folder, "Accepted for compatibility; no effect");
   cmd->add_flag("--quiet,-q", o->quiet, "Print only the per-NPU lines (no summary, no warnings)");

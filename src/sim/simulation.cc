@@ -46,6 +46,7 @@ Result simulate(const Inputs& inputs) {
   system::System system(inputs.system, topology, timers, executor);
   std::unique_ptr<network::Network> network = network::make_network(inputs.backend, topology, queue, system);
   system.attach(*network);
+  system.set_groups(inputs.groups);
   executor.attach(system);
 
   executor.start();

@@ -12,6 +12,7 @@
 #include "compute/compute_model.h"
 #include "core/types.h"
 #include "network/topology.h"
+#include "system/comm_groups.h"
 #include "system/system_spec.h"
 
 namespace chakrasim::sim {
@@ -21,6 +22,7 @@ struct Inputs {
   system::SystemSpec system;
   compute::ComputeSpec compute;
   std::string backend = "congestion-unaware";
+  system::CommGroups groups;  // communicator groups from the group file
   // One graph per rank; identical ranks may share one.
   std::vector<std::shared_ptr<const chakra::Graph>> graphs;
 };

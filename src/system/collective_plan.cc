@@ -23,7 +23,8 @@ std::uint64_t phase_output_bytes(CollectiveKind kind, std::uint64_t bytes, std::
 }
 
 ChunkPlan plan_collective(const SystemSpec& spec, const network::Topology& topology,
-                          CollectiveKind kind, std::uint64_t bytes, std::uint32_t involved_dims) {
+                          CollectiveKind kind, std::uint64_t bytes, std::uint32_t involved_dims,
+                          const std::vector<NpuId>* group) {
   const auto& choices = spec.implementations[static_cast<std::size_t>(kind)];
   if (choices.empty()) {
     fail("the system configuration has no {}-implementation, but the trace runs a {}",
@@ -45,6 +46,21 @@ ChunkPlan plan_collective(const SystemSpec& spec, const network::Topology& topol
   if (chunk == 0) chunk = 1;
   plan.chunk_bytes = chunk;
   plan.chunks = size == 0 ? 0 : (size + chunk - 1) / chunk;
+
+  if (group != nullptr && group->size() != topology.npu_count()) {
+    if (group->size() > 1) {
+      AlgorithmChoice choice = choices.size() == 1 ? choices.front() : AlgorithmChoice{};
+      PhasePlan p{kind, choice.kind, 0, static_cast<std::uint32_t>(group->size()), 1, false, chunk,
+                  QueuePick::kFirstHalf, group};
+      // The queue rules of the flat case: localBWAware all-reduce draws from the first half.
+      if (!(kind == CollectiveKind::kAllReduce &&
+            spec.collective_optimization == CollectiveOptimization::kLocalBwAware)) {
+        p.pick = QueuePick::kRoundRobin;
+      }
+      plan.phases.push_back(p);
+    }
+    return plan;
+  }
 
   // Logical dimensions: one per token; a one* token makes one flat ring of every NPU.
   struct LogicalDim {

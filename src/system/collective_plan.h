@@ -23,6 +23,8 @@ struct PhasePlan {
   bool flat = false;            // one ring over all NPUs 0..N-1
   std::uint64_t bytes = 0;      // data entering the phase, per NPU
   QueuePick pick = QueuePick::kRoundRobin;
+  // A communicator group's ring: its members in ring order (else nullptr: a network dimension).
+  const std::vector<NpuId>* members = nullptr;
 };
 
 struct ChunkPlan {
@@ -35,8 +37,12 @@ struct ChunkPlan {
 std::uint64_t phase_output_bytes(CollectiveKind kind, std::uint64_t bytes, std::uint32_t ring_size);
 
 // The plan for a collective of `bytes` per NPU over the whole network. `involved_dims` has bit d
-// set when logical dimension d takes part. Throws Error when the kind has no implementation.
+// set when logical dimension d takes part. With `group` (a communicator group smaller than the
+// network) the collective is one ring over the group's members in the order given, with the
+// first token's algorithm (ring when the list has several), as the reference does (§1.5).
+// Throws Error when the kind has no implementation.
 ChunkPlan plan_collective(const SystemSpec& spec, const network::Topology& topology,
-                          CollectiveKind kind, std::uint64_t bytes, std::uint32_t involved_dims);
+                          CollectiveKind kind, std::uint64_t bytes, std::uint32_t involved_dims,
+                          const std::vector<NpuId>* group = nullptr);
 
 }  // namespace chakrasim::system

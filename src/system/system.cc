@@ -13,36 +13,36 @@ struct System::Io {
   std::uint32_t stream;
 
   void bundle(bool reduce, std::uint64_t /*bytes*/) {
-    const NpuId npu = sys.streams_[stream].npu;
-    sys.timers_.schedule(npu, sys.spec_.endpoint_delay_ns, TimerOwner::kSystem, kEndpointDone,
+    const Stream& s = sys.streams_[stream];
+    sys.timers_.schedule(s.npu, s.endpoint_ns, TimerOwner::kSystem, kEndpointDone,
                          (static_cast<std::uint64_t>(stream) << 1) | (reduce ? 1u : 0u));
   }
   void send(NpuId dst, std::uint64_t bytes) {
     const Stream& s = sys.streams_[stream];
-    std::uint32_t id;
-    if (sys.free_messages_.empty()) {
-      id = static_cast<std::uint32_t>(sys.messages_.size());
-      sys.messages_.emplace_back();
-    } else {
-      id = sys.free_messages_.back();
-      sys.free_messages_.pop_back();
-    }
-    sys.messages_[id] = {MessageKey{s.tag, bytes, s.npu, dst}, stream};
-    ++sys.messages_sent_;
-    sys.network_->send(s.npu, dst, bytes, id);
+    // Collective sends complete unobserved: only receives drive the algorithm.
+    sys.transport_send(s.npu, dst, bytes, s.tag, Completion{});
   }
   void receive(NpuId src, std::uint64_t bytes) {
     const Stream& s = sys.streams_[stream];
-    if (sys.mailbox_.post_receive(MessageKey{s.tag, bytes, src, s.npu},
-                                  Completion{stream, kStreamReceive})) {
-      sys.streams_[stream].ring.on_receive(*this);
-    }
+    sys.transport_receive(s.npu, src, bytes, s.tag, Completion{stream, kStreamReceive});
   }
   void finish() { sys.enter_next_phase(stream); }
 };
 
+namespace {
+
+// Message tags: point-to-point tags, collective stream tags and rendezvous go-aheads live in
+// separate spaces, so no two kinds of message can ever be paired.
+constexpr std::uint64_t kTagMask = (1ull << 61) - 1;
+constexpr std::uint64_t kCollectiveTag = 1ull << 61;
+constexpr std::uint64_t kGoAheadTag = 1ull << 62;
+
+std::uint64_t p2p_tag(std::int64_t tag) { return static_cast<std::uint64_t>(tag) & kTagMask; }
+
+}  // namespace
+
 System::System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers,
-               CollectiveListener& listener)
+               CommListener& listener)
     : spec_(spec), topology_(topology), timers_(timers), listener_(listener) {
   const NpuId npus = topology.npu_count();
   const std::size_t dims = std::max<std::size_t>(1, topology.dims());
@@ -57,11 +57,39 @@ System::System(const SystemSpec& spec, const network::Topology& topology, NpuTim
   running_.assign(static_cast<std::size_t>(npus) * queues_per_npu_, 0);
 }
 
-std::uint32_t System::plan_for(const CollectiveRequest& request) {
-  auto key = std::make_tuple(static_cast<int>(request.kind), request.bytes, request.involved_dims);
+void System::set_groups(const CommGroups& groups) {
+  for (const auto& [key, members] : groups) register_group(~0u, key, members);
+}
+
+void System::register_group(NpuId npu, std::uint32_t key, std::vector<NpuId> members) {
+  Group g;
+  g.id = npu == ~0u ? key : key + 1;
+  if (members.empty()) {
+    for (NpuId r = 0; r < topology_.npu_count(); ++r) members.push_back(r);
+  }
+  g.members = std::move(members);
+  for (std::uint32_t i = 0; i < g.members.size(); ++i) g.position.emplace_back(g.members[i], i);
+  std::sort(g.position.begin(), g.position.end());
+  if (npu == ~0u) {
+    groups_[key] = std::move(g);
+  } else {
+    npu_groups_[{npu, key}] = std::move(g);
+  }
+}
+
+const System::Group* System::find_group(NpuId npu, std::uint32_t key) const {
+  auto own = npu_groups_.find({npu, key});
+  if (own != npu_groups_.end()) return &own->second;
+  auto shared = groups_.find(key);
+  return shared != groups_.end() ? &shared->second : nullptr;
+}
+
+std::uint32_t System::plan_for(const CollectiveRequest& request, const Group* group) {
+  auto key = std::make_tuple(static_cast<int>(request.kind), request.bytes, request.involved_dims, group);
   auto it = plan_ids_.find(key);
   if (it != plan_ids_.end()) return it->second;
-  plans_.push_back(plan_collective(spec_, topology_, request.kind, request.bytes, request.involved_dims));
+  plans_.push_back(plan_collective(spec_, topology_, request.kind, request.bytes, request.involved_dims,
+                                   group != nullptr ? &group->members : nullptr));
   auto id = static_cast<std::uint32_t>(plans_.size() - 1);
   plan_ids_.emplace(key, id);
   return id;
@@ -104,10 +132,26 @@ System::PhaseQueue System::pick_queue(NpuId npu, const PhasePlan& phase) {
 }
 
 void System::start_collective(NpuId npu, const CollectiveRequest& request, std::uint64_t token) {
-  const std::uint32_t plan_id = plan_for(request);
+  const Group* group = nullptr;
+  if (request.group != 0) {
+    group = find_group(npu, request.group);
+    if (group == nullptr) {
+      fail("NPU {} runs a {} on communicator group {}, which no group file or process-group node "
+           "defines",
+           npu, collective_name(request.kind), request.group);
+    }
+    if (!std::binary_search(group->position.begin(), group->position.end(), std::make_pair(npu, 0u),
+                            [](const auto& a, const auto& b) { return a.first < b.first; })) {
+      fail("NPU {} runs a {} on communicator group {}, which does not include it", npu,
+           collective_name(request.kind), request.group);
+    }
+    // A group of the whole network runs the full multi-dimensional plan.
+    if (group->members.size() == topology_.npu_count()) group = nullptr;
+  }
+  const std::uint32_t plan_id = plan_for(request, group);
   const std::uint64_t chunks = plans_[plan_id].chunks;
   if (chunks == 0) {
-    listener_.on_collective_done(npu, token);
+    listener_.on_comm_done(npu, token);
     return;
   }
   std::uint32_t collective;
@@ -132,7 +176,14 @@ void System::start_collective(NpuId npu, const CollectiveRequest& request, std::
     s.npu = npu;
     s.collective = collective;
     s.plan = plan_id;
-    s.tag = next_stream_tag_[npu]++;
+    if (group == nullptr) {
+      s.tag = kCollectiveTag | next_stream_tag_[npu]++;
+    } else {
+      const std::uint64_t counter = group_stream_tag_[(static_cast<std::uint64_t>(npu) << 32) | group->id]++;
+      s.tag = kCollectiveTag | (static_cast<std::uint64_t>(group->id) << 32) | counter;
+    }
+    s.group = group;
+    s.endpoint_ns = group == nullptr ? spec_.endpoint_delay_ns : kGroupEndpointDelayNs;
     s.priority = priority;
     s.next_phase = 0;
     s.queue = -1;
@@ -174,10 +225,19 @@ void System::enter_next_phase(std::uint32_t id) {
   s.initialized = false;
 
   const std::uint32_t n = phase.ring_size;
-  const NpuId stride = phase.stride;
-  const std::uint32_t index = phase.flat ? npu : topology_.coordinate(npu, phase.dim);
-  const NpuId up = index == n - 1 ? npu - stride * (n - 1) : npu + stride;
-  const NpuId down = index == 0 ? npu + stride * (n - 1) : npu - stride;
+  NpuId up, down;
+  if (phase.members != nullptr) {
+    const auto& pos = s.group->position;
+    const std::uint32_t index =
+        std::lower_bound(pos.begin(), pos.end(), std::make_pair(npu, 0u))->second;
+    up = (*phase.members)[(index + 1) % n];
+    down = (*phase.members)[(index + n - 1) % n];
+  } else {
+    const NpuId stride = phase.stride;
+    const std::uint32_t index = phase.flat ? npu : topology_.coordinate(npu, phase.dim);
+    up = index == n - 1 ? npu - stride * (n - 1) : npu + stride;
+    down = index == 0 ? npu + stride * (n - 1) : npu - stride;
+  }
   s.ring = RingState{};
   s.ring.configure(phase.kind, phase.bytes, n, pq.clockwise ? up : down,
                    pq.clockwise ? down : up);
@@ -227,7 +287,7 @@ void System::collective_stream_done(std::uint32_t collective) {
   const NpuId npu = c.npu;
   const std::uint64_t token = c.token;
   free_collectives_.push_back(collective);
-  listener_.on_collective_done(npu, token);
+  listener_.on_comm_done(npu, token);
 }
 
 Tick System::reduction_ns(std::uint64_t bytes) const {
@@ -254,14 +314,91 @@ void System::handle_timer(const TimerEntry& entry) {
   }
 }
 
+std::uint32_t System::new_op(const PendingOp& op) {
+  std::uint32_t id;
+  if (free_ops_.empty()) {
+    id = static_cast<std::uint32_t>(ops_.size());
+    ops_.push_back(op);
+  } else {
+    id = free_ops_.back();
+    free_ops_.pop_back();
+    ops_[id] = op;
+  }
+  return id;
+}
+
+void System::send(NpuId npu, NpuId dst, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) {
+  const std::uint32_t op = new_op({npu, dst, token, bytes, 0, {}});
+  transport_send(npu, dst, bytes, p2p_tag(tag), Completion{op, kOpDone});
+}
+
+void System::receive(NpuId npu, NpuId src, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) {
+  const std::uint32_t op = new_op({npu, src, token, bytes, 0, {}});
+  transport_receive(npu, src, bytes, p2p_tag(tag), Completion{op, kOpDone});
+}
+
+void System::transport_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent) {
+  if (!spec_.rendezvous) {
+    raw_send(src, dst, bytes, tag, on_sent);
+    return;
+  }
+  // Wait for the receiver's go-ahead, then send.
+  const std::uint32_t op = new_op({src, dst, 0, bytes, tag, on_sent});
+  const Completion go{op, kRendezvousGo};
+  if (mailbox_.post_receive(MessageKey{tag | kGoAheadTag, kRendezvousBytes, dst, src}, go)) dispatch(go);
+}
+
+void System::transport_receive(NpuId dst, NpuId src, std::uint64_t bytes, std::uint64_t tag,
+                               Completion on_received) {
+  if (spec_.rendezvous) raw_send(dst, src, kRendezvousBytes, tag | kGoAheadTag, Completion{});
+  if (mailbox_.post_receive(MessageKey{tag, bytes, src, dst}, on_received)) dispatch(on_received);
+}
+
+void System::raw_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent) {
+  std::uint32_t id;
+  if (free_messages_.empty()) {
+    id = static_cast<std::uint32_t>(messages_.size());
+    messages_.emplace_back();
+  } else {
+    id = free_messages_.back();
+    free_messages_.pop_back();
+  }
+  messages_[id] = {MessageKey{tag, bytes, src, dst}, on_sent};
+  ++messages_sent_;
+  network_->send(src, dst, bytes, id);
+}
+
+void System::dispatch(const Completion& c) {
+  switch (c.kind) {
+    case kNone: return;
+    case kStreamReceive: {
+      const auto id = static_cast<std::uint32_t>(c.arg);
+      Io io{*this, id};
+      streams_[id].ring.on_receive(io);
+      return;
+    }
+    case kOpDone: {
+      const PendingOp op = ops_[c.arg];
+      free_ops_.push_back(static_cast<std::uint32_t>(c.arg));
+      listener_.on_comm_done(op.npu, op.token);
+      return;
+    }
+    case kRendezvousGo: {
+      const PendingOp op = ops_[c.arg];
+      free_ops_.push_back(static_cast<std::uint32_t>(c.arg));
+      raw_send(op.npu, op.peer, op.bytes, op.tag, op.on_sent);
+      return;
+    }
+  }
+}
+
+// As the reference: the sender hears of the arrival first, then the matching receive.
 void System::on_arrival(std::uint64_t message) {
   const Message m = messages_[message];
   free_messages_.push_back(static_cast<std::uint32_t>(message));
+  dispatch(m.on_sent);
   Completion receive;
-  if (!mailbox_.arrive(m.key, receive)) return;
-  const auto id = static_cast<std::uint32_t>(receive.arg);
-  Io io{*this, id};
-  streams_[id].ring.on_receive(io);
+  if (mailbox_.arrive(m.key, receive)) dispatch(receive);
 }
 
 }  // namespace chakrasim::system

@@ -1,15 +1,17 @@
 // The system layer: turns each NPU's collectives into chunks ("streams"), runs every chunk
 // through its per-dimension phases under the queue and concurrency rules of the reference
 // (ASTRA-SIM-BEHAVIOUR.md §2.3-2.5), drives the phase algorithms, charges the endpoint delay
-// and reduction cost of every step, and matches messages coming back from the network.
+// and reduction cost of every step, carries point-to-point sends and receives (with the
+// optional rendezvous handshake), and matches messages coming back from the network.
 //
-// Upward, it reports a finished collective to a CollectiveListener (the workload) in the same
-// tick, as the reference does. Downward, it only calls network::Network::send.
+// Upward, it reports a finished operation to a CommListener (the workload) in the same tick,
+// as the reference does. Downward, it only calls network::Network::send.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "core/npu_timers.h"
@@ -17,17 +19,19 @@
 #include "network/network.h"
 #include "network/topology.h"
 #include "system/collective_plan.h"
+#include "system/comm_groups.h"
 #include "system/mailbox.h"
 #include "system/ring.h"
 #include "system/system_spec.h"
 
 namespace chakrasim::system {
 
-class CollectiveListener {
+class CommListener {
  public:
-  virtual ~CollectiveListener() = default;
-  // `npu`'s part of the collective started with `token` is complete (at the current tick).
-  virtual void on_collective_done(NpuId npu, std::uint64_t token) = 0;
+  virtual ~CommListener() = default;
+  // `npu`'s operation started with `token` (a collective, a send or a receive) is complete, at
+  // the current tick.
+  virtual void on_comm_done(NpuId npu, std::uint64_t token) = 0;
 };
 
 struct CollectiveRequest {
@@ -35,18 +39,31 @@ struct CollectiveRequest {
   std::uint64_t bytes = 0;          // per NPU, with the meaning of §2.2 for each kind
   std::int32_t priority = 0;        // used under the EXPLICIT scheduling policy
   std::uint32_t involved_dims = ~0u;
+  std::uint32_t group = 0;          // communicator group key; 0 = every NPU
 };
 
 class System final : public network::ArrivalSink {
  public:
   System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers,
-         CollectiveListener& listener);
+         CommListener& listener);
 
   // The network is built after the system (it needs the system as its sink).
   void attach(network::Network& network) { network_ = &network; }
 
+  // Communicator groups from the group file, shared by every NPU (ids >= 1).
+  void set_groups(const CommGroups& groups);
+  // A group `npu` learns at run time (a PyTorch process-group METADATA node): key `key`, tag id
+  // `key + 1`, as the reference registers them. An empty member list means every NPU.
+  void register_group(NpuId npu, std::uint32_t key, std::vector<NpuId> members);
+
   // Starts `npu`'s part of a collective now; the listener hears `token` when it is done.
+  // Throws Error if the group is unknown or does not contain `npu`.
   void start_collective(NpuId npu, const CollectiveRequest& request, std::uint64_t token);
+
+  // Point-to-point: a send completes when its message has arrived; a receive when a message
+  // with the same (tag, src, dst, bytes) has arrived. Native sends pay no endpoint delay.
+  void send(NpuId npu, NpuId dst, std::uint64_t bytes, std::int64_t tag, std::uint64_t token);
+  void receive(NpuId npu, NpuId src, std::uint64_t bytes, std::int64_t tag, std::uint64_t token);
 
   // A timer this layer scheduled has expired.
   void handle_timer(const TimerEntry& entry);
@@ -59,9 +76,14 @@ class System final : public network::ArrivalSink {
 
  private:
   enum TimerKind : std::uint8_t { kEndpointDone, kReduceDone };
-  enum ReceiveKind : std::uint8_t { kStreamReceive };
+  enum CompletionKind : std::uint8_t { kNone, kStreamReceive, kOpDone, kRendezvousGo };
   struct Io;
 
+  struct Group {
+    std::uint32_t id = 0;               // tag space: the reference's group id
+    std::vector<NpuId> members;         // ring order
+    std::vector<std::pair<NpuId, std::uint32_t>> position;  // sorted (npu, index in members)
+  };
   struct PhaseQueue {
     std::int32_t queue = -1;
     bool clockwise = true;
@@ -75,6 +97,8 @@ class System final : public network::ArrivalSink {
     std::uint32_t next_phase = 0;  // phases entered so far
     std::int32_t queue = -1;       // queue of the current phase; -1 before the first
     bool initialized = false;
+    Tick endpoint_ns = 0;
+    const Group* group = nullptr;
     RingState ring;
     std::vector<PhaseQueue> queues;  // chosen at creation, one per phase
   };
@@ -85,7 +109,15 @@ class System final : public network::ArrivalSink {
   };
   struct Message {
     MessageKey key;
-    std::uint32_t stream = 0;
+    Completion on_sent;
+  };
+  struct PendingOp {  // a workload operation waiting for the network, or a send for its go-ahead
+    NpuId npu = 0;
+    NpuId peer = 0;
+    std::uint64_t token = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t tag = 0;
+    Completion on_sent;
   };
   struct Allocators {
     std::uint32_t round_robin = 0;
@@ -93,7 +125,8 @@ class System final : public network::ArrivalSink {
     std::uint32_t last = 0;
   };
 
-  std::uint32_t plan_for(const CollectiveRequest& request);
+  const Group* find_group(NpuId npu, std::uint32_t key) const;
+  std::uint32_t plan_for(const CollectiveRequest& request, const Group* group);
   PhaseQueue pick_queue(NpuId npu, const PhasePlan& phase);
   void enter_next_phase(std::uint32_t stream);
   void insert_by_priority(std::vector<std::uint32_t>& queue, std::uint32_t stream);
@@ -102,15 +135,23 @@ class System final : public network::ArrivalSink {
   void step_ready(std::uint32_t stream);
   void collective_stream_done(std::uint32_t collective);
   std::uint32_t new_stream();
+  std::uint32_t new_op(const PendingOp& op);
   std::size_t queue_index(NpuId npu, std::int32_t queue) const {
     return static_cast<std::size_t>(npu) * queues_per_npu_ + static_cast<std::size_t>(queue);
   }
   Tick reduction_ns(std::uint64_t bytes) const;
 
+  // The transport under collectives and point-to-point: raw sends and receives, and the
+  // rendezvous handshake on top of them when it is on.
+  void transport_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent);
+  void transport_receive(NpuId dst, NpuId src, std::uint64_t bytes, std::uint64_t tag, Completion on_received);
+  void raw_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent);
+  void dispatch(const Completion& completion);
+
   const SystemSpec& spec_;
   const network::Topology& topology_;
   NpuTimers& timers_;
-  CollectiveListener& listener_;
+  CommListener& listener_;
   network::Network* network_ = nullptr;
 
   std::uint32_t queues_per_dim_;
@@ -123,14 +164,20 @@ class System final : public network::ArrivalSink {
   std::vector<std::uint32_t> free_collectives_;
   std::vector<Message> messages_;
   std::vector<std::uint32_t> free_messages_;
+  std::vector<PendingOp> ops_;
+  std::vector<std::uint32_t> free_ops_;
   Mailbox mailbox_;
 
+  std::map<std::uint32_t, Group> groups_;                   // from the group file
+  std::map<std::pair<NpuId, std::uint32_t>, Group> npu_groups_;  // learnt at run time
+
   std::vector<ChunkPlan> plans_;
-  std::map<std::tuple<int, std::uint64_t, std::uint32_t>, std::uint32_t> plan_ids_;
+  std::map<std::tuple<int, std::uint64_t, std::uint32_t, const Group*>, std::uint32_t> plan_ids_;
 
   // Per NPU.
   std::vector<std::int64_t> priority_counter_;
-  std::vector<std::uint64_t> next_stream_tag_;
+  std::vector<std::uint64_t> next_stream_tag_;                 // world collectives
+  std::unordered_map<std::uint64_t, std::uint64_t> group_stream_tag_;  // (npu << 32 | group id)
   std::vector<Allocators> allocators_;           // per (NPU, logical dimension)
   std::vector<std::vector<std::uint32_t>> active_;  // per (NPU, queue): streams in order
   std::vector<std::uint32_t> running_;              // per (NPU, queue)

@@ -34,6 +34,13 @@ struct SystemSpec {
   // Per collective kind, one choice per logical dimension; empty = not configured.
   std::array<std::vector<AlgorithmChoice>, kCollectiveKinds> implementations;
   std::uint32_t num_queues_per_dim = 1;
+  // Every send first waits for an 8192-byte go-ahead from its receiver (--rendezvous-protocol).
+  bool rendezvous = false;
 };
+
+// The endpoint delay of steps inside a communicator-group ring (the reference's "Fast" path).
+inline constexpr std::uint64_t kGroupEndpointDelayNs = 10;
+// Size of the rendezvous go-ahead message.
+inline constexpr std::uint64_t kRendezvousBytes = 8192;
 
 }  // namespace chakrasim::system

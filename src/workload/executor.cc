@@ -1,5 +1,7 @@
 #include "workload/executor.h"
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.h"
 
 namespace chakrasim::workload {
@@ -27,6 +29,18 @@ system::CollectiveKind collective_kind(std::int64_t type) {
     case CommType::kAllToAll: return system::CollectiveKind::kAllToAll;
     default: return system::CollectiveKind::kAllReduce;
   }
+}
+
+// The communicator group a pg_name selects: "" and "0" mean every NPU (0).
+std::optional<std::uint32_t> group_key(const std::string& pg_name) {
+  if (pg_name.empty() || pg_name == "0") return 0u;
+  std::uint64_t value = 0;
+  for (char c : pg_name) {
+    if (c < '0' || c > '9' || value > 0xffffffffull) return std::nullopt;
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (value > 0xffffffffull) return std::nullopt;
+  return static_cast<std::uint32_t>(value);
 }
 
 }  // namespace
@@ -59,14 +73,22 @@ void validate(const chakra::Graph& graph, const compute::ComputeSpec& compute) {
                where(), a.comm_type, chakra::comm_type_name(a.comm_type));
         }
         if (!a.has(OpAttrs::kCommSize)) fail("{}: missing the attribute \"comm_size\"", where());
-        if (a.has(OpAttrs::kPgName) && !graph.string(a.pg_name).empty() &&
-            graph.string(a.pg_name) != "0") {
-          fail("{}: pg_name \"{}\" selects a communicator group; groups are not supported yet",
+        if (!group_key(graph.string(a.pg_name))) {
+          fail("{}: pg_name \"{}\" is not a communicator group id; expected a decimal integer "
+               "(\"\" or \"0\" for all NPUs)",
                where(), graph.string(a.pg_name));
         }
         break;
       case NodeType::kCommSend:
-      case NodeType::kCommRecv:
+      case NodeType::kCommRecv: {
+        const bool send = graph.type(i) == NodeType::kCommSend;
+        if (!a.has(send ? OpAttrs::kCommDst : OpAttrs::kCommSrc)) {
+          fail("{}: missing the attribute \"{}\"", where(), send ? "comm_dst" : "comm_src");
+        }
+        if (!a.has(OpAttrs::kCommSize)) fail("{}: missing the attribute \"comm_size\"", where());
+        if (!a.has(OpAttrs::kCommTag)) fail("{}: missing the attribute \"comm_tag\"", where());
+        break;
+      }
       case NodeType::kMemLoad:
       case NodeType::kMemStore:
         fail("{}: this node type is not supported yet", where());
@@ -168,9 +190,35 @@ void Executor::issue(NpuId r, std::uint32_t node) {
       request.bytes = a.comm_size;
       request.priority = a.comm_priority;
       if (a.has(OpAttrs::kInvolvedDim)) request.involved_dims = a.involved_dims;
+      request.group = *group_key(g.string(a.pg_name));
       system_->start_collective(r, request, node);
       return;
     }
+    case NodeType::kCommSend:
+    case NodeType::kCommRecv: {
+      const OpAttrs& a = g.attrs(node);
+      const bool send = g.type(node) == NodeType::kCommSend;
+      const std::int64_t self = send ? (a.has(OpAttrs::kCommSrc) ? a.comm_src : r)
+                                     : (a.has(OpAttrs::kCommDst) ? a.comm_dst : r);
+      const std::int64_t peer = send ? a.comm_dst : a.comm_src;
+      if (self != static_cast<std::int64_t>(r) || peer < 0 || peer >= static_cast<std::int64_t>(npus_.size()) ||
+          peer == static_cast<std::int64_t>(r)) {
+        fail("{}: node {} (\"{}\") on NPU {}: {} {} -> {} is invalid; expected {} to be this NPU and "
+             "the peer another NPU from 0 to {}",
+             g.source(), g.id(node), g.name(node), r, send ? "send" : "receive", send ? self : peer,
+             send ? peer : self, send ? "comm_src" : "comm_dst", npus_.size() - 1);
+      }
+      if (send) {
+        system_->send(r, static_cast<NpuId>(peer), a.comm_size, a.comm_tag, node);
+      } else {
+        system_->receive(r, static_cast<NpuId>(peer), a.comm_size, a.comm_tag, node);
+      }
+      return;
+    }
+    case NodeType::kMetadata:
+      register_process_groups(r, node);
+      complete(r, node);
+      return;
     default:
       // INVALID and METADATA take no time.
       complete(r, node);
@@ -199,8 +247,36 @@ void Executor::handle_timer(const TimerEntry& entry) {
   complete(entry.npu, static_cast<std::uint32_t>(entry.arg));
 }
 
-void Executor::on_collective_done(NpuId npu, std::uint64_t token) {
+void Executor::on_comm_done(NpuId npu, std::uint64_t token) {
   complete(npu, static_cast<std::uint32_t>(token));
+}
+
+// inputs.values holds the Python repr of a one-element list around a JSON list, e.g.
+// ['[{"pg_name": "1", "ranks": [0, 1]}]']: drop two characters at each end and read the JSON.
+// Like the reference, a description that does not parse registers nothing.
+void Executor::register_process_groups(NpuId r, std::uint32_t node) {
+  const chakra::Graph& g = *npus_[r].graph;
+  const OpAttrs& a = g.attrs(node);
+  if (!a.has(OpAttrs::kInputsValues)) return;
+  const std::string& text = g.string(a.inputs_values);
+  if (text.size() < 4) return;
+  const nlohmann::json groups = nlohmann::json::parse(text.substr(2, text.size() - 4), nullptr, false);
+  if (!groups.is_array()) return;
+  for (const nlohmann::json& pg : groups) {
+    if (!pg.is_object() || !pg.contains("pg_name")) continue;
+    const nlohmann::json& name = pg["pg_name"];
+    const auto key = group_key(name.is_string() ? name.get<std::string>() : name.dump());
+    if (!key || *key == 0) continue;
+    std::vector<NpuId> members;
+    bool valid = true;
+    if (pg.contains("ranks") && pg["ranks"].is_array()) {
+      for (const nlohmann::json& rank : pg["ranks"]) {
+        if (!rank.is_number_unsigned() || rank.get<std::uint64_t>() >= npus_.size()) valid = false;
+        else members.push_back(rank.get<NpuId>());
+      }
+    }
+    if (valid) system_->register_group(r, *key, std::move(members));
+  }
 }
 
 }  // namespace chakrasim::workload

@@ -6,6 +6,8 @@
 //    (collectives, sends, memory, METADATA, INVALID); receives need no slot;
 //  - at every completion the NPU visits its ready nodes in ascending id and issues each one
 //    whose slot is free.
+// A METADATA node carrying a PyTorch process-group description (inputs.values) registers its
+// communicator groups for that NPU, as the reference means to.
 // Unlike the reference, nodes freed by a zero-time node (INVALID, METADATA, a skipped roofline
 // node) are issued in the same pass instead of waiting for another completion that may never
 // come, and METADATA nodes do not abort the run.
@@ -37,7 +39,7 @@ struct NpuTotals {
 // carries the attributes its model reads; throws Error naming the file and the node.
 void validate(const chakra::Graph& graph, const compute::ComputeSpec& compute);
 
-class Executor final : public system::CollectiveListener {
+class Executor final : public system::CommListener {
  public:
   // `graphs[r]` is rank r's trace; ranks with identical traces may share one graph.
   Executor(std::vector<std::shared_ptr<const chakra::Graph>> graphs,
@@ -49,7 +51,7 @@ class Executor final : public system::CollectiveListener {
   void start();
 
   void handle_timer(const TimerEntry& entry);
-  void on_collective_done(NpuId npu, std::uint64_t token) override;
+  void on_comm_done(NpuId npu, std::uint64_t token) override;
 
   const NpuTotals& totals(NpuId npu) const { return npus_[npu].totals; }
   NpuId npu_count() const { return static_cast<NpuId>(npus_.size()); }
@@ -77,6 +79,7 @@ class Executor final : public system::CollectiveListener {
   void issue_ready(NpuId npu);
   void issue(NpuId npu, std::uint32_t node);
   void complete(NpuId npu, std::uint32_t node);
+  void register_process_groups(NpuId npu, std::uint32_t node);
 
   std::vector<Npu> npus_;
   compute::ComputeModel compute_;
