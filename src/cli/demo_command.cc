@@ -39,7 +39,7 @@ Command add_demo_command(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     std::cout << "chakrasim demo: 1 MiB all-reduce on 8 NPUs, ring 50 GB/s 500 ns per link,\n"
                  "ring algorithm, 4 chunks, 1 active, endpoint delay 10 ns, localBWAware, local memory 50 GB/s.\n\n";
-    return print_run(sim::simulate(tutorial_demo()), "", false);
+    return print_run(sim::simulate(tutorial_demo()), OutputOptions{});
   };
 }
 

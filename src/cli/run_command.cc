@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "network/network.h"
 #include "network/topology.h"
+#include "report/node_log.h"
 #include "sim/simulation.h"
 
 namespace chakrasim::cli {
@@ -32,6 +33,7 @@ struct RunOptions {
   std::string logging_configuration;
   std::string logging_folder;
   bool quiet = false;
+  bool astra_stats = false;
 };
 
 int run(const RunOptions& o) {
@@ -51,15 +53,23 @@ int run(const RunOptions& o) {
   inputs.system.rendezvous = o.rendezvous;
   inputs.compute = system.compute;
   const network::Topology topology(inputs.network);
-  if (!o.memory.empty()) {
-    const memory::RemoteMemorySpec memory = config::load_memory(o.memory);
-    (void)memory;  // used by MEM_LOAD/MEM_STORE nodes, which the workload rejects until supported
-  }
+  if (!o.memory.empty()) inputs.memory = config::load_memory(o.memory);
+  inputs.replay_only = system.replay_only;
   if (!o.comm_groups.empty() && o.comm_groups.find("empty") == std::string::npos) {
     inputs.groups = config::load_comm_groups(o.comm_groups, topology.npu_count());
   }
   inputs.graphs = chakra::load_workload(o.workload, topology.npu_count());
-  return print_run(sim::simulate(inputs), o.json, o.quiet);
+  OutputOptions out;
+  out.json_path = o.json;
+  out.quiet = o.quiet;
+  if (o.astra_stats) {
+    report::NodeLog log(topology.npu_count());
+    const sim::Result result = sim::simulate(inputs, &log);
+    out.inputs = &inputs;
+    out.log = &log;
+    return print_run(result, out);
+  }
+  return print_run(sim::simulate(inputs), out);
 }
 
 }  // namespace
@@ -94,6 +104,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--logging-configuration", o->logging_configuration, "Accepted for compatibility; no effect");
   cmd->add_option("--logging-folder", o->logging_folder, "Accepted for compatibility; no effect");
   cmd->add_flag("--quiet,-q", o->quiet, "Print only the per-NPU lines (no summary, no warnings)");
+  cmd->add_flag("--astra-sim-stats", o->astra_stats,
+                "After each NPU's finished line, print ASTRA-sim's statistics block (wall, GPU, CPU, "
+                "Comm, Remote mem time, overlap, roofline figures)");
   cmd->add_flag_callback("--help-system", [] {
     std::cout << "Keys of the system JSON (--system):\n" << config::describe_system_keys();
     throw CLI::Success();

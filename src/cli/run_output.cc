@@ -2,15 +2,30 @@
 
 #include <iostream>
 
+#include <fmt/format.h>
+
+#include "report/astra_statistics.h"
 #include "report/summary.h"
 
 namespace chakrasim::cli {
 
-int print_run(const sim::Result& result, const std::string& json_path, bool quiet) {
-  report::print_finish_lines(std::cout, result);
-  if (!quiet) report::print_summary(std::cout, result);
+int print_run(const sim::Result& result, const OutputOptions& options) {
+  if (options.inputs != nullptr && options.log != nullptr) {
+    std::string text;
+    for (std::size_t r = 0; r < result.npus.size(); ++r) {
+      const sim::NpuResult& n = result.npus[r];
+      if (!n.finished) continue;
+      text += fmt::format("sys[{}] finished, {} cycles, exposed communication {} cycles.\n", r, n.finish_ns,
+                          n.exposed_comm_ns);
+      text += report::statistics_lines(*options.inputs, *options.log, static_cast<NpuId>(r));
+    }
+    std::cout << text;
+  } else {
+    report::print_finish_lines(std::cout, result);
+  }
+  if (!options.quiet) report::print_summary(std::cout, result);
   std::cout.flush();
-  if (!json_path.empty()) report::write_results_json(json_path, result);
+  if (!options.json_path.empty()) report::write_results_json(options.json_path, result);
   if (!result.all_finished()) {
     report::print_deadlock(std::cerr, result);
     return 2;

@@ -5,10 +5,22 @@
 
 #include "sim/simulation.h"
 
+namespace chakrasim::report {
+class NodeLog;
+}
+
 namespace chakrasim::cli {
 
+struct OutputOptions {
+  std::string json_path;  // write the JSON results here when set
+  bool quiet = false;     // no summary, no warnings
+  // With both set, each NPU's `sys[i] finished` line is followed by the reference's statistics.
+  const sim::Inputs* inputs = nullptr;
+  const report::NodeLog* log = nullptr;
+};
+
 // Prints the per-NPU lines, the summary (unless quiet) and any deadlock report; writes the
-// JSON results if `json_path` is set. Returns the exit code: 0, or 2 on a deadlock.
-int print_run(const sim::Result& result, const std::string& json_path, bool quiet);
+// JSON results. Returns the exit code: 0, or 2 on a deadlock.
+int print_run(const sim::Result& result, const OutputOptions& options);
 
 }  // namespace chakrasim::cli

@@ -144,7 +144,6 @@ const std::vector<Param>& params() {
       {"replay-only", "0 | 1", "0", "replay every node for its recorded duration",
        [](const Json& v, Context& c) {
          c.out.replay_only = get_flag(c, "replay-only", v);
-         if (c.out.replay_only) fail("{}: key \"replay-only\": replay mode is not supported yet", c.source);
        }},
       {"all-reduce-implementation", "list of algorithm names", "none",
        "algorithm per logical dimension for all-reduce; the list length is the number of logical "

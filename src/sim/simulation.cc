@@ -15,6 +15,18 @@ Tick Result::max_finish_ns() const {
   return t;
 }
 
+namespace {
+
+workload::WorkloadOptions workload_options(const Inputs& inputs) {
+  workload::WorkloadOptions options;
+  options.compute = inputs.compute;
+  options.replay_only = inputs.replay_only;
+  options.remote_memory = inputs.memory.kind != memory::RemoteMemoryKind::kNone;
+  return options;
+}
+
+}  // namespace
+
 void validate(const Inputs& inputs) {
   const network::Topology topology(inputs.network);
   if (inputs.graphs.size() != topology.npu_count()) {
@@ -29,20 +41,23 @@ void validate(const Inputs& inputs) {
            system::collective_name(static_cast<system::CollectiveKind>(k)), list.size(), topology.dims());
     }
   }
+  const workload::WorkloadOptions options = workload_options(inputs);
   const chakra::Graph* last = nullptr;
   for (const auto& g : inputs.graphs) {
     if (g.get() == last) continue;
     last = g.get();
-    workload::validate(*g, inputs.compute);
+    workload::validate(*g, options);
   }
 }
 
-Result simulate(const Inputs& inputs) {
+Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
   validate(inputs);
   const network::Topology topology(inputs.network);
   EventQueue queue;
   NpuTimers timers(queue, topology.npu_count());
-  workload::Executor executor(inputs.graphs, inputs.compute, timers, queue);
+  memory::RemoteMemory remote_memory(inputs.memory, topology.npu_count());
+  workload::Executor executor(inputs.graphs, workload_options(inputs), remote_memory, timers, queue);
+  executor.observe(observer);
   system::System system(inputs.system, topology, timers, executor);
   std::unique_ptr<network::Network> network = network::make_network(inputs.backend, topology, queue, system);
   system.attach(*network);

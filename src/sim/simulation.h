@@ -10,10 +10,15 @@
 
 #include "chakra/graph.h"
 #include "compute/compute_model.h"
+#include "memory/remote_memory_spec.h"
 #include "core/types.h"
 #include "network/topology.h"
 #include "system/comm_groups.h"
 #include "system/system_spec.h"
+
+namespace chakrasim::workload {
+class NodeObserver;
+}
 
 namespace chakrasim::sim {
 
@@ -21,6 +26,8 @@ struct Inputs {
   network::TopologySpec network;
   system::SystemSpec system;
   compute::ComputeSpec compute;
+  memory::RemoteMemorySpec memory;
+  bool replay_only = false;
   std::string backend = "congestion-unaware";
   system::CommGroups groups;  // communicator groups from the group file
   // One graph per rank; identical ranks may share one.
@@ -61,6 +68,7 @@ struct Result {
 // dimensions, every trace against the models); throws Error on the first problem.
 void validate(const Inputs& inputs);
 
-Result simulate(const Inputs& inputs);
+// Runs the simulation. `observer`, if given, hears every node start and end.
+Result simulate(const Inputs& inputs, workload::NodeObserver* observer = nullptr);
 
 }  // namespace chakrasim::sim

@@ -45,13 +45,20 @@ std::optional<std::uint32_t> group_key(const std::string& pg_name) {
 
 }  // namespace
 
-void validate(const chakra::Graph& graph, const compute::ComputeSpec& compute) {
+void validate(const chakra::Graph& graph, const WorkloadOptions& options) {
+  const compute::ComputeSpec& compute = options.compute;
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
     const OpAttrs& a = graph.attrs(i);
     auto where = [&] {
       return fmt::format("{}: node {} (\"{}\", {})", graph.source(), graph.id(i), graph.name(i),
                          chakra::node_type_name(graph.raw_type(i)));
     };
+    if (graph.raw_type(i) > static_cast<std::uint32_t>(NodeType::kCommColl)) {
+      fail("{}: node {} (\"{}\") has unknown node type {}; expected 0 to 7 (INVALID_NODE to "
+           "COMM_COLL_NODE)",
+           graph.source(), graph.id(i), graph.name(i), graph.raw_type(i));
+    }
+    if (options.replay_only) continue;  // every node is a delay of its recorded duration
     switch (graph.type(i)) {
       case NodeType::kInvalid:
       case NodeType::kMetadata: break;
@@ -91,16 +98,22 @@ void validate(const chakra::Graph& graph, const compute::ComputeSpec& compute) {
       }
       case NodeType::kMemLoad:
       case NodeType::kMemStore:
-        fail("{}: this node type is not supported yet", where());
-      default:
-        fail("{}: unknown node type {}; expected 0..7", graph.source(), graph.raw_type(i));
+        if (!options.remote_memory) {
+          fail("{}: remote memory access, but the memory configuration is NO_MEMORY_EXPANSION "
+               "(or none was given); expected --memory with PER_NPU_MEMORY_EXPANSION, "
+               "PER_NODE_MEMORY_EXPANSION or MEMORY_POOL",
+               where());
+        }
+        if (!a.has(OpAttrs::kTensorSize)) fail("{}: missing the attribute \"tensor_size\"", where());
+        break;
     }
   }
 }
 
-Executor::Executor(std::vector<std::shared_ptr<const chakra::Graph>> graphs,
-                   const compute::ComputeSpec& compute, NpuTimers& timers, EventQueue& queue)
-    : compute_(compute), timers_(timers), queue_(queue) {
+Executor::Executor(std::vector<std::shared_ptr<const chakra::Graph>> graphs, const WorkloadOptions& options,
+                   memory::RemoteMemory& memory, NpuTimers& timers, EventQueue& queue)
+    : compute_(options.compute), replay_only_(options.replay_only), memory_(memory), timers_(timers),
+      queue_(queue) {
   npus_.resize(graphs.size());
   for (std::size_t r = 0; r < graphs.size(); ++r) {
     Npu& npu = npus_[r];
@@ -165,7 +178,14 @@ void Executor::issue(NpuId r, std::uint32_t node) {
   if (slot != kNoSlot) npu.busy[slot] = true;
   npu.state[node] = NodeState::kIssued;
   ++npu.in_flight;
+  if (observer_ != nullptr) observer_->on_node_start(r, node, queue_.now());
 
+  if (replay_only_) {
+    const Tick ns = compute::ComputeModel::replay_ns(g.duration_micros(node));
+    if (g.type(node) == NodeType::kComp) (slot == kCpu ? npu.totals.cpu_compute_ns : npu.totals.gpu_compute_ns) += ns;
+    timers_.schedule(r, ns, TimerOwner::kWorkload, kNodeDone, node);
+    return;
+  }
   switch (g.type(node)) {
     case NodeType::kComp: {
       const std::optional<Tick> ns = compute_.duration(g, node);
@@ -215,6 +235,13 @@ void Executor::issue(NpuId r, std::uint32_t node) {
       }
       return;
     }
+    case NodeType::kMemLoad:
+    case NodeType::kMemStore: {
+      const Tick now = queue_.now();
+      timers_.schedule(r, memory_.access(r, g.attrs(node).tensor_size, now) - now, TimerOwner::kWorkload,
+                       kNodeDone, node);
+      return;
+    }
     case NodeType::kMetadata:
       register_process_groups(r, node);
       complete(r, node);
@@ -233,6 +260,7 @@ void Executor::complete(NpuId r, std::uint32_t node) {
   if (slot != kNoSlot) npu.busy[slot] = false;
   --npu.in_flight;
   ++npu.totals.nodes_done;
+  if (observer_ != nullptr) observer_->on_node_end(r, node, queue_.now());
   npu.state[node] = NodeState::kDone;
   for (std::uint32_t child : g.children(node)) {
     if (--npu.waiting_parents[child] == 0) {

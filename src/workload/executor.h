@@ -23,6 +23,7 @@
 #include "compute/compute_model.h"
 #include "core/npu_timers.h"
 #include "core/types.h"
+#include "memory/remote_memory.h"
 #include "system/system.h"
 
 namespace chakrasim::workload {
@@ -35,17 +36,32 @@ struct NpuTotals {
   std::uint64_t nodes_done = 0;
 };
 
+struct WorkloadOptions {
+  compute::ComputeSpec compute;
+  bool replay_only = false;         // every node is replayed for its recorded duration
+  bool remote_memory = false;       // MEM_LOAD/MEM_STORE nodes have a remote memory to go to
+};
+
 // Checks, before anything runs, that every node of `graph` is one this build can simulate and
 // carries the attributes its model reads; throws Error naming the file and the node.
-void validate(const chakra::Graph& graph, const compute::ComputeSpec& compute);
+void validate(const chakra::Graph& graph, const WorkloadOptions& options);
+
+// Told when nodes start and end (statistics, timelines); absent by default.
+class NodeObserver {
+ public:
+  virtual ~NodeObserver() = default;
+  virtual void on_node_start(NpuId npu, std::uint32_t node, Tick now) = 0;
+  virtual void on_node_end(NpuId npu, std::uint32_t node, Tick now) = 0;
+};
 
 class Executor final : public system::CommListener {
  public:
   // `graphs[r]` is rank r's trace; ranks with identical traces may share one graph.
-  Executor(std::vector<std::shared_ptr<const chakra::Graph>> graphs,
-           const compute::ComputeSpec& compute, NpuTimers& timers, EventQueue& queue);
+  Executor(std::vector<std::shared_ptr<const chakra::Graph>> graphs, const WorkloadOptions& options,
+           memory::RemoteMemory& memory, NpuTimers& timers, EventQueue& queue);
 
   void attach(system::System& system) { system_ = &system; }
+  void observe(NodeObserver* observer) { observer_ = observer; }
 
   // Issues every NPU's initial ready nodes (time 0), in rank order.
   void start();
@@ -83,6 +99,9 @@ class Executor final : public system::CommListener {
 
   std::vector<Npu> npus_;
   compute::ComputeModel compute_;
+  bool replay_only_;
+  memory::RemoteMemory& memory_;
+  NodeObserver* observer_ = nullptr;
   NpuTimers& timers_;
   EventQueue& queue_;
   system::System* system_ = nullptr;
