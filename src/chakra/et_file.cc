@@ -1,5 +1,6 @@
 #include "chakra/et_file.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -82,6 +83,8 @@ Trace parse_trace(std::string_view bytes, const std::string& source) {
 }
 
 Trace read_trace(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail("{}: is a directory; expected a Chakra trace file", path);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("{}: cannot open the trace file (does it exist and is it readable?)", path);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

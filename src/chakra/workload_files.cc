@@ -15,6 +15,10 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
   std::unordered_map<std::string, std::shared_ptr<const Graph>> seen;
   for (std::size_t r = 0; r < ranks; ++r) {
     const std::string path = rank_path(prefix, r);
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      fail("{}: is a directory; expected the Chakra trace of rank {}", path, r);
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
       if (r == 0 && !std::filesystem::exists(path)) {

@@ -23,11 +23,13 @@ Json parse_object(const std::string& text, const std::string& source, const char
   return root;
 }
 
-std::uint64_t unsigned_key(const Json& root, const char* key, const std::string& source) {
+std::uint64_t unsigned_key(const Json& root, const char* key, const std::string& source,
+                           std::uint64_t max = UINT64_MAX) {
   auto it = root.find(key);
   if (it == root.end()) return 0;
-  if (!it->is_number_unsigned() && !(it->is_number_integer() && it->get<std::int64_t>() >= 0)) {
-    fail("{}: key \"{}\": value {} is invalid; expected an integer, 0 or more", source, key, it->dump());
+  if ((!it->is_number_unsigned() && !(it->is_number_integer() && it->get<std::int64_t>() >= 0)) ||
+      it->get<std::uint64_t>() > max) {
+    fail("{}: key \"{}\": value {} is invalid; expected an integer, 0 or more (and at most {})", source, key, it->dump(), max);
   }
   return it->get<std::uint64_t>();
 }
@@ -55,8 +57,8 @@ memory::RemoteMemorySpec parse_memory(const std::string& text, const std::string
   }
   spec.latency_ns = unsigned_key(root, "remote-mem-latency", source);
   spec.bandwidth_gbps = unsigned_key(root, "remote-mem-bw", source);
-  spec.nodes = static_cast<std::uint32_t>(unsigned_key(root, "num-nodes", source));
-  spec.npus_per_node = static_cast<std::uint32_t>(unsigned_key(root, "num-npus-per-node", source));
+  spec.nodes = static_cast<std::uint32_t>(unsigned_key(root, "num-nodes", source, UINT32_MAX));
+  spec.npus_per_node = static_cast<std::uint32_t>(unsigned_key(root, "num-npus-per-node", source, UINT32_MAX));
   return spec;
 }
 
@@ -98,7 +100,9 @@ system::CommGroups parse_comm_groups(const std::string& text, const std::string&
       }
       members.push_back(static_cast<NpuId>(npu));
     }
-    groups.emplace(static_cast<std::uint32_t>(id), std::move(members));
+    if (!groups.emplace(static_cast<std::uint32_t>(id), std::move(members)).second) {
+      fail("{}: group id {} is given twice (\"{}\" repeats an earlier key)", source, id, key);
+    }
   }
   return groups;
 }

@@ -1,5 +1,6 @@
 #include "config/read_file.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -8,6 +9,8 @@
 namespace chakrasim::config {
 
 std::string read_text_file(const std::string& path, const char* what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail("{}: is a directory; expected the {} file", path, what);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("{}: cannot open the {} (does the file exist and is it readable?)", path, what);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

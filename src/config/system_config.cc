@@ -32,15 +32,28 @@ struct Param {
   fail("{}: key \"{}\": value {} is invalid; expected {}", c.source, key, v.dump(), expected);
 }
 
+std::string int_range(std::int64_t min, std::int64_t max) {
+  return min > 0 ? fmt::format("an integer of at least {} (and at most {})", min, max)
+                 : fmt::format("an integer, 0 or more (and at most {})", max);
+}
+
+// Integers are bounded by 2^32 - 1: every count and delay in the system JSON fits, and a larger
+// value is a typo, not a setting.
 std::int64_t get_int(const Context& c, const char* key, const Json& v, std::int64_t min) {
+  constexpr std::int64_t kMax = 0xffffffffll;
   if (v.is_number_integer() || v.is_number_unsigned()) {
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(kMax)) {
+      bad_value(c, key, v, int_range(min, kMax));
+    }
     std::int64_t x = v.get<std::int64_t>();
-    if (x >= min) return x;
+    if (x >= min && x <= kMax) return x;
   } else if (v.is_number_float()) {
     double x = v.get<double>();
-    if (x == std::floor(x) && x >= static_cast<double>(min) && x < 9e18) return static_cast<std::int64_t>(x);
+    if (x == std::floor(x) && x >= static_cast<double>(min) && x <= static_cast<double>(kMax)) {
+      return static_cast<std::int64_t>(x);
+    }
   }
-  bad_value(c, key, v, min > 0 ? fmt::format("an integer of at least {}", min) : "an integer, 0 or more");
+  bad_value(c, key, v, int_range(min, kMax));
 }
 
 double get_number(const Context& c, const char* key, const Json& v) {
