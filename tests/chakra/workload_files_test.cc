@@ -1,0 +1,155 @@
+// Covers load_workload (chakra/workload_files.h): one Graph per rank, byte-identical rank files
+// sharing one parsed Graph, and the errors for missing or bad rank files.
+#include "chakra/workload_files.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "chakra/et_file.h"
+#include "chakra/trace_builder.h"
+#include "core/error.h"
+#include "support/test_support.h"
+
+namespace chakrasim::chakra {
+namespace {
+
+using ::testing::HasSubstr;
+
+template <typename F>
+std::string error_of(F&& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected chakrasim::Error, got another exception: " << e.what();
+    return {};
+  }
+  ADD_FAILURE() << "expected chakrasim::Error, nothing was thrown";
+  return {};
+}
+
+Trace collective_trace(std::uint64_t bytes) {
+  TraceBuilder b;
+  b.collective("ar", CommType::kAllReduce, bytes);
+  return b.trace();
+}
+
+// Writes PREFIX.0.et .. PREFIX.3.et in a fresh directory: ranks 0, 1, 3 identical, rank 2 not.
+std::string write_four_ranks(const std::string& name) {
+  const std::string prefix = (test::temp_dir(name) / "wl").string();
+  write_trace(rank_path(prefix, 0), collective_trace(1024));
+  write_trace(rank_path(prefix, 1), collective_trace(1024));
+  write_trace(rank_path(prefix, 2), collective_trace(2048));
+  write_trace(rank_path(prefix, 3), collective_trace(1024));
+  return prefix;
+}
+
+TEST(LoadWorkload, IdenticalFilesShareOneGraph) {
+  const std::string prefix = write_four_ranks("workload_share");
+  const auto graphs = load_workload(prefix, 4);
+  ASSERT_EQ(graphs.size(), 4u);
+  for (const auto& g : graphs) ASSERT_NE(g, nullptr);
+  EXPECT_EQ(graphs[0].get(), graphs[1].get());
+  EXPECT_EQ(graphs[0].get(), graphs[3].get());
+  EXPECT_NE(graphs[0].get(), graphs[2].get());
+  EXPECT_EQ(graphs[0]->attrs(0).comm_size, 1024u);
+  EXPECT_EQ(graphs[2]->attrs(0).comm_size, 2048u);
+  // A shared graph keeps the name of the first file that produced it.
+  EXPECT_EQ(graphs[0]->source(), rank_path(prefix, 0));
+  EXPECT_EQ(graphs[2]->source(), rank_path(prefix, 2));
+}
+
+TEST(LoadWorkload, FewerRanksThanFilesReadsOnlyThoseRanks) {
+  const std::string prefix = write_four_ranks("workload_fewer");
+  const auto graphs = load_workload(prefix, 2);
+  ASSERT_EQ(graphs.size(), 2u);
+  EXPECT_EQ(graphs[0].get(), graphs[1].get());
+}
+
+TEST(LoadWorkload, SameContentDifferentIdsAreDifferentGraphs) {
+  // Per-rank ids (as the microbenchmark scripts write them) make the files differ.
+  const std::string prefix = (test::temp_dir("workload_ids") / "wl").string();
+  for (std::size_t r = 0; r < 2; ++r) {
+    TraceBuilder b;
+    b.set_next_id(r);
+    b.collective("ar", CommType::kAllReduce, 1024);
+    write_trace(rank_path(prefix, r), b.trace());
+  }
+  const auto graphs = load_workload(prefix, 2);
+  EXPECT_NE(graphs[0].get(), graphs[1].get());
+  EXPECT_EQ(graphs[0]->id(0), 0u);
+  EXPECT_EQ(graphs[1]->id(0), 1u);
+}
+
+TEST(LoadWorkload, MissingRankZeroExplainsThePrefix) {
+  const std::string prefix = (test::temp_dir("workload_none") / "absent").string();
+  const std::string msg = error_of([&] { load_workload(prefix, 4); });
+  EXPECT_THAT(msg, HasSubstr(rank_path(prefix, 0)));
+  EXPECT_THAT(msg, HasSubstr("rank 0 does not exist"));
+  EXPECT_THAT(msg, HasSubstr("PREFIX.<rank>.et"));
+}
+
+TEST(LoadWorkload, MissingRankTwoNamesThePathAndTheRankRange) {
+  const std::string prefix = write_four_ranks("workload_missing2");
+  std::filesystem::remove(rank_path(prefix, 2));
+  const std::string msg = error_of([&] { load_workload(prefix, 4); });
+  EXPECT_THAT(msg, HasSubstr(rank_path(prefix, 2)));
+  EXPECT_THAT(msg, HasSubstr("rank 2"));
+  EXPECT_THAT(msg, HasSubstr("4 NPUs"));
+  EXPECT_THAT(msg, HasSubstr("ranks 0 to 3"));
+}
+
+TEST(LoadWorkload, MoreRanksThanFilesFailsOnTheFirstMissingRank) {
+  const std::string prefix = write_four_ranks("workload_more");
+  const std::string msg = error_of([&] { load_workload(prefix, 8); });
+  EXPECT_THAT(msg, HasSubstr(rank_path(prefix, 4)));
+  EXPECT_THAT(msg, HasSubstr("ranks 0 to 7"));
+}
+
+TEST(LoadWorkload, RankFileThatIsADirectoryIsAnErrorNamingThePath) {
+  // The stream opens a directory but cannot read it: expect chakrasim::Error naming the path,
+  // not a std::ios_base::failure escaping from the read.
+  const std::string prefix = write_four_ranks("workload_dir");
+  std::filesystem::remove(rank_path(prefix, 1));
+  std::filesystem::create_directories(rank_path(prefix, 1));
+  const std::string msg = error_of([&] { load_workload(prefix, 4); });
+  EXPECT_THAT(msg, HasSubstr(rank_path(prefix, 1) + ": is a directory; expected the Chakra trace of rank 1"));
+}
+
+TEST(LoadWorkload, ParseAndGraphErrorsNameTheRankFile) {
+  const std::string prefix = write_four_ranks("workload_bad");
+  {
+    std::ofstream out(rank_path(prefix, 3), std::ios::binary | std::ios::trunc);
+    out << "\x07\x0a\x05";  // truncated metadata
+  }
+  std::string msg = error_of([&] { load_workload(prefix, 4); });
+  EXPECT_THAT(msg, HasSubstr(rank_path(prefix, 3) + ": byte 0"));
+  EXPECT_THAT(msg, HasSubstr("truncated"));
+
+  TraceBuilder b;
+  b.collective("ar", CommType::kAllReduce, 1, {77});
+  write_trace(rank_path(prefix, 3), b.trace());
+  msg = error_of([&] { load_workload(prefix, 4); });
+  EXPECT_THAT(msg, HasSubstr(rank_path(prefix, 3) + ": node 0 (\"ar\") has a data dependency on node 77"));
+}
+
+TEST(LoadWorkload, ReferenceMicrobenchmarkLoads) {
+  CHAKRASIM_REQUIRE_REFERENCE(ref);
+  const std::string prefix = (ref / "traces" / "microbenchmarks" / "all_to_all" / "16npus_1MB" / "all_to_all").string();
+  const auto graphs = load_workload(prefix, 16);
+  ASSERT_EQ(graphs.size(), 16u);
+  for (std::size_t r = 0; r < 16; ++r) {
+    ASSERT_EQ(graphs[r]->size(), 1u);
+    EXPECT_EQ(graphs[r]->id(0), r);  // ids continue across ranks, so no sharing here
+    EXPECT_EQ(graphs[r]->attrs(0).comm_type, static_cast<std::int64_t>(CommType::kAllToAll));
+    EXPECT_EQ(graphs[r]->attrs(0).comm_size, 1048576u);
+  }
+}
+
+}  // namespace
+}  // namespace chakrasim::chakra
