@@ -2,6 +2,7 @@
 // ASTRA-SIM-BEHAVIOUR.md §4 (CA column), and EXPECTED.md's congestion-aware column.
 #include <gtest/gtest.h>
 
+#include "chakra/attributes.h"
 #include "chakra/workload_files.h"
 #include "config/network_config.h"
 #include "config/system_config.h"
@@ -86,6 +87,43 @@ TEST(CompatCa, RingAllGather16) {
   sys.local_mem_bw_gbps = 1600;
   expect_all_finish(run_ca(network_of({{DimensionKind::kRing, 16, 50, 500}}), sys, chakra::CommType::kAllGather, kMiB),
                     323560);
+}
+
+// Our multi-dimensional extension, derived by hand. Network: dimension 0 a Ring of 4 at 50 GB/s
+// and 500 ns, dimension 1 a Switch of 2 at 100 GB/s and 1000 ns; NPU = c0 + 4 c1.
+// NPU 1 (1,0) sends 1 MiB to NPU 6 (2,1); NPU 2 (2,0) sends 2 MiB to NPU 6 at the same time.
+//  - NPU 2's message: up-link 2 busy 0-19531 (2097152 / 107.374 B/ns), at the switch at
+//    floor(1000 + 19531.25) = 20531; down-link 6 busy 20531-40062, at NPU 6 at 41062.
+//  - NPU 1's message goes along dimension 0 first: ring link 1->2, at NPU 2 at
+//    floor(500 + 19531.25) = 20031; up-link 2 is free again: at the switch at
+//    20031 + floor(1000 + 9765.6) = 30796; down-link 6 is busy until 40062, so it waits and
+//    arrives at 40062 + 10765 = 50827.
+// Sends complete at arrival: NPU 1 at 50827, NPU 2 at 41062; NPU 6 receives both by 50827.
+TEST(CongestionAwareMultiDim, RoutesDimensionByDimensionAndQueues) {
+  auto p2p = [](std::vector<std::tuple<bool, int, std::uint64_t, int>> ops) {
+    chakra::TraceBuilder b;
+    for (auto [send, peer, bytes, tag] : ops) {
+      chakra::Node& n = b.add(send ? chakra::NodeType::kCommSend : chakra::NodeType::kCommRecv, send ? "send" : "recv");
+      *n.add_attr() = chakra::make_int32(send ? "comm_dst" : "comm_src", peer);
+      *n.add_attr() = chakra::make_int64("comm_size", static_cast<std::int64_t>(bytes));
+      *n.add_attr() = chakra::make_int32("comm_tag", tag);
+    }
+    if (ops.empty()) b.comp("idle", 1);
+    return std::make_shared<const chakra::Graph>(chakra::Graph::build(b.trace(), "p2p"));
+  };
+  sim::Inputs in;
+  in.backend = "congestion-aware";
+  in.network = network_of({{DimensionKind::kRing, 4, 50, 500}, {DimensionKind::kSwitch, 2, 100, 1000}});
+  in.system = system_of("ring", 2, 1, 1);
+  auto idle = p2p({});
+  in.graphs = {idle, p2p({{true, 6, kMiB, 1}}), p2p({{true, 6, 2 * kMiB, 2}}), idle,
+               idle, idle, p2p({{false, 1, kMiB, 1}, {false, 2, 2 * kMiB, 2}}), idle};
+  const sim::Result r = run(in);
+  ASSERT_TRUE(r.all_finished());
+  EXPECT_EQ(r.npus[1].finish_ns, 50827u);
+  EXPECT_EQ(r.npus[2].finish_ns, 41062u);
+  EXPECT_EQ(r.npus[6].finish_ns, 50827u);
+  EXPECT_EQ(r.npus[0].finish_ns, 1000u);
 }
 
 struct Case {
