@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
   CLI::App app{"chakrasim: simulate distributed AI systems from Chakra execution traces"};
   app.set_version_flag("--version", "chakrasim 0.1.0");
   app.require_subcommand(1);
-  std::vector<cli::Command> commands = {cli::add_run_command(app), cli::add_demo_command(app)};
+  std::vector<cli::Command> commands = {cli::add_run_command(app), cli::add_demo_command(app),
+                                        cli::add_chakra_command(app)};
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
