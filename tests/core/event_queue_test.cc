@@ -1,0 +1,196 @@
+// Tests of EventQueue: (time, seq) order, FIFO ties, the current-time fast lane, the clock and
+// the counters, and a randomized run checked against a stable sort of (time, insertion index).
+#include "core/event_queue.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace chakrasim {
+namespace {
+
+// Schedules a kTimers event on NPU 0 whose arg is `id`.
+void push(EventQueue& q, Tick time, std::uint64_t id) { q.schedule(time, EventTarget::kTimers, 0, 0, id); }
+
+// Pops everything and returns the args in pop order.
+std::vector<std::uint64_t> drain(EventQueue& q) {
+  std::vector<std::uint64_t> order;
+  while (!q.empty()) order.push_back(q.pop().arg);
+  return order;
+}
+
+TEST(EventQueue, PopsInTimeOrderAndAdvancesTheClock) {
+  // Scheduled at 30, 10, 20 (args 0, 1, 2): popped 10 (1), 20 (2), 30 (0); now() follows.
+  EventQueue q;
+  push(q, 30, 0);
+  push(q, 10, 1);
+  push(q, 20, 2);
+  EXPECT_EQ(q.now(), 0u);
+
+  Event e = q.pop();
+  EXPECT_EQ(e.time, 10u);
+  EXPECT_EQ(e.arg, 1u);
+  EXPECT_EQ(q.now(), 10u);
+  e = q.pop();
+  EXPECT_EQ(e.time, 20u);
+  EXPECT_EQ(e.arg, 2u);
+  EXPECT_EQ(q.now(), 20u);
+  e = q.pop();
+  EXPECT_EQ(e.time, 30u);
+  EXPECT_EQ(e.arg, 0u);
+  EXPECT_EQ(q.now(), 30u);
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(EventQueue, CarriesEveryFieldOfTheEvent) {
+  // schedule(7, kNetwork, kind 3, npu 5, arg 99) comes back as exactly that, with seq 0
+  // (the first insertion) and the next one with seq 1.
+  EventQueue q;
+  q.schedule(7, EventTarget::kNetwork, 3, 5, 99);
+  q.schedule(8, EventTarget::kMemory, 4, 6, 100);
+  Event e = q.pop();
+  EXPECT_EQ(e.time, 7u);
+  EXPECT_EQ(e.seq, 0u);
+  EXPECT_EQ(e.target, EventTarget::kNetwork);
+  EXPECT_EQ(e.kind, 3u);
+  EXPECT_EQ(e.npu, 5u);
+  EXPECT_EQ(e.arg, 99u);
+  e = q.pop();
+  EXPECT_EQ(e.seq, 1u);
+  EXPECT_EQ(e.target, EventTarget::kMemory);
+  EXPECT_EQ(e.kind, 4u);
+  EXPECT_EQ(e.npu, 6u);
+  EXPECT_EQ(e.arg, 100u);
+}
+
+TEST(EventQueue, EqualTimesPopInInsertionOrder) {
+  // Ten events at t=5 (args 0..9) interleaved with events at t=3 and t=8 (args 100+):
+  // all of t=3 first, then 0..9 in the order scheduled, then t=8.
+  EventQueue q;
+  for (std::uint64_t i = 0; i < 10; ++i) {
+    push(q, 5, i);
+    push(q, i % 2 == 0 ? 3 : 8, 100 + i);
+  }
+  const std::vector<std::uint64_t> expected = {100, 102, 104, 106, 108, 0,   1,   2,   3,   4,
+                                               5,   6,   7,   8,   9,   101, 103, 105, 107, 109};
+  EXPECT_EQ(drain(q), expected);
+}
+
+TEST(EventQueue, FastLaneRunsAfterHeapEventsAtTheSameTime) {
+  // A (1) and B (2) are scheduled for t=10 while now=0. After A pops (now=10), C (3) and D (4)
+  // are scheduled at t=10 (the fast lane) and E (5) at t=11. Order: A, B, C, D, E: B was in the
+  // heap at t=10 before C and D were scheduled, so it runs first; C and D run FIFO.
+  EventQueue q;
+  push(q, 10, 1);
+  push(q, 10, 2);
+  EXPECT_EQ(q.pop().arg, 1u);
+  EXPECT_EQ(q.now(), 10u);
+  push(q, 10, 3);
+  push(q, 11, 5);
+  push(q, 10, 4);
+  EXPECT_EQ(q.size(), 4u);
+  EXPECT_EQ(drain(q), (std::vector<std::uint64_t>{2, 3, 4, 5}));
+  EXPECT_EQ(q.now(), 11u);
+}
+
+TEST(EventQueue, FastLaneEventsScheduledWhileDrainingTheLaneKeepFifo) {
+  // At now=0 (the start) every t=0 event is a lane event: 0, then 1 scheduled after t=4,
+  // then, while popping 0, event 2 at t=0: order 0, 1, 2, then 4 at t=4.
+  EventQueue q;
+  push(q, 0, 0);
+  push(q, 4, 4);
+  push(q, 0, 1);
+  EXPECT_EQ(q.pop().arg, 0u);
+  push(q, 0, 2);
+  EXPECT_EQ(q.pop().arg, 1u);
+  EXPECT_EQ(q.pop().arg, 2u);
+  EXPECT_EQ(q.now(), 0u);
+  EXPECT_EQ(q.pop().arg, 4u);
+  EXPECT_EQ(q.now(), 4u);
+  // The lane is reusable after it emptied: two more events at t=4 run FIFO.
+  push(q, 4, 5);
+  push(q, 4, 6);
+  EXPECT_EQ(drain(q), (std::vector<std::uint64_t>{5, 6}));
+}
+
+TEST(EventQueue, SizeEmptyAndEventsProcessedCountHeapAndLane) {
+  // Two heap events (t=5, t=6), then after the first pop one lane event at t=5:
+  // sizes 0, 1, 2, (pop) 1, 2 (lane), (pop) 1, (pop) 0; processed 0, 1, 2, 3.
+  EventQueue q;
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.size(), 0u);
+  EXPECT_EQ(q.events_processed(), 0u);
+  push(q, 5, 0);
+  EXPECT_FALSE(q.empty());
+  EXPECT_EQ(q.size(), 1u);
+  push(q, 6, 1);
+  EXPECT_EQ(q.size(), 2u);
+  q.pop();
+  EXPECT_EQ(q.size(), 1u);
+  EXPECT_EQ(q.events_processed(), 1u);
+  push(q, 5, 2);  // fast lane
+  EXPECT_EQ(q.size(), 2u);
+  EXPECT_EQ(q.pop().arg, 2u);
+  EXPECT_EQ(q.size(), 1u);
+  EXPECT_FALSE(q.empty());
+  EXPECT_EQ(q.events_processed(), 2u);
+  EXPECT_EQ(q.pop().arg, 1u);
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.size(), 0u);
+  EXPECT_EQ(q.events_processed(), 3u);
+}
+
+TEST(EventQueue, RandomizedRunMatchesStableSortOfTimeAndInsertionIndex) {
+  // 40000 events at times 0..199 (about 200 per time, so ties everywhere), then, while popping,
+  // each popped event schedules 0-2 more at now + {0 (fast lane), 1, 2, 5, 50} until 100000
+  // events in all. Because no event is ever scheduled in the past, the whole pop sequence must
+  // equal the stable sort by time of every event in insertion order.
+  constexpr std::size_t kInitial = 40000;
+  constexpr std::size_t kTotal = 100000;
+  constexpr Tick kDelays[] = {0, 1, 2, 5, 50};
+  std::mt19937_64 rng(20240601);
+  EventQueue q;
+  std::vector<Tick> time_of;  // by insertion index
+  auto add = [&](Tick t) {
+    q.schedule(t, EventTarget::kTimers, 0, 0, time_of.size());
+    time_of.push_back(t);
+  };
+  for (std::size_t i = 0; i < kInitial; ++i) add(rng() % 200);
+
+  std::vector<std::uint64_t> popped;
+  popped.reserve(kTotal);
+  Tick last = 0;
+  std::size_t max_size = 0;
+  while (!q.empty()) {
+    max_size = std::max(max_size, q.size());
+    const Event e = q.pop();
+    ASSERT_GE(e.time, last);
+    ASSERT_EQ(e.time, q.now());
+    ASSERT_EQ(e.time, time_of[e.arg]);
+    last = e.time;
+    popped.push_back(e.arg);
+    const std::uint64_t children = rng() % 3;
+    for (std::uint64_t c = 0; c < children && time_of.size() < kTotal; ++c) {
+      add(q.now() + kDelays[rng() % 5]);
+    }
+  }
+  ASSERT_EQ(time_of.size(), kTotal);
+  ASSERT_EQ(popped.size(), kTotal);
+  EXPECT_EQ(q.events_processed(), kTotal);
+  EXPECT_GE(max_size, kInitial);
+
+  std::vector<std::uint64_t> expected(kTotal);
+  for (std::size_t i = 0; i < kTotal; ++i) expected[i] = i;
+  std::stable_sort(expected.begin(), expected.end(),
+                   [&](std::uint64_t a, std::uint64_t b) { return time_of[a] < time_of[b]; });
+  // Compare element by element so a failure names the first divergence, not 100k numbers.
+  for (std::size_t i = 0; i < kTotal; ++i) {
+    ASSERT_EQ(popped[i], expected[i]) << "first divergence at pop " << i;
+  }
+}
+
+}  // namespace
+}  // namespace chakrasim
