@@ -70,6 +70,41 @@ bool get_flag(const Context& c, const char* key, const Json& v) {
   bad_value(c, key, v, "0 or 1");
 }
 
+// A window suffix of direct<W> / oneDirect<W>: the digits after the prefix, at least 1. (The
+// reference hands up to five characters to stoi: it crashes on non-digits, hangs with 0 and
+// takes -1 as the default; we accept only a positive number.)
+bool parse_window(const std::string& digits, std::uint32_t& window) {
+  if (digits.empty() || digits.size() > 9) return false;
+  for (char ch : digits) {
+    if (ch < '0' || ch > '9') return false;
+  }
+  window = static_cast<std::uint32_t>(std::stoul(digits));
+  return window >= 1;
+}
+
+// One token of an implementation list (§1.3). Returns false for an unknown token.
+bool parse_algorithm(const std::string& token, system::AlgorithmChoice& choice) {
+  using system::AlgorithmKind;
+  std::string name = token;
+  if (token.size() > 3 && token.rfind("one", 0) == 0 && token[3] >= 'A' && token[3] <= 'Z') {
+    choice.one_flat = true;
+    name = static_cast<char>(token[3] - 'A' + 'a') + token.substr(4);  // oneRing -> ring
+  }
+  if (name == "ring") {
+    choice.kind = AlgorithmKind::kRing;
+  } else if (name == "halvingDoubling") {
+    choice.kind = AlgorithmKind::kHalvingDoubling;
+  } else if (name == "doubleBinaryTree" && !choice.one_flat) {
+    choice.kind = AlgorithmKind::kDoubleBinaryTree;
+  } else if (name.rfind("direct", 0) == 0) {
+    choice.kind = AlgorithmKind::kDirect;
+    if (name.size() > 6 && !parse_window(name.substr(6), choice.window)) return false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 std::vector<system::AlgorithmChoice> get_implementation(const Context& c, const char* key, const Json& v) {
   if (!v.is_array() || v.empty()) bad_value(c, key, v, "a non-empty list of algorithm names, one per dimension");
   std::vector<system::AlgorithmChoice> out;
@@ -81,17 +116,11 @@ std::vector<system::AlgorithmChoice> get_implementation(const Context& c, const 
     }
     const std::string token = t.get<std::string>();
     system::AlgorithmChoice choice;
-    if (token == "ring") {
-      choice.kind = system::AlgorithmKind::kRing;
-    } else if (token == "oneRing") {
-      choice.kind = system::AlgorithmKind::kRing;
-      choice.one_flat = true;
-    } else {
-      const bool known = token == "halvingDoubling" || token == "doubleBinaryTree" ||
-                         token == "oneHalvingDoubling" || token.rfind("direct", 0) == 0 ||
-                         token.rfind("oneDirect", 0) == 0;
-      fail("{}: key \"{}\"[{}]: algorithm \"{}\" {}; expected ring or oneRing", c.source, key, i,
-           token, known ? "is not supported yet" : "is unknown");
+    if (!parse_algorithm(token, choice)) {
+      fail("{}: key \"{}\"[{}]: algorithm \"{}\" is unknown; expected ring or oneRing, direct or "
+           "oneDirect (optionally with a window of at least 1, e.g. direct4), halvingDoubling or "
+           "oneHalvingDoubling, or doubleBinaryTree",
+           c.source, key, i, token);
     }
     out.push_back(choice);
   }
@@ -159,8 +188,10 @@ const std::vector<Param>& params() {
          c.out.replay_only = get_flag(c, "replay-only", v);
        }},
       {"all-reduce-implementation", "list of algorithm names", "none",
-       "algorithm per logical dimension for all-reduce; the list length is the number of logical "
-       "dimensions",
+       "algorithm per logical dimension for all-reduce: ring, direct, direct<W> (W messages in "
+       "flight), halvingDoubling, doubleBinaryTree, or oneRing, oneDirect, oneDirect<W>, "
+       "oneHalvingDoubling (one ring of every NPU, ending the list); the list length is the "
+       "number of logical dimensions",
        [](const Json& v, Context& c) { set_implementation(c, "all-reduce-implementation", v, CollectiveKind::kAllReduce); }},
       {"all-gather-implementation", "list of algorithm names", "none", "as above, for all-gather",
        [](const Json& v, Context& c) { set_implementation(c, "all-gather-implementation", v, CollectiveKind::kAllGather); }},

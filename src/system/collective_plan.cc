@@ -14,6 +14,16 @@ const char* collective_name(CollectiveKind kind) {
   return "?";
 }
 
+const char* algorithm_name(AlgorithmKind kind) {
+  switch (kind) {
+    case AlgorithmKind::kRing: return "ring";
+    case AlgorithmKind::kDirect: return "direct";
+    case AlgorithmKind::kHalvingDoubling: return "halvingDoubling";
+    case AlgorithmKind::kDoubleBinaryTree: return "doubleBinaryTree";
+  }
+  return "?";
+}
+
 std::uint64_t phase_output_bytes(CollectiveKind kind, std::uint64_t bytes, std::uint32_t ring_size) {
   switch (kind) {
     case CollectiveKind::kReduceScatter: return bytes / ring_size;
@@ -21,6 +31,40 @@ std::uint64_t phase_output_bytes(CollectiveKind kind, std::uint64_t bytes, std::
     default: return bytes;
   }
 }
+
+std::uint64_t phase_output_bytes(AlgorithmKind algorithm, CollectiveKind kind, std::uint64_t bytes,
+                                 std::uint32_t ring_size) {
+  if (algorithm == AlgorithmKind::kDoubleBinaryTree) return bytes;
+  return phase_output_bytes(kind, bytes, ring_size);
+}
+
+namespace {
+
+bool is_power_of_two(std::uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
+
+// Rejects a phase its algorithm cannot run (see plan_collective in the header).
+void check_phase(const PhasePlan& p) {
+  const char* what = collective_name(p.kind);
+  if (p.algorithm == AlgorithmKind::kHalvingDoubling && p.kind == CollectiveKind::kAllToAll) {
+    fail("the {}-implementation is halvingDoubling, which has no {} (the reference exits with "
+         "\"unknown communication type\"); expected ring or direct for {}",
+         what, what, what);
+  }
+  const bool needs_power_of_two = p.algorithm == AlgorithmKind::kHalvingDoubling ||
+                                  p.algorithm == AlgorithmKind::kDoubleBinaryTree;
+  if (needs_power_of_two && !is_power_of_two(p.ring_size)) {
+    fail("the {}-implementation is {} on logical dimension {} of {} NPUs; expected a power of two "
+         "(the reference hangs or crashes otherwise)",
+         what, algorithm_name(p.algorithm), p.dim, p.ring_size);
+  }
+  if (p.algorithm == AlgorithmKind::kDoubleBinaryTree && p.members != nullptr) {
+    fail("a {} on a communicator group of {} NPUs cannot run doubleBinaryTree: groups are rings "
+         "(the reference's behaviour is undefined); expected ring, direct or halvingDoubling",
+         what, p.ring_size);
+  }
+}
+
+}  // namespace
 
 ChunkPlan plan_collective(const SystemSpec& spec, const network::Topology& topology,
                           CollectiveKind kind, std::uint64_t bytes, std::uint32_t involved_dims,
@@ -51,18 +95,20 @@ ChunkPlan plan_collective(const SystemSpec& spec, const network::Topology& topol
     if (group->size() > 1) {
       AlgorithmChoice choice = choices.size() == 1 ? choices.front() : AlgorithmChoice{};
       PhasePlan p{kind, choice.kind, 0, static_cast<std::uint32_t>(group->size()), 1, false, chunk,
-                  QueuePick::kFirstHalf, group};
+                  QueuePick::kFirstHalf, group, choice.window};
       // The queue rules of the flat case: localBWAware all-reduce draws from the first half.
       if (!(kind == CollectiveKind::kAllReduce &&
             spec.collective_optimization == CollectiveOptimization::kLocalBwAware)) {
         p.pick = QueuePick::kRoundRobin;
       }
+      check_phase(p);
       plan.phases.push_back(p);
     }
     return plan;
   }
 
-  // Logical dimensions: one per token; a one* token makes one flat ring of every NPU.
+  // Logical dimensions: one per token; a one* token makes one flat ring of every NPU and ends
+  // the list.
   struct LogicalDim {
     std::uint32_t index;
     std::uint32_t size;
@@ -70,23 +116,27 @@ ChunkPlan plan_collective(const SystemSpec& spec, const network::Topology& topol
     bool flat;
   };
   std::vector<LogicalDim> dims;
-  const AlgorithmChoice first = choices.front();
-  if (first.one_flat) {
-    if (topology.npu_count() > 1 && (involved_dims & 1u)) {
-      dims.push_back({0, topology.npu_count(), 1, true});
+  for (std::uint32_t d = 0; d < choices.size(); ++d) {
+    const bool flat = choices[d].one_flat;
+    if (!flat && d >= topology.dims()) {
+      fail("the {}-implementation lists {} algorithms but the network has {} dimensions; expected "
+           "at most one per dimension",
+           collective_name(kind), choices.size(), topology.dims());
     }
-  } else {
-    for (std::uint32_t d = 0; d < choices.size(); ++d) {
-      if (topology.npus_in(d) == 1 || !(involved_dims & (1u << d))) continue;
-      dims.push_back({d, topology.npus_in(d), topology.stride(d), false});
+    const std::uint32_t npus = flat ? topology.npu_count() : topology.npus_in(d);
+    if (npus > 1 && (involved_dims & (1u << d))) {
+      dims.push_back({d, npus, flat ? 1 : topology.stride(d), flat});
     }
+    if (flat) break;
   }
   auto phase = [&](CollectiveKind phase_kind, const LogicalDim& d, std::uint64_t in,
                    QueuePick pick) {
-    const AlgorithmChoice& choice = first.one_flat ? first : choices[d.index];
-    plan.phases.push_back(
-        {phase_kind, choice.kind, d.index, d.size, d.stride, d.flat, in, pick});
-    return phase_output_bytes(phase_kind, in, d.size);
+    const AlgorithmChoice& choice = choices[d.index];
+    const PhasePlan p{phase_kind, choice.kind, d.index, d.size, d.stride, d.flat, in, pick, nullptr,
+                      choice.window};
+    check_phase(p);
+    plan.phases.push_back(p);
+    return phase_output_bytes(choice.kind, phase_kind, in, d.size);
   };
 
   std::uint64_t data = chunk;

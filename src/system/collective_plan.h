@@ -25,6 +25,7 @@ struct PhasePlan {
   QueuePick pick = QueuePick::kRoundRobin;
   // A communicator group's ring: its members in ring order (else nullptr: a network dimension).
   const std::vector<NpuId>* members = nullptr;
+  std::uint32_t window = 0;  // direct: messages in flight, 0 = one per peer
 };
 
 struct ChunkPlan {
@@ -35,12 +36,23 @@ struct ChunkPlan {
 
 // Data left on each NPU after a phase of `kind` over `ring_size` NPUs that started with `bytes`.
 std::uint64_t phase_output_bytes(CollectiveKind kind, std::uint64_t bytes, std::uint32_t ring_size);
+// The same for a phase run by `algorithm`: the double binary tree runs an all-reduce whatever
+// the phase's kind, so its data keeps its size, as in the reference.
+std::uint64_t phase_output_bytes(AlgorithmKind algorithm, CollectiveKind kind, std::uint64_t bytes,
+                                 std::uint32_t ring_size);
 
 // The plan for a collective of `bytes` per NPU over the whole network. `involved_dims` has bit d
 // set when logical dimension d takes part. With `group` (a communicator group smaller than the
 // network) the collective is one ring over the group's members in the order given, with the
 // first token's algorithm (ring when the list has several), as the reference does (§1.5).
-// Throws Error when the kind has no implementation.
+// A one* token at position d makes logical dimension d one ring of every NPU and ends the list,
+// as the reference's GeneralComplexTopology does.
+// Throws Error when the kind has no implementation, or when a phase's algorithm cannot run it:
+// halving-doubling all-to-all (the reference exits), halving-doubling or double binary tree on a
+// ring whose size is not a power of two (the reference hangs or crashes), and a double binary
+// tree on a communicator group (the reference casts the group's ring to a tree). The check is
+// here, when a collective is planned, not at config load: like the reference, a configuration
+// that names such an algorithm is fine as long as no trace runs the collective.
 ChunkPlan plan_collective(const SystemSpec& spec, const network::Topology& topology,
                           CollectiveKind kind, std::uint64_t bytes, std::uint32_t involved_dims,
                           const std::vector<NpuId>* group = nullptr);

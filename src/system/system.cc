@@ -12,8 +12,11 @@ struct System::Io {
   System& sys;
   std::uint32_t stream;
 
-  void bundle(bool reduce, std::uint64_t /*bytes*/) {
-    const Stream& s = sys.streams_[stream];
+  // E now, then P(bytes) if the step reduces (the reference's PacketBundle: a memory-bus hop,
+  // then the reduction when its "processed" flag is set).
+  void bundle(bool reduce, std::uint64_t bytes) {
+    Stream& s = sys.streams_[stream];
+    if (reduce) s.reduce_bytes = bytes;
     sys.timers_.schedule(s.npu, s.endpoint_ns, TimerOwner::kSystem, kEndpointDone,
                          (static_cast<std::uint64_t>(stream) << 1) | (reduce ? 1u : 0u));
   }
@@ -53,6 +56,7 @@ System::System(const SystemSpec& spec, const network::Topology& topology, NpuTim
   priority_counter_.assign(npus, 0);
   next_stream_tag_.assign(npus, 0);
   allocators_.assign(static_cast<std::size_t>(npus) * dims, Allocators{});
+  tree_phases_.assign(static_cast<std::size_t>(npus) * kCollectiveKinds * dims, 0);
   active_.resize(static_cast<std::size_t>(npus) * queues_per_npu_);
   running_.assign(static_cast<std::size_t>(npus) * queues_per_npu_, 0);
 }
@@ -189,7 +193,18 @@ void System::start_collective(NpuId npu, const CollectiveRequest& request, std::
     s.queue = -1;
     s.initialized = false;
     s.queues.clear();
-    for (const PhasePlan& phase : plans_[plan_id].phases) s.queues.push_back(pick_queue(npu, phase));
+    for (const PhasePlan& phase : plans_[plan_id].phases) {
+      PhaseQueue pq = pick_queue(npu, phase);
+      if (phase.algorithm == AlgorithmKind::kDoubleBinaryTree) {
+        // The reference asks the collective kind's logical topology for this dimension's tree
+        // once per phase it creates, and the topology alternates its two trees.
+        const std::size_t dims = queues_per_npu_ / queues_per_dim_;
+        const std::size_t key = (static_cast<std::size_t>(npu) * kCollectiveKinds +
+                                 static_cast<std::size_t>(request.kind)) * dims + phase.dim;
+        pq.min_root_tree = tree_phases_[key]++ % 2 == 1;
+      }
+      s.queues.push_back(pq);
+    }
     enter_next_phase(id);
   }
 }
@@ -224,23 +239,7 @@ void System::enter_next_phase(std::uint32_t id) {
   s.queue = pq.queue;
   s.initialized = false;
 
-  const std::uint32_t n = phase.ring_size;
-  NpuId up, down;
-  if (phase.members != nullptr) {
-    const auto& pos = s.group->position;
-    const std::uint32_t index =
-        std::lower_bound(pos.begin(), pos.end(), std::make_pair(npu, 0u))->second;
-    up = (*phase.members)[(index + 1) % n];
-    down = (*phase.members)[(index + n - 1) % n];
-  } else {
-    const NpuId stride = phase.stride;
-    const std::uint32_t index = phase.flat ? npu : topology_.coordinate(npu, phase.dim);
-    up = index == n - 1 ? npu - stride * (n - 1) : npu + stride;
-    down = index == 0 ? npu + stride * (n - 1) : npu - stride;
-  }
-  s.ring = RingState{};
-  s.ring.configure(phase.kind, phase.bytes, n, pq.clockwise ? up : down,
-                   pq.clockwise ? down : up);
+  configure_phase(s, phase, pq);
 
   insert_by_priority(active_[queue_index(npu, s.queue)], id);
   const std::int32_t queue = s.queue;
@@ -249,6 +248,44 @@ void System::enter_next_phase(std::uint32_t id) {
     start_waiting_streams(npu, previous);
   }
   start_waiting_streams(npu, queue);
+}
+
+// Sets up the state machine of the stream's new phase on this NPU's place in the phase's ring.
+void System::configure_phase(Stream& s, const PhasePlan& phase, const PhaseQueue& pq) {
+  RingLayout ring;
+  ring.size = phase.ring_size;
+  if (phase.members != nullptr) {
+    const auto& pos = s.group->position;
+    ring.index = std::lower_bound(pos.begin(), pos.end(), std::make_pair(s.npu, 0u))->second;
+    ring.members = phase.members;
+  } else {
+    // Position 0 is the NPU whose coordinate in this dimension is 0 (the reference computes a
+    // tree's first NPU from the lower dimensions only, which is the same whenever the token list
+    // covers every network dimension).
+    ring.index = phase.flat ? s.npu : topology_.coordinate(s.npu, phase.dim);
+    ring.stride = phase.stride;
+    ring.base = s.npu - ring.index * phase.stride;
+  }
+  switch (phase.algorithm) {
+    case AlgorithmKind::kRing: {
+      RingState& r = s.algorithm.emplace<RingState>();
+      const NpuId up = ring.away(1, true);
+      const NpuId down = ring.away(1, false);
+      r.configure(phase.kind, phase.bytes, phase.ring_size, pq.clockwise ? up : down,
+                  pq.clockwise ? down : up);
+      return;
+    }
+    case AlgorithmKind::kDirect:
+      s.algorithm.emplace<DirectState>().configure(phase.kind, phase.bytes, ring, pq.clockwise,
+                                                   phase.window, phase.members != nullptr);
+      return;
+    case AlgorithmKind::kHalvingDoubling:
+      s.algorithm.emplace<HalvingDoublingState>().configure(phase.kind, phase.bytes, ring);
+      return;
+    case AlgorithmKind::kDoubleBinaryTree:
+      s.algorithm.emplace<DoubleBinaryTreeState>().configure(phase.bytes, ring, pq.min_root_tree);
+      return;
+  }
 }
 
 // Behind the streams already running, ahead of waiting streams of lower priority.
@@ -270,15 +307,22 @@ void System::start_waiting_streams(NpuId npu, std::int32_t queue) {
   }
 }
 
+// The three events of a phase algorithm. An algorithm calls io.finish() last, and finish may
+// replace the stream's algorithm or grow streams_, so nothing here touches the stream after.
 void System::init_stream(std::uint32_t id) {
   streams_[id].initialized = true;
   Io io{*this, id};
-  streams_[id].ring.start(io);
+  std::visit([&io](auto& algorithm) { algorithm.start(io); }, streams_[id].algorithm);
 }
 
 void System::step_ready(std::uint32_t id) {
   Io io{*this, id};
-  streams_[id].ring.on_step_ready(io);
+  std::visit([&io](auto& algorithm) { algorithm.on_step_ready(io); }, streams_[id].algorithm);
+}
+
+void System::stream_received(std::uint32_t id) {
+  Io io{*this, id};
+  std::visit([&io](auto& algorithm) { algorithm.on_receive(io); }, streams_[id].algorithm);
 }
 
 void System::collective_stream_done(std::uint32_t collective) {
@@ -302,7 +346,7 @@ void System::handle_timer(const TimerEntry& entry) {
     case kEndpointDone: {
       const auto id = static_cast<std::uint32_t>(entry.arg >> 1);
       if (entry.arg & 1u) {
-        timers_.schedule(entry.npu, reduction_ns(streams_[id].ring.msg_bytes), TimerOwner::kSystem,
+        timers_.schedule(entry.npu, reduction_ns(streams_[id].reduce_bytes), TimerOwner::kSystem,
                          kReduceDone, id);
       } else {
         step_ready(id);
@@ -371,12 +415,7 @@ void System::raw_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t t
 void System::dispatch(const Completion& c) {
   switch (c.kind) {
     case kNone: return;
-    case kStreamReceive: {
-      const auto id = static_cast<std::uint32_t>(c.arg);
-      Io io{*this, id};
-      streams_[id].ring.on_receive(io);
-      return;
-    }
+    case kStreamReceive: stream_received(static_cast<std::uint32_t>(c.arg)); return;
     case kOpDone: {
       const PendingOp op = ops_[c.arg];
       free_ops_.push_back(static_cast<std::uint32_t>(c.arg));

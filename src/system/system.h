@@ -12,6 +12,7 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "core/npu_timers.h"
@@ -20,6 +21,9 @@
 #include "network/topology.h"
 #include "system/collective_plan.h"
 #include "system/comm_groups.h"
+#include "system/direct.h"
+#include "system/double_binary_tree.h"
+#include "system/halving_doubling.h"
 #include "system/mailbox.h"
 #include "system/ring.h"
 #include "system/system_spec.h"
@@ -84,10 +88,15 @@ class System final : public network::ArrivalSink {
     std::vector<NpuId> members;         // ring order
     std::vector<std::pair<NpuId, std::uint32_t>> position;  // sorted (npu, index in members)
   };
+  // What a chunk's phase gets when the chunk is created, as the reference decides it then.
   struct PhaseQueue {
     std::int32_t queue = -1;
     bool clockwise = true;
+    bool min_root_tree = false;  // doubleBinaryTree: this chunk's tree
   };
+  // The state of the algorithm the stream's current phase runs (one of the §2.6 algorithms).
+  using PhaseAlgorithm =
+      std::variant<RingState, DirectState, HalvingDoublingState, DoubleBinaryTreeState>;
   struct Stream {
     NpuId npu = 0;
     std::uint32_t collective = 0;
@@ -99,7 +108,11 @@ class System final : public network::ArrivalSink {
     bool initialized = false;
     Tick endpoint_ns = 0;
     const Group* group = nullptr;
-    RingState ring;
+    // Size of the reducing steps now paying E: the reduction cost follows when E is over. Every
+    // reducing step a stream has in flight at once has the same size (ring and direct steps
+    // all do; halving-doubling and the tree have one in flight), so one field is enough.
+    std::uint64_t reduce_bytes = 0;
+    PhaseAlgorithm algorithm;
     std::vector<PhaseQueue> queues;  // chosen at creation, one per phase
   };
   struct Collective {
@@ -131,8 +144,10 @@ class System final : public network::ArrivalSink {
   void enter_next_phase(std::uint32_t stream);
   void insert_by_priority(std::vector<std::uint32_t>& queue, std::uint32_t stream);
   void start_waiting_streams(NpuId npu, std::int32_t queue);
+  void configure_phase(Stream& s, const PhasePlan& phase, const PhaseQueue& pq);
   void init_stream(std::uint32_t stream);
   void step_ready(std::uint32_t stream);
+  void stream_received(std::uint32_t stream);
   void collective_stream_done(std::uint32_t collective);
   std::uint32_t new_stream();
   std::uint32_t new_op(const PendingOp& op);
@@ -179,6 +194,9 @@ class System final : public network::ArrivalSink {
   std::vector<std::uint64_t> next_stream_tag_;                 // world collectives
   std::unordered_map<std::uint64_t, std::uint64_t> group_stream_tag_;  // (npu << 32 | group id)
   std::vector<Allocators> allocators_;           // per (NPU, logical dimension)
+  // Per (NPU, collective kind, logical dimension): doubleBinaryTree phases created so far; even
+  // ones use the max-root tree, odd ones the min-root tree.
+  std::vector<std::uint64_t> tree_phases_;
   std::vector<std::vector<std::uint32_t>> active_;  // per (NPU, queue): streams in order
   std::vector<std::uint32_t> running_;              // per (NPU, queue)
 

@@ -13,12 +13,17 @@ enum class CollectiveKind : std::uint8_t { kAllReduce, kAllGather, kReduceScatte
 inline constexpr std::size_t kCollectiveKinds = 4;
 const char* collective_name(CollectiveKind kind);
 
-enum class AlgorithmKind : std::uint8_t { kRing };
+// The native algorithms (§2.6): ring, direct (the reference's AllToAll class), halving-doubling
+// and double binary tree.
+enum class AlgorithmKind : std::uint8_t { kRing, kDirect, kHalvingDoubling, kDoubleBinaryTree };
+const char* algorithm_name(AlgorithmKind kind);
 
-// One token of an `*-implementation` list, e.g. "ring" or "oneRing".
+// One token of an `*-implementation` list, e.g. "ring", "oneRing", "direct4".
 struct AlgorithmChoice {
   AlgorithmKind kind = AlgorithmKind::kRing;
   bool one_flat = false;  // the one* tokens: a single ring over all NPUs
+  // direct<W>: messages a direct phase keeps in flight; 0 = the default, one per peer (n - 1).
+  std::uint32_t window = 0;
 };
 
 enum class SchedulingPolicy : std::uint8_t { kLifo, kFifo, kExplicit };

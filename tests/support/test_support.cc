@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "chakra/attributes.h"
+#include "config/system_config.h"
 #include "core/error.h"
 
 namespace chakrasim::test {
@@ -40,11 +41,19 @@ system::SystemSpec system_of(const std::string& algorithm, std::size_t logical_d
   spec.local_mem_bw_gbps = 50;
   spec.preferred_dataset_splits = splits;
   spec.active_chunks_per_dimension = active_chunks;
-  system::AlgorithmChoice choice;
-  if (algorithm == "oneRing") choice.one_flat = true;
-  else if (algorithm != "ring") throw Error("test support: unknown algorithm " + algorithm);
+  const system::AlgorithmChoice choice = algorithm_of(algorithm);
   for (auto& impl : spec.implementations) impl.assign(logical_dims, choice);
   return spec;
+}
+
+system::AlgorithmChoice algorithm_of(const std::string& token) {
+  const std::string json =
+      R"({"preferred-dataset-splits": 1, "all-reduce-implementation": [")" + token + R"("]})";
+  try {
+    return config::parse_system(json, "<test token>", {}).system.implementations[0].front();
+  } catch (const Error& e) {
+    throw Error("test support: unknown algorithm " + token + ": " + e.what());
+  }
 }
 
 std::vector<std::shared_ptr<const chakra::Graph>> same_trace(const chakra::Trace& trace, std::size_t npus) {

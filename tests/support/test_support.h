@@ -32,11 +32,15 @@ std::filesystem::path temp_dir(const std::string& name);
 // A network of the given dimensions: {kind, npus, GB/s, ns}.
 network::TopologySpec network_of(std::initializer_list<network::DimensionSpec> dims);
 
-// The reference's usual system settings: `algorithm`-only implementations ("ring", "oneRing")
-// with one entry per logical dimension, splits, active chunks, LIFO, endpoint delay 10,
+// The reference's usual system settings: `algorithm`-only implementations (any token of the
+// system JSON: "ring", "oneRing", "direct", "direct4", "halvingDoubling", ...) with one entry per
+// logical dimension for every collective kind, splits, active chunks, LIFO, endpoint delay 10,
 // local-mem-bw 50, localBWAware unless `baseline`.
 system::SystemSpec system_of(const std::string& algorithm, std::size_t logical_dims,
                              std::uint64_t splits, std::uint32_t active_chunks, bool baseline = false);
+
+// One implementation token as the system-config parser reads it; throws Error if unknown.
+system::AlgorithmChoice algorithm_of(const std::string& token);
 
 // The same graph for every one of `npus` ranks.
 std::vector<std::shared_ptr<const chakra::Graph>> same_trace(const chakra::Trace& trace, std::size_t npus);
