@@ -7,11 +7,6 @@ namespace {
 
 using Case = Attribute::ValueCase;
 
-[[noreturn]] void wrong_type(const Node& node, const Attribute& attr, const char* expected) {
-  fail("node {} (\"{}\"): attribute \"{}\" holds {}; expected {}", node.id(), node.name(),
-       attr.name(), value_kind(attr), expected);
-}
-
 // Integer members as a signed value wide enough for every member except large uint64.
 std::optional<std::int64_t> integral(const Attribute& a) {
   switch (a.value_case()) {
@@ -28,6 +23,28 @@ std::optional<std::int64_t> integral(const Attribute& a) {
     case Case::kBoolVal: return a.bool_val() ? 1 : 0;
     default: return std::nullopt;
   }
+}
+
+// The stored value as text, for error messages (lists and bytes are summarised).
+std::string value_text(const Attribute& a) {
+  switch (a.value_case()) {
+    case Case::kDoubleVal: return fmt::format("{}", a.double_val());
+    case Case::kFloatVal: return fmt::format("{}", a.float_val());
+    case Case::kStringVal: return fmt::format("\"{}\"", a.string_val());
+    case Case::kBoolVal: return a.bool_val() ? "true" : "false";
+    case Case::kUint64Val: return std::to_string(a.uint64_val());
+    case Case::kFixed64Val: return std::to_string(a.fixed64_val());
+    default: {
+      if (auto v = integral(a)) return std::to_string(*v);
+      return "";  // lists and absent values: the kind says enough
+    }
+  }
+}
+
+[[noreturn]] void wrong_type(const Node& node, const Attribute& attr, const char* expected) {
+  const std::string value = value_text(attr);
+  fail("node {} (\"{}\"): attribute \"{}\" holds {}{}{}; expected {}", node.id(), node.name(), attr.name(),
+       value_kind(attr), value.empty() ? "" : " ", value, expected);
 }
 
 }  // namespace

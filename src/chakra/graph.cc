@@ -138,7 +138,7 @@ Graph Graph::build(const Trace& trace, const std::string& source) {
              source, node.id(), node.name(), kind, parent_id);
       }
       if (static_cast<std::size_t>(p) == i) {
-        fail("{}: node {} (\"{}\") depends on itself", source, node.id(), node.name());
+        fail("{}: node {} (\"{}\") depends on itself; expected dependencies on other nodes only (a trace must be a DAG)", source, node.id(), node.name());
       }
       list.push_back(static_cast<std::uint32_t>(p));
     };

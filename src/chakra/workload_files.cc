@@ -20,6 +20,10 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
       fail("{}: is a directory; expected the Chakra trace of rank {}", path, r);
     }
     std::ifstream in(path, std::ios::binary);
+    if (!in && std::filesystem::exists(path, ec)) {
+      fail("{}: cannot open the workload file for rank {}: it exists but is not readable (check its permissions)",
+           path, r);
+    }
     if (!in) {
       if (r == 0 && !std::filesystem::exists(path)) {
         fail("{}: the workload file for rank 0 does not exist; --workload expects the prefix of "
@@ -37,9 +41,21 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
       graphs[r] = it->second;
       continue;
     }
-    auto graph = std::make_shared<const Graph>(Graph::build(parse_trace(bytes, path), path));
+    const Trace trace = parse_trace(bytes, path);
+    if (trace.nodes.empty()) {
+      fail("{}: the trace of rank {} has no nodes; expected at least one node after the GlobalMetadata", path, r);
+    }
+    auto graph = std::make_shared<const Graph>(Graph::build(trace, path));
     graphs[r] = graph;
     seen.emplace(std::move(bytes), std::move(graph));
+  }
+  // A file for one rank more than the network has means the workload and the network disagree.
+  std::error_code ec;
+  const std::string extra = rank_path(prefix, ranks);
+  if (std::filesystem::exists(extra, ec)) {
+    fail("{}: the workload has a file for rank {}, but the network has {} NPUs; expected exactly one trace per "
+         "NPU (ranks 0 to {})",
+         extra, ranks, ranks, ranks - 1);
   }
   return graphs;
 }

@@ -50,6 +50,7 @@ int run(const RunOptions& o) {
     for (const std::string& w : system.warnings) std::cerr << "warning: " << w << "\n";
   }
   inputs.system = system.system;
+  inputs.system_source = o.system;
   inputs.system.rendezvous = o.rendezvous;
   inputs.compute = system.compute;
   const network::Topology topology(inputs.network);
@@ -57,6 +58,7 @@ int run(const RunOptions& o) {
   inputs.replay_only = system.replay_only;
   if (!o.comm_groups.empty() && o.comm_groups.find("empty") == std::string::npos) {
     inputs.groups = config::load_comm_groups(o.comm_groups, topology.npu_count());
+    inputs.groups_source = o.comm_groups;
   }
   inputs.graphs = chakra::load_workload(o.workload, topology.npu_count());
   OutputOptions out;

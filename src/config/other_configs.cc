@@ -96,7 +96,7 @@ system::CommGroups parse_comm_groups(const std::string& text, const std::string&
         fail("{}: group \"{}\": NPU {} is outside the network; expected an NPU id from 0 to {}", source, key, npu, npus - 1);
       }
       if (!seen.insert(static_cast<NpuId>(npu)).second) {
-        fail("{}: group \"{}\": NPU {} is listed twice", source, key, npu);
+        fail("{}: group \"{}\": NPU {} is listed twice; expected each NPU at most once", source, key, npu);
       }
       members.push_back(static_cast<NpuId>(npu));
     }

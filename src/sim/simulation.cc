@@ -1,5 +1,9 @@
 #include "sim/simulation.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include "core/error.h"
 #include "core/event_queue.h"
 #include "core/npu_timers.h"
@@ -36,17 +40,72 @@ void validate(const Inputs& inputs) {
   for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {
     const auto& list = inputs.system.implementations[k];
     if (!list.empty() && !list.front().one_flat && list.size() > topology.dims()) {
-      fail("{}-implementation lists {} algorithms but the network has {} dimensions; expected at "
-           "most one per dimension",
-           system::collective_name(static_cast<system::CollectiveKind>(k)), list.size(), topology.dims());
+      fail("{}: key \"{}-implementation\" lists {} algorithms but the network has {} dimensions; expected "
+           "at most one per dimension",
+           inputs.system_source, system::collective_name(static_cast<system::CollectiveKind>(k)), list.size(),
+           topology.dims());
     }
   }
   const workload::WorkloadOptions options = workload_options(inputs);
-  const chakra::Graph* last = nullptr;
+  // Per distinct graph: the checks of the models, the collectives it needs an implementation
+  // for, and the communicator groups it names (when it defines none of its own at run time).
+  struct GroupUse {
+    const chakra::Graph* graph;
+    std::uint32_t node;
+    std::uint32_t key;
+  };
+  std::map<const chakra::Graph*, std::vector<GroupUse>> group_uses;
+  std::set<const chakra::Graph*> seen;
   for (const auto& g : inputs.graphs) {
-    if (g.get() == last) continue;
-    last = g.get();
+    if (!seen.insert(g.get()).second) continue;
     workload::validate(*g, options);
+    if (inputs.replay_only) continue;
+    bool defines_groups = false;
+    for (std::uint32_t i = 0; i < g->size(); ++i) {
+      defines_groups |= g->attrs(i).has(chakra::OpAttrs::kInputsValues);
+    }
+    std::set<std::uint32_t> keys;
+    for (std::uint32_t i = 0; i < g->size(); ++i) {
+      if (g->type(i) != chakra::NodeType::kCommColl) continue;
+      const chakra::OpAttrs& a = g->attrs(i);
+      const auto kind = workload::collective_of(a.comm_type);
+      if (!kind) continue;
+      if (inputs.system.implementations[static_cast<std::size_t>(*kind)].empty()) {
+        fail("{}: node {} (\"{}\") runs a collective of type {}, but {} has no \"{}-implementation\"; expected a "
+             "list of algorithms such as [\"ring\"]",
+             g->source(), g->id(i), g->name(i), chakra::comm_type_name(a.comm_type), inputs.system_source,
+             system::collective_name(*kind));
+      }
+      const std::uint32_t key = workload::group_of(g->string(a.pg_name)).value_or(0);
+      if (key != 0 && !defines_groups && keys.insert(key).second) group_uses[g.get()].push_back({g.get(), i, key});
+    }
+  }
+  if (group_uses.empty()) return;
+  std::map<std::uint32_t, std::vector<NpuId>> sorted_groups;
+  for (const auto& [key, members] : inputs.groups) {
+    auto& sorted = sorted_groups[key];
+    sorted = members;
+    std::sort(sorted.begin(), sorted.end());
+  }
+  for (NpuId r = 0; r < inputs.graphs.size(); ++r) {
+    auto uses = group_uses.find(inputs.graphs[r].get());
+    if (uses == group_uses.end()) continue;
+    for (const GroupUse& u : uses->second) {
+      const chakra::Graph& g = *u.graph;
+      auto group = sorted_groups.find(u.key);
+      if (group == sorted_groups.end()) {
+        fail("{}: node {} (\"{}\"): pg_name \"{}\" names communicator group {}, which {} does not define; "
+             "expected a group of the --comm-groups file (or a process-group METADATA node)",
+             g.source(), g.id(u.node), g.name(u.node), g.string(g.attrs(u.node).pg_name), u.key,
+             inputs.groups.empty() ? "no group file" : inputs.groups_source);
+      }
+      if (!std::binary_search(group->second.begin(), group->second.end(), r)) {
+        fail("{}: node {} (\"{}\") on NPU {}: pg_name \"{}\" names communicator group {} of {}, which does not "
+             "include NPU {}; expected the group to list every NPU that runs its collectives",
+             g.source(), g.id(u.node), g.name(u.node), r, g.string(g.attrs(u.node).pg_name), u.key,
+             inputs.groups_source, r);
+      }
+    }
   }
 }
 

@@ -30,6 +30,9 @@ struct Inputs {
   bool replay_only = false;
   std::string backend = "congestion-unaware";
   system::CommGroups groups;  // communicator groups from the group file
+  // Names the system and group files in error messages.
+  std::string system_source = "the system configuration";
+  std::string groups_source = "the communicator-group file";
   // One graph per rank; identical ranks may share one.
   std::vector<std::shared_ptr<const chakra::Graph>> graphs;
 };

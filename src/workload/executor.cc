@@ -31,8 +31,14 @@ system::CollectiveKind collective_kind(std::int64_t type) {
   }
 }
 
-// The communicator group a pg_name selects: "" and "0" mean every NPU (0).
-std::optional<std::uint32_t> group_key(const std::string& pg_name) {
+}  // namespace
+
+std::optional<system::CollectiveKind> collective_of(std::int64_t comm_type) {
+  if (!is_native_collective(comm_type)) return std::nullopt;
+  return collective_kind(comm_type);
+}
+
+std::optional<std::uint32_t> group_of(const std::string& pg_name) {
   if (pg_name.empty() || pg_name == "0") return 0u;
   std::uint64_t value = 0;
   for (char c : pg_name) {
@@ -42,8 +48,6 @@ std::optional<std::uint32_t> group_key(const std::string& pg_name) {
   if (value > 0xffffffffull) return std::nullopt;
   return static_cast<std::uint32_t>(value);
 }
-
-}  // namespace
 
 void validate(const chakra::Graph& graph, const WorkloadOptions& options) {
   const compute::ComputeSpec& compute = options.compute;
@@ -80,7 +84,7 @@ void validate(const chakra::Graph& graph, const WorkloadOptions& options) {
                where(), a.comm_type, chakra::comm_type_name(a.comm_type));
         }
         if (!a.has(OpAttrs::kCommSize)) fail("{}: missing the attribute \"comm_size\"", where());
-        if (!group_key(graph.string(a.pg_name))) {
+        if (!group_of(graph.string(a.pg_name))) {
           fail("{}: pg_name \"{}\" is not a communicator group id; expected a decimal integer "
                "(\"\" or \"0\" for all NPUs)",
                where(), graph.string(a.pg_name));
@@ -210,7 +214,7 @@ void Executor::issue(NpuId r, std::uint32_t node) {
       request.bytes = a.comm_size;
       request.priority = a.comm_priority;
       if (a.has(OpAttrs::kInvolvedDim)) request.involved_dims = a.involved_dims;
-      request.group = *group_key(g.string(a.pg_name));
+      request.group = *group_of(g.string(a.pg_name));
       system_->start_collective(r, request, node);
       return;
     }
@@ -293,7 +297,7 @@ void Executor::register_process_groups(NpuId r, std::uint32_t node) {
   for (const nlohmann::json& pg : groups) {
     if (!pg.is_object() || !pg.contains("pg_name")) continue;
     const nlohmann::json& name = pg["pg_name"];
-    const auto key = group_key(name.is_string() ? name.get<std::string>() : name.dump());
+    const auto key = group_of(name.is_string() ? name.get<std::string>() : name.dump());
     if (!key || *key == 0) continue;
     std::vector<NpuId> members;
     bool valid = true;

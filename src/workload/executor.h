@@ -46,6 +46,11 @@ struct WorkloadOptions {
 // carries the attributes its model reads; throws Error naming the file and the node.
 void validate(const chakra::Graph& graph, const WorkloadOptions& options);
 
+// The native collective a comm_type names (nullopt for others, e.g. BROADCAST).
+std::optional<system::CollectiveKind> collective_of(std::int64_t comm_type);
+// The communicator group a pg_name selects: "" and "0" mean every NPU (0); nullopt if invalid.
+std::optional<std::uint32_t> group_of(const std::string& pg_name);
+
 // Told when nodes start and end (statistics, timelines); absent by default.
 class NodeObserver {
  public:

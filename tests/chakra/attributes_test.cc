@@ -112,7 +112,8 @@ TEST(Attributes, FloatAndDoubleAreRejectedAsIntegers) {
   d.set_double_val(2.0);
   for (const Attribute& a : {f, d}) {
     const Node n = node_with(a);
-    const std::string kind = a.value_case() == Attribute::kFloatVal ? "float_val" : "double_val";
+    // The message shows the kind and the value: "float_val 1", "double_val 2".
+    const std::string kind = a.value_case() == Attribute::kFloatVal ? "float_val 1" : "double_val 2";
     SCOPED_TRACE(kind);
     std::string msg = error_of([&] { attr_int(n, "comm_type"); });
     EXPECT_THAT(msg, HasSubstr("node 42 (\"op\"): attribute \"comm_type\" holds " + kind + "; expected an integer"));
@@ -149,16 +150,16 @@ TEST(Attributes, StringOnlyReadsAsString) {
   EXPECT_EQ(attr_string(n, "pg_name"), "3");
   // A numeric-looking string is not an integer.
   std::string msg = error_of([&] { attr_int(n, "pg_name"); });
-  EXPECT_THAT(msg, HasSubstr("attribute \"pg_name\" holds string_val; expected an integer"));
+  EXPECT_THAT(msg, HasSubstr("attribute \"pg_name\" holds string_val \"3\"; expected an integer"));
   msg = error_of([&] { attr_double(n, "pg_name"); });
-  EXPECT_THAT(msg, HasSubstr("holds string_val; expected a number"));
+  EXPECT_THAT(msg, HasSubstr("holds string_val \"3\"; expected a number"));
   msg = error_of([&] { attr_bool(n, "pg_name"); });
-  EXPECT_THAT(msg, HasSubstr("holds string_val; expected a bool"));
+  EXPECT_THAT(msg, HasSubstr("holds string_val \"3\"; expected a bool"));
 
   Attribute i = named("pg_name");
   i.set_int64_val(3);
   msg = error_of([&] { attr_string(node_with(i), "pg_name"); });
-  EXPECT_THAT(msg, HasSubstr("node 42 (\"op\"): attribute \"pg_name\" holds int64_val; expected a string"));
+  EXPECT_THAT(msg, HasSubstr("node 42 (\"op\"): attribute \"pg_name\" holds int64_val 3; expected a string"));
   Attribute b = named("pg_name");
   b.set_bytes_val("3");
   msg = error_of([&] { attr_string(node_with(b), "pg_name"); });
@@ -183,7 +184,7 @@ TEST(Attributes, BoolList) {
   EXPECT_EQ(attr_bool_list(node_with(present_empty), "involved_dim"), std::vector<bool>{});
   // A single bool is not a list.
   const std::string msg = error_of([] { attr_bool_list(node_with(make_bool("involved_dim", true)), "involved_dim"); });
-  EXPECT_THAT(msg, HasSubstr("attribute \"involved_dim\" holds bool_val; expected a bool_list"));
+  EXPECT_THAT(msg, HasSubstr("attribute \"involved_dim\" holds bool_val true; expected a bool_list"));
 }
 
 TEST(Attributes, MakeBoolListOfNoValuesStillHoldsABoolList) {
@@ -228,7 +229,7 @@ TEST(Attributes, FirstMatchWinsOnDuplicates) {
   EXPECT_EQ(attr_int(n, "comm_size"), 100);
   EXPECT_EQ(find_attribute(n, "comm_size"), &n.attr(1));
   // The later, ill-typed duplicate is never looked at, even by a string accessor.
-  EXPECT_THAT(error_of([&] { attr_string(n, "comm_size"); }), HasSubstr("holds int64_val"));
+  EXPECT_THAT(error_of([&] { attr_string(n, "comm_size"); }), HasSubstr("holds int64_val"));  // with its value after it
 }
 
 TEST(Attributes, ValueKindNamesTheOneofMember) {

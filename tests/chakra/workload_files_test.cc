@@ -64,11 +64,16 @@ TEST(LoadWorkload, IdenticalFilesShareOneGraph) {
   EXPECT_EQ(graphs[2]->source(), rank_path(prefix, 2));
 }
 
-TEST(LoadWorkload, FewerRanksThanFilesReadsOnlyThoseRanks) {
+// A file for a rank the network does not have means the two disagree: an error naming it.
+TEST(LoadWorkload, MoreRankFilesThanNpusIsAnError) {
   const std::string prefix = write_four_ranks("workload_fewer");
-  const auto graphs = load_workload(prefix, 2);
-  ASSERT_EQ(graphs.size(), 2u);
-  EXPECT_EQ(graphs[0].get(), graphs[1].get());
+  try {
+    load_workload(prefix, 2);
+    FAIL() << "expected an error";
+  } catch (const chakrasim::Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(rank_path(prefix, 2)));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("the network has 2 NPUs"));
+  }
 }
 
 TEST(LoadWorkload, SameContentDifferentIdsAreDifferentGraphs) {

@@ -256,13 +256,29 @@ TEST(SystemConfig, UnknownAlgorithmIsUnknown) {
               HasSubstr("key \"all-to-all-implementation\"[0]: algorithm \"Ring\" is unknown"));
 }
 
-TEST(SystemConfig, KnownButUnimplementedAlgorithmsAreNotSupportedYet) {
-  for (const char* token : {"direct", "direct4", "halvingDoubling", "doubleBinaryTree", "oneDirect", "oneDirect8",
-                            "oneHalvingDoubling"}) {
-    SCOPED_TRACE(token);
-    const std::string msg = error_with("\"all-gather-implementation\": [\"" + std::string(token) + "\"]");
-    EXPECT_THAT(msg, HasSubstr("key \"all-gather-implementation\"[0]: algorithm \"" + std::string(token) +
-                               "\" is not supported yet"));
+// Every token of the reference parses: the algorithm, whether it is a one* (flat) form, and the
+// window of direct<W> (0 = all peers at once).
+TEST(SystemConfig, EveryAlgorithmTokenParses) {
+  using system::AlgorithmKind;
+  struct Token {
+    const char* text;
+    AlgorithmKind kind;
+    bool flat;
+    std::uint32_t window;
+  };
+  for (const Token& t : {Token{"ring", AlgorithmKind::kRing, false, 0}, {"oneRing", AlgorithmKind::kRing, true, 0},
+                         {"direct", AlgorithmKind::kDirect, false, 0}, {"direct4", AlgorithmKind::kDirect, false, 4},
+                         {"oneDirect", AlgorithmKind::kDirect, true, 0}, {"oneDirect8", AlgorithmKind::kDirect, true, 8},
+                         {"halvingDoubling", AlgorithmKind::kHalvingDoubling, false, 0},
+                         {"oneHalvingDoubling", AlgorithmKind::kHalvingDoubling, true, 0},
+                         {"doubleBinaryTree", AlgorithmKind::kDoubleBinaryTree, false, 0}}) {
+    SCOPED_TRACE(t.text);
+    const SystemConfig c = parse_with("\"all-gather-implementation\": [\"" + std::string(t.text) + "\"]");
+    const auto& list = impl(c, CollectiveKind::kAllGather);
+    ASSERT_EQ(list.size(), 1u);
+    EXPECT_EQ(list[0].kind, t.kind);
+    EXPECT_EQ(list[0].one_flat, t.flat);
+    EXPECT_EQ(list[0].window, t.window);
   }
 }
 

@@ -143,7 +143,7 @@ TEST(Groups, UnknownGroupAndNonMemberAreErrors) {
               ::testing::ThrowsMessage<Error>(::testing::HasSubstr("communicator group 3")));
   in.groups = {{3, {0, 1}}};
   EXPECT_THAT([&] { sim::simulate(in); },
-              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("NPU 2 runs a all-reduce on communicator group 3, which does not include it")));
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("names communicator group 3 of the communicator-group file, which does not include NPU 2")));
 }
 
 // A PyTorch process-group METADATA node defines group 1 = {0, 1} at run time; the collective
