@@ -9,7 +9,8 @@
 
 namespace chakrasim::chakra {
 
-std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefix, std::size_t ranks) {
+std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefix, std::size_t ranks,
+                                                        const std::string& what) {
   std::vector<std::shared_ptr<const Graph>> graphs(ranks);
   // Content -> graph, so identical files are parsed once.
   std::unordered_map<std::string, std::shared_ptr<const Graph>> seen;
@@ -21,19 +22,23 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
     }
     std::ifstream in(path, std::ios::binary);
     if (!in && std::filesystem::exists(path, ec)) {
-      fail("{}: cannot open the workload file for rank {}: it exists but is not readable (check its permissions)",
-           path, r);
+      fail("{}: cannot open the {} file for rank {}: it exists but is not readable (check its permissions)", path,
+           what, r);
     }
     if (!in) {
+      if (r == 0 && !std::filesystem::exists(path) && what != "workload") {
+        fail("{}: the {} file for rank 0 does not exist; expected the prefix of per-rank files PREFIX.<rank>.et",
+             path, what);
+      }
       if (r == 0 && !std::filesystem::exists(path)) {
         fail("{}: the workload file for rank 0 does not exist; --workload expects the prefix of "
              "per-rank files PREFIX.<rank>.et (for example traces/allreduce for "
              "traces/allreduce.0.et)",
              path);
       }
-      fail("{}: cannot open the workload file for rank {} (the network has {} NPUs, so ranks 0 to "
+      fail("{}: cannot open the {} file for rank {} (the network has {} NPUs, so ranks 0 to "
            "{} need a file each)",
-           path, r, ranks, ranks - 1);
+           path, what, r, ranks, ranks - 1);
     }
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto it = seen.find(bytes);
@@ -43,7 +48,9 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
     }
     const Trace trace = parse_trace(bytes, path);
     if (trace.nodes.empty()) {
-      fail("{}: the trace of rank {} has no nodes; expected at least one node after the GlobalMetadata", path, r);
+      if (what == "workload") {
+        fail("{}: the trace of rank {} has no nodes; expected at least one node after the GlobalMetadata", path, r);
+      }
     }
     auto graph = std::make_shared<const Graph>(Graph::build(trace, path));
     graphs[r] = graph;
@@ -53,9 +60,9 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
   std::error_code ec;
   const std::string extra = rank_path(prefix, ranks);
   if (std::filesystem::exists(extra, ec)) {
-    fail("{}: the workload has a file for rank {}, but the network has {} NPUs; expected exactly one trace per "
+    fail("{}: the {} has a file for rank {}, but the network has {} NPUs; expected exactly one trace per "
          "NPU (ranks 0 to {})",
-         extra, ranks, ranks, ranks - 1);
+         extra, what, ranks, ranks, ranks - 1);
   }
   return graphs;
 }

@@ -10,6 +10,9 @@
 
 namespace chakrasim::chakra {
 
-std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefix, std::size_t ranks);
+// `what` names the set of files in messages: "workload" (the --workload traces, with a hint at
+// the flag) or, e.g., "custom algorithm".
+std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefix, std::size_t ranks,
+                                                        const std::string& what = "workload");
 
 }  // namespace chakrasim::chakra

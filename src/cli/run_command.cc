@@ -61,6 +61,10 @@ int run(const RunOptions& o) {
     inputs.groups_source = o.comm_groups;
   }
   inputs.graphs = chakra::load_workload(o.workload, topology.npu_count());
+  for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {
+    const std::string& prefix = inputs.system.custom_prefixes[k];
+    if (!prefix.empty()) inputs.custom_algorithms[k] = chakra::load_workload(prefix, topology.npu_count(), "custom algorithm");
+  }
   OutputOptions out;
   out.json_path = o.json;
   out.quiet = o.quiet;

@@ -127,6 +127,13 @@ std::vector<system::AlgorithmChoice> get_implementation(const Context& c, const 
   return out;
 }
 
+void set_custom(Context& c, const char* key, const Json& v, system::CollectiveKind kind) {
+  if (!v.is_array() || v.size() != 1 || !v[0].is_string() || v[0].get<std::string>().empty()) {
+    bad_value(c, key, v, "a list of exactly one path prefix of the algorithm's per-rank ETs, e.g. [\"algo/custom\"]");
+  }
+  c.out.system.custom_prefixes[static_cast<std::size_t>(kind)] = v[0].get<std::string>();
+}
+
 void set_implementation(Context& c, const char* key, const Json& v, system::CollectiveKind kind) {
   c.out.system.implementations[static_cast<std::size_t>(kind)] = get_implementation(c, key, v);
 }
@@ -199,6 +206,16 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) { set_implementation(c, "reduce-scatter-implementation", v, CollectiveKind::kReduceScatter); }},
       {"all-to-all-implementation", "list of algorithm names", "none", "as above, for all-to-all",
        [](const Json& v, Context& c) { set_implementation(c, "all-to-all-implementation", v, CollectiveKind::kAllToAll); }},
+      {"all-reduce-implementation-custom", "list of one path prefix", "none",
+       "a custom all-reduce: per-rank algorithm ETs PREFIX.<rank>.et (paths relative to the working "
+       "directory); takes precedence over all-reduce-implementation",
+       [](const Json& v, Context& c) { set_custom(c, "all-reduce-implementation-custom", v, CollectiveKind::kAllReduce); }},
+      {"all-gather-implementation-custom", "list of one path prefix", "none", "as above, for all-gather",
+       [](const Json& v, Context& c) { set_custom(c, "all-gather-implementation-custom", v, CollectiveKind::kAllGather); }},
+      {"reduce-scatter-implementation-custom", "list of one path prefix", "none", "as above, for reduce-scatter",
+       [](const Json& v, Context& c) { set_custom(c, "reduce-scatter-implementation-custom", v, CollectiveKind::kReduceScatter); }},
+      {"all-to-all-implementation-custom", "list of one path prefix", "none", "as above, for all-to-all",
+       [](const Json& v, Context& c) { set_custom(c, "all-to-all-implementation-custom", v, CollectiveKind::kAllToAll); }},
       {"model-shared-bus", "0 | 1", "0", "LogGP shared-bus model (not supported yet: must be 0)",
        [](const Json& v, Context& c) {
          if (get_flag(c, "model-shared-bus", v)) fail("{}: key \"model-shared-bus\": the shared-bus model is not supported yet; expected 0", c.source);
@@ -253,8 +270,10 @@ SystemConfig parse_system(const std::string& text, const std::string& source, co
   for (auto it = root.begin(); it != root.end(); ++it) {
     const std::string& key = it.key();
     if (known.count(key)) continue;
-    if (key.find("-implementation-custom") != std::string::npos || key == "per-node-custom-implementation") {
-      fail("{}: key \"{}\": custom collective implementations are not supported yet", source, key);
+    if (key == "per-node-custom-implementation") {
+      fail("{}: key \"{}\": per-node custom implementations are not supported yet; use the per-collective "
+           "\"<collective>-implementation-custom\" keys",
+           source, key);
     }
     out.warnings.push_back(fmt::format("{}: unknown key \"{}\" ignored", source, key));
   }

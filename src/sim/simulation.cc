@@ -46,6 +46,14 @@ void validate(const Inputs& inputs) {
            topology.dims());
     }
   }
+  for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {
+    const std::string& prefix = inputs.system.custom_prefixes[k];
+    if (!prefix.empty() && inputs.custom_algorithms[k].size() != inputs.graphs.size()) {
+      fail("{}: the custom {} \"{}\" has {} algorithm ETs; expected one per NPU ({})", inputs.system_source,
+           system::collective_name(static_cast<system::CollectiveKind>(k)), prefix,
+           inputs.custom_algorithms[k].size(), inputs.graphs.size());
+    }
+  }
   const workload::WorkloadOptions options = workload_options(inputs);
   // Per distinct graph: the checks of the models, the collectives it needs an implementation
   // for, and the communicator groups it names (when it defines none of its own at run time).
@@ -70,7 +78,8 @@ void validate(const Inputs& inputs) {
       const chakra::OpAttrs& a = g->attrs(i);
       const auto kind = workload::collective_of(a.comm_type);
       if (!kind) continue;
-      if (inputs.system.implementations[static_cast<std::size_t>(*kind)].empty()) {
+      if (inputs.system.implementations[static_cast<std::size_t>(*kind)].empty() &&
+          inputs.system.custom_prefixes[static_cast<std::size_t>(*kind)].empty()) {
         fail("{}: node {} (\"{}\") runs a collective of type {}, but {} has no \"{}-implementation\"; expected a "
              "list of algorithms such as [\"ring\"]",
              g->source(), g->id(i), g->name(i), chakra::comm_type_name(a.comm_type), inputs.system_source,
@@ -121,6 +130,11 @@ Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
   std::unique_ptr<network::Network> network = network::make_network(inputs.backend, topology, queue, system);
   system.attach(*network);
   system.set_groups(inputs.groups);
+  for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {
+    if (!inputs.custom_algorithms[k].empty()) {
+      system.set_custom_algorithm(static_cast<system::CollectiveKind>(k), inputs.custom_algorithms[k]);
+    }
+  }
   executor.attach(system);
 
   executor.start();

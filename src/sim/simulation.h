@@ -3,6 +3,7 @@
 // left. The result says when each NPU finished, or which NPUs did not.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,6 +36,9 @@ struct Inputs {
   std::string groups_source = "the communicator-group file";
   // One graph per rank; identical ranks may share one.
   std::vector<std::shared_ptr<const chakra::Graph>> graphs;
+  // Per collective kind with a custom implementation (system.custom_prefixes), its algorithm ET
+  // for each rank.
+  std::array<std::vector<std::shared_ptr<const chakra::Graph>>, system::kCollectiveKinds> custom_algorithms;
 };
 
 struct NpuResult {

@@ -20,6 +20,7 @@ const char* algorithm_name(AlgorithmKind kind) {
     case AlgorithmKind::kDirect: return "direct";
     case AlgorithmKind::kHalvingDoubling: return "halvingDoubling";
     case AlgorithmKind::kDoubleBinaryTree: return "doubleBinaryTree";
+    case AlgorithmKind::kCustom: return "custom";
   }
   return "?";
 }
@@ -69,6 +70,20 @@ void check_phase(const PhasePlan& p) {
 ChunkPlan plan_collective(const SystemSpec& spec, const network::Topology& topology,
                           CollectiveKind kind, std::uint64_t bytes, std::uint32_t involved_dims,
                           const std::vector<NpuId>* group) {
+  // A custom algorithm: one stream, one phase over every NPU, no chunking (§2.3 item 5).
+  if (!spec.custom_prefixes[static_cast<std::size_t>(kind)].empty()) {
+    if (group != nullptr && group->size() != topology.npu_count()) {
+      fail("a {} on a communicator group of {} NPUs cannot use the custom implementation \"{}\": custom "
+           "algorithms run over all NPUs here",
+           collective_name(kind), group->size(), spec.custom_prefixes[static_cast<std::size_t>(kind)]);
+    }
+    ChunkPlan plan;
+    plan.chunk_bytes = bytes;
+    plan.chunks = 1;
+    plan.phases.push_back(
+        {kind, AlgorithmKind::kCustom, 0, topology.npu_count(), 1, true, bytes, QueuePick::kRoundRobin, nullptr, 0});
+    return plan;
+  }
   const auto& choices = spec.implementations[static_cast<std::size_t>(kind)];
   if (choices.empty()) {
     fail("the system configuration has no {}-implementation, but the trace runs a {}",

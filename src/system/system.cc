@@ -30,6 +30,28 @@ struct System::Io {
     sys.transport_receive(s.npu, src, bytes, s.tag, Completion{stream, kStreamReceive});
   }
   void finish() { sys.enter_next_phase(stream); }
+
+  // Custom algorithms: steps are nodes of the algorithm ET; peers are positions (all NPUs here,
+  // so a position is the NPU itself). The ET's channel keeps apart messages of one stream.
+  std::uint64_t custom_tag(std::int64_t channel) const {
+    return sys.streams_[stream].tag | ((static_cast<std::uint64_t>(channel) & 0xffff) << 40);
+  }
+  std::uint32_t custom_op(std::uint32_t node) {
+    return sys.new_op({sys.streams_[stream].npu, 0, (static_cast<std::uint64_t>(stream) << 32) | node, 0, 0, {}});
+  }
+  void send(std::uint32_t node, std::int64_t dst, std::uint64_t bytes, std::int64_t channel) {
+    const NpuId npu = sys.streams_[stream].npu;
+    sys.transport_send(npu, sys.custom_peer(npu, dst), bytes, custom_tag(channel), Completion{custom_op(node), kCustomNodeDone});
+  }
+  void receive(std::uint32_t node, std::int64_t src, std::uint64_t bytes, std::int64_t channel) {
+    const NpuId npu = sys.streams_[stream].npu;
+    sys.transport_receive(npu, sys.custom_peer(npu, src), bytes, custom_tag(channel),
+                          Completion{custom_op(node), kCustomNodeDone});
+  }
+  void compute(std::uint32_t node, Tick ns) {
+    sys.timers_.schedule(sys.streams_[stream].npu, ns, TimerOwner::kSystem, kCustomComputeDone,
+                         (static_cast<std::uint64_t>(stream) << 32) | node);
+  }
 };
 
 namespace {
@@ -285,7 +307,34 @@ void System::configure_phase(Stream& s, const PhasePlan& phase, const PhaseQueue
     case AlgorithmKind::kDoubleBinaryTree:
       s.algorithm.emplace<DoubleBinaryTreeState>().configure(phase.bytes, ring, pq.min_root_tree);
       return;
+    case AlgorithmKind::kCustom: {
+      const auto& algorithm = custom_[static_cast<std::size_t>(phase.kind)];
+      if (s.npu >= algorithm.size() || algorithm[s.npu] == nullptr) {
+        fail("NPU {} runs a custom {} but no algorithm ET was loaded for position {}", s.npu,
+             collective_name(phase.kind), s.npu);
+      }
+      s.algorithm.emplace<CustomState>().configure(*algorithm[s.npu]);
+      return;
+    }
   }
+}
+
+void System::set_custom_algorithm(CollectiveKind kind, std::vector<std::shared_ptr<const chakra::Graph>> algorithm) {
+  custom_[static_cast<std::size_t>(kind)] = std::move(algorithm);
+}
+
+NpuId System::custom_peer(NpuId npu, std::int64_t position) const {
+  if (position < 0 || position >= static_cast<std::int64_t>(topology_.npu_count()) ||
+      static_cast<NpuId>(position) == npu) {
+    fail("NPU {}: its custom algorithm ET names peer {}; expected another position from 0 to {}", npu, position,
+         topology_.npu_count() - 1);
+  }
+  return static_cast<NpuId>(position);
+}
+
+void System::custom_node_done(std::uint32_t stream, std::uint32_t node) {
+  Io io{*this, stream};
+  std::get<CustomState>(streams_[stream].algorithm).on_node_done(io, node);
 }
 
 // Behind the streams already running, ahead of waiting streams of lower priority.
@@ -354,6 +403,9 @@ void System::handle_timer(const TimerEntry& entry) {
       break;
     }
     case kReduceDone: step_ready(static_cast<std::uint32_t>(entry.arg)); break;
+    case kCustomComputeDone:
+      custom_node_done(static_cast<std::uint32_t>(entry.arg >> 32), static_cast<std::uint32_t>(entry.arg));
+      break;
     default: fail("internal error: unknown system timer kind {}", entry.kind);
   }
 }
@@ -416,6 +468,12 @@ void System::dispatch(const Completion& c) {
   switch (c.kind) {
     case kNone: return;
     case kStreamReceive: stream_received(static_cast<std::uint32_t>(c.arg)); return;
+    case kCustomNodeDone: {
+      const std::uint64_t token = ops_[c.arg].token;
+      free_ops_.push_back(static_cast<std::uint32_t>(c.arg));
+      custom_node_done(static_cast<std::uint32_t>(token >> 32), static_cast<std::uint32_t>(token));
+      return;
+    }
     case kOpDone: {
       const PendingOp op = ops_[c.arg];
       free_ops_.push_back(static_cast<std::uint32_t>(c.arg));

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <unordered_map>
 #include <variant>
@@ -20,7 +22,9 @@
 #include "network/network.h"
 #include "network/topology.h"
 #include "system/collective_plan.h"
+#include "chakra/graph.h"
 #include "system/comm_groups.h"
+#include "system/custom_algorithm.h"
 #include "system/direct.h"
 #include "system/double_binary_tree.h"
 #include "system/halving_doubling.h"
@@ -60,6 +64,10 @@ class System final : public network::ArrivalSink {
   // `key + 1`, as the reference registers them. An empty member list means every NPU.
   void register_group(NpuId npu, std::uint32_t key, std::vector<NpuId> members);
 
+  // The per-position algorithm ETs of the custom implementation of `kind` (position p runs
+  // algorithm[p]); needed for every kind whose SystemSpec::custom_prefixes entry is set.
+  void set_custom_algorithm(CollectiveKind kind, std::vector<std::shared_ptr<const chakra::Graph>> algorithm);
+
   // Starts `npu`'s part of a collective now; the listener hears `token` when it is done.
   // Throws Error if the group is unknown or does not contain `npu`.
   void start_collective(NpuId npu, const CollectiveRequest& request, std::uint64_t token);
@@ -79,8 +87,8 @@ class System final : public network::ArrivalSink {
   std::size_t waiting_receives() const { return mailbox_.waiting_receives(); }
 
  private:
-  enum TimerKind : std::uint8_t { kEndpointDone, kReduceDone };
-  enum CompletionKind : std::uint8_t { kNone, kStreamReceive, kOpDone, kRendezvousGo };
+  enum TimerKind : std::uint8_t { kEndpointDone, kReduceDone, kCustomComputeDone };
+  enum CompletionKind : std::uint8_t { kNone, kStreamReceive, kOpDone, kRendezvousGo, kCustomNodeDone };
   struct Io;
 
   struct Group {
@@ -96,7 +104,7 @@ class System final : public network::ArrivalSink {
   };
   // The state of the algorithm the stream's current phase runs (one of the §2.6 algorithms).
   using PhaseAlgorithm =
-      std::variant<RingState, DirectState, HalvingDoublingState, DoubleBinaryTreeState>;
+      std::variant<RingState, DirectState, HalvingDoublingState, DoubleBinaryTreeState, CustomState>;
   struct Stream {
     NpuId npu = 0;
     std::uint32_t collective = 0;
@@ -149,6 +157,8 @@ class System final : public network::ArrivalSink {
   void step_ready(std::uint32_t stream);
   void stream_received(std::uint32_t stream);
   void collective_stream_done(std::uint32_t collective);
+  void custom_node_done(std::uint32_t stream, std::uint32_t node);
+  NpuId custom_peer(NpuId npu, std::int64_t position) const;
   std::uint32_t new_stream();
   std::uint32_t new_op(const PendingOp& op);
   std::size_t queue_index(NpuId npu, std::int32_t queue) const {
@@ -185,6 +195,8 @@ class System final : public network::ArrivalSink {
 
   std::map<std::uint32_t, Group> groups_;                   // from the group file
   std::map<std::pair<NpuId, std::uint32_t>, Group> npu_groups_;  // learnt at run time
+
+  std::array<std::vector<std::shared_ptr<const chakra::Graph>>, kCollectiveKinds> custom_;
 
   std::vector<ChunkPlan> plans_;
   std::map<std::tuple<int, std::uint64_t, std::uint32_t, const Group*>, std::uint32_t> plan_ids_;

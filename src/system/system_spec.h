@@ -15,7 +15,8 @@ const char* collective_name(CollectiveKind kind);
 
 // The native algorithms (§2.6): ring, direct (the reference's AllToAll class), halving-doubling
 // and double binary tree.
-enum class AlgorithmKind : std::uint8_t { kRing, kDirect, kHalvingDoubling, kDoubleBinaryTree };
+// kCustom: a per-rank algorithm ET (`*-implementation-custom`), one phase over all NPUs.
+enum class AlgorithmKind : std::uint8_t { kRing, kDirect, kHalvingDoubling, kDoubleBinaryTree, kCustom };
 const char* algorithm_name(AlgorithmKind kind);
 
 // One token of an `*-implementation` list, e.g. "ring", "oneRing", "direct4".
@@ -38,6 +39,9 @@ struct SystemSpec {
   double local_mem_bw_gbps = 0;  // GB/s with GB = 10^9 bytes; 0 = no reduction cost
   // Per collective kind, one choice per logical dimension; empty = not configured.
   std::array<std::vector<AlgorithmChoice>, kCollectiveKinds> implementations;
+  // Per collective kind, the path prefix of a custom algorithm's per-rank ETs (empty = none); it
+  // takes precedence over `implementations`.
+  std::array<std::string, kCollectiveKinds> custom_prefixes;
   std::uint32_t num_queues_per_dim = 1;
   // Every send first waits for an 8192-byte go-ahead from its receiver (--rendezvous-protocol).
   bool rendezvous = false;

@@ -322,14 +322,19 @@ TEST(SystemConfig, UnknownKeysWarn) {
   EXPECT_EQ(c.warnings[1], "sys.json: unknown key \"topology-name\" ignored");
 }
 
-TEST(SystemConfig, CustomImplementationsAreNotSupportedYet) {
-  for (const char* key : {"all-reduce-implementation-custom", "all-gather-implementation-custom",
-                          "reduce-scatter-implementation-custom", "all-to-all-implementation-custom",
-                          "per-node-custom-implementation"}) {
-    SCOPED_TRACE(key);
-    const std::string msg = error_with(std::string("\"") + key + "\": [\"prefix\"]");
-    EXPECT_THAT(msg, HasSubstr("sys.json: key \"" + std::string(key) + "\": custom collective implementations are not supported yet"));
+// Each *-implementation-custom key takes one path prefix; the per-node variant is refused.
+TEST(SystemConfig, CustomImplementations) {
+  const char* keys[] = {"all-reduce-implementation-custom", "all-gather-implementation-custom",
+                        "reduce-scatter-implementation-custom", "all-to-all-implementation-custom"};
+  for (std::size_t k = 0; k < 4; ++k) {
+    SCOPED_TRACE(keys[k]);
+    const SystemConfig c = parse_with(std::string("\"") + keys[k] + "\": [\"algo/prefix\"]");
+    EXPECT_EQ(c.system.custom_prefixes[k], "algo/prefix");
+    EXPECT_THAT(error_with(std::string("\"") + keys[k] + "\": [\"a\", \"b\"]"),
+                HasSubstr(std::string("key \"") + keys[k] + "\": value [\"a\",\"b\"] is invalid; expected a list of exactly one path prefix"));
   }
+  EXPECT_THAT(error_with("\"per-node-custom-implementation\": \"map.yml\""),
+              HasSubstr("sys.json: key \"per-node-custom-implementation\": per-node custom implementations are not supported yet"));
 }
 
 TEST(SystemConfig, InvalidJsonAndNonObjects) {
@@ -414,15 +419,15 @@ TEST(SystemConfigFiles, ReferenceConfigsParse) {
   EXPECT_FALSE(ring.compute.roofline_enabled);
   EXPECT_THAT(ring.warnings, IsEmpty());
 
-  const std::string custom = (configs / "custom_collective.json").string();
-  const std::string msg = error_of([&] { load_system(custom, {}); });
-  EXPECT_THAT(msg, HasSubstr(custom + ": key \"all-reduce-implementation-custom\""));
-  EXPECT_THAT(msg, HasSubstr("not supported yet"));
+  const SystemConfig custom = load_system((configs / "custom_collective.json").string(), {});
+  EXPECT_EQ(custom.system.custom_prefixes[0],
+            "examples/system/custom_collectives/custom_ring_allreduce_8npus_1MB/custom_allreduce");
+  EXPECT_EQ(custom.system.scheduling_policy, SchedulingPolicy::kFifo);
 
   // Every other system JSON there parses (no_memory_expansion.json is a remote-memory config).
   for (const auto& entry : std::filesystem::directory_iterator(configs)) {
     const std::string name = entry.path().filename().string();
-    if (entry.path().extension() != ".json" || name == "custom_collective.json" || name == "no_memory_expansion.json") continue;
+    if (entry.path().extension() != ".json" || name == "no_memory_expansion.json") continue;
     SCOPED_TRACE(name);
     EXPECT_NO_THROW(load_system(entry.path().string(), {}));
   }
