@@ -16,7 +16,7 @@ Json parse_object(const std::string& text, const std::string& source, const char
   Json root;
   try {
     root = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // syntax errors, and numbers out of range
     fail("{}: invalid JSON: {}", source, e.what());
   }
   if (!root.is_object()) fail("{}: expected a JSON object {}", source, expected);

@@ -241,7 +241,7 @@ SystemConfig parse_system(const std::string& text, const std::string& source, co
   Json root;
   try {
     root = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // syntax errors, and numbers out of range
     fail("{}: invalid JSON: {}", source, e.what());
   }
   if (!root.is_object()) fail("{}: expected a JSON object of system keys", source);

@@ -254,3 +254,25 @@ TEST(CommGroupsFiles, LoadAndUnreadablePath) {
 
 }  // namespace
 }  // namespace chakrasim::config
+
+namespace chakrasim::config {
+namespace {
+
+// Found by fuzzing: a number too large for a double is a JSON error, not an abort.
+TEST(CommGroupsErrors, NumberOverflowIsAnError) {
+  try {
+    parse_comm_groups("{\"1\": [0, 1e999999]}", "groups.json", 8);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("groups.json: invalid JSON"));
+  }
+  try {
+    parse_memory("{\"memory-type\": \"MEMORY_POOL\", \"remote-mem-bw\": 1e999999}", "memory.json");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("memory.json: invalid JSON"));
+  }
+}
+
+}  // namespace
+}  // namespace chakrasim::config

@@ -435,3 +435,15 @@ TEST(SystemConfigFiles, ReferenceConfigsParse) {
 
 }  // namespace
 }  // namespace chakrasim::config
+
+namespace chakrasim::config {
+namespace {
+
+// Found by fuzzing: a number too large for a double is a JSON error, not an abort.
+TEST(SystemConfig, NumberOverflowIsAnError) {
+  const std::string msg = error_of([] { parse("{\"preferred-dataset-splits\": 1e999999}"); });
+  EXPECT_THAT(msg, HasSubstr("sys.json: invalid JSON"));
+}
+
+}  // namespace
+}  // namespace chakrasim::config
