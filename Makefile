@@ -37,8 +37,11 @@ test-asan: deps
 	@cmake --build $(BUILD)-asan -j $(JOBS)
 	@cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
-# libFuzzer targets, each run for FUZZ_SECONDS on a copy of its seed corpus (tests/fuzz/corpus).
+# libFuzzer targets, each run on a copy of its seed corpus (tests/fuzz/corpus): for FUZZ_SECONDS,
+# or, when FUZZ_RUNS is set, for exactly that many inputs from a fixed seed (repeatable: CI).
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
+FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -seed=1,-max_total_time=$(FUZZ_SECONDS))
 FUZZ_TARGETS := et_reader network_config system_config other_configs
 fuzz: deps
 	@for p in clang libclang-rt-14-dev; do dpkg -s $$p >/dev/null 2>&1 || \
@@ -47,10 +50,11 @@ fuzz: deps
 	@cmake --build $(BUILD)-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  work=$$(mktemp -d); cp tests/fuzz/corpus/$$t/* $$work/; \
-	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
-	  $(BUILD)-fuzz/tests/fuzz/fuzz_$$t $$work -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	    -artifact_prefix=$(BUILD)-fuzz/crash-$$t- 2>&1 | grep -E "stat::number_of_executed_units|ERROR|SUMMARY" ; \
-	  rm -rf $$work; \
+	  echo "fuzz_$$t: $(FUZZ_LIMIT)"; \
+	  $(BUILD)-fuzz/tests/fuzz/fuzz_$$t $$work $(FUZZ_LIMIT) -print_final_stats=1 \
+	    -artifact_prefix=$(BUILD)-fuzz/crash-$$t- > $$work.log 2>&1 || { tail -40 $$work.log; exit 1; }; \
+	  grep -E "stat::number_of_executed_units" $$work.log; \
+	  rm -rf $$work $$work.log; \
 	done
 
 # Benchmarks print figures; they are not part of `make test` or CI.
