@@ -2,6 +2,7 @@
 // uses only the ring algorithms, reproduced exactly with inputs built in code.
 #include <gtest/gtest.h>
 
+#include "config/system_config.h"
 #include "support/test_support.h"
 
 namespace chakrasim::test {
@@ -153,6 +154,32 @@ TEST(Compat, ZeroDurationComputeTakesOneNanosecond) {
   in.system = system_of("ring", 1, 1, 1);
   in.graphs = same_trace(b.trace(), 2);
   expect_all_finish(run(in), 2, 3001);
+}
+
+}  // namespace
+}  // namespace chakrasim::test
+
+namespace chakrasim::test {
+namespace {
+
+// --injection-scale=2 doubles an explicit endpoint-delay: AR8 ring, splits 1, has 15 steps that
+// pay it, so 96365 + 15 x 10 = 96515 (§4). Without the key the default 10 ns is not scaled.
+TEST(Compat, InjectionScale) {
+  config::SystemFlags flags;
+  flags.injection_scale = 2;
+  const auto with_key = config::parse_system(
+      R"({"preferred-dataset-splits": 1, "endpoint-delay": 10, "local-mem-bw": 50, "all-reduce-implementation": ["ring"]})",
+      "s.json", flags);
+  sim::Inputs in;
+  in.network = network_of({{network::DimensionKind::kRing, 8, 50, 500}});
+  in.system = with_key.system;
+  in.graphs = same_trace(single_collective(chakra::CommType::kAllReduce, 1 << 20), 8);
+  const sim::Result r = run(in);
+  for (const auto& n : r.npus) EXPECT_EQ(n.finish_ns, 96515u);
+  const auto without_key = config::parse_system(
+      R"({"preferred-dataset-splits": 1, "local-mem-bw": 50, "all-reduce-implementation": ["ring"]})", "s.json", flags);
+  in.system = without_key.system;
+  for (const auto& n : run(in).npus) EXPECT_EQ(n.finish_ns, 96365u);
 }
 
 }  // namespace
