@@ -85,7 +85,7 @@ void print_deadlock(std::ostream& out, const sim::Result& result) {
     ++shown;
     out << fmt::format("    node {} (\"{}\", {}): ", s.id, s.name, s.type);
     if (s.issued) {
-      out << "issued and never completed (a collective or message that other NPUs never matched)\n";
+      out << s.detail << "\n";
     } else if (!s.waiting_for.empty()) {
       std::string parents;
       for (std::size_t k = 0; k < s.waiting_for.size() && k < 8; ++k) {

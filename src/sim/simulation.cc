@@ -118,6 +118,80 @@ void validate(const Inputs& inputs) {
   }
 }
 
+namespace {
+
+// Collectives `npu` has issued or finished on communicator group `group`, in id order.
+std::uint64_t collectives_started(const workload::Executor& executor, NpuId npu, std::uint32_t group,
+                                  std::uint32_t up_to_node) {
+  const chakra::Graph& g = executor.graph(npu);
+  std::uint64_t count = 0;
+  for (std::uint32_t i = 0; i < g.size() && i < up_to_node; ++i) {
+    if (g.type(i) != chakra::NodeType::kCommColl || !workload::collective_of(g.attrs(i).comm_type)) continue;
+    if (workload::group_of(g.string(g.attrs(i).pg_name)).value_or(0) != group) continue;
+    if (executor.state(npu, i) != workload::Executor::NodeState::kWaiting &&
+        executor.state(npu, i) != workload::Executor::NodeState::kReady) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+// Per communicator group, how many collectives each NPU started (computed once per group).
+using StartedCounts = std::map<std::uint32_t, std::vector<std::uint64_t>>;
+
+// What an issued, never-completed node waits for, in words.
+std::string stuck_detail(const Inputs& inputs, const workload::Executor& executor, NpuId npu, std::uint32_t node,
+                         StartedCounts& started) {
+  const chakra::Graph& g = executor.graph(npu);
+  const chakra::OpAttrs& a = g.attrs(node);
+  switch (g.type(node)) {
+    case chakra::NodeType::kCommSend:
+      return fmt::format("send of {} bytes to NPU {} with tag {}: NPU {} never posted a receive from NPU {} with "
+                         "that tag and size",
+                         a.comm_size, a.comm_dst, a.comm_tag, a.comm_dst, npu);
+    case chakra::NodeType::kCommRecv:
+      return fmt::format("receive of {} bytes from NPU {} with tag {}: NPU {} never sent a message to NPU {} with "
+                         "that tag and size",
+                         a.comm_size, a.comm_src, a.comm_tag, a.comm_src, npu);
+    case chakra::NodeType::kCommColl: {
+      const auto kind = workload::collective_of(a.comm_type);
+      if (!kind) break;
+      const std::uint32_t group = workload::group_of(g.string(a.pg_name)).value_or(0);
+      std::vector<NpuId> members;
+      auto it = inputs.groups.find(group);
+      if (group != 0 && it != inputs.groups.end()) {
+        members = it->second;
+      } else {
+        for (NpuId r = 0; r < executor.npu_count(); ++r) members.push_back(r);
+      }
+      // This is the k-th collective of its group on this NPU; peers that started fewer never
+      // issued its counterpart.
+      const std::uint64_t k = collectives_started(executor, npu, group, node + 1);
+      auto [totals, fresh] = started.try_emplace(group);
+      if (fresh) {
+        for (NpuId r = 0; r < executor.npu_count(); ++r) {
+          totals->second.push_back(collectives_started(executor, r, group, executor.graph(r).size()));
+        }
+      }
+      std::string missing;
+      std::size_t count = 0;
+      for (NpuId peer : members) {
+        if (peer == npu || totals->second[peer] >= k) continue;
+        if (count++ < 16) missing += (missing.empty() ? "" : ", ") + std::to_string(peer);
+      }
+      if (count > 16) missing += fmt::format(" and {} more", count - 16);
+      const std::string what = fmt::format("{} of {} bytes{}", system::collective_name(*kind), a.comm_size,
+                                           group == 0 ? "" : fmt::format(" on group {}", group));
+      if (count == 0) return what + ": every peer issued it, but their messages never matched (different sizes or order)";
+      return fmt::format("{}: NPU(s) {} never issued their matching collective", what, missing);
+    }
+    default: break;
+  }
+  return "issued and never completed";
+}
+
+}  // namespace
+
 Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
   validate(inputs);
   const network::Topology topology(inputs.network);
@@ -153,6 +227,7 @@ Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
   }
 
   Result result;
+  StartedCounts started;
   result.events = queue.events_processed();
   result.messages = system.messages_sent();
   result.npus.resize(executor.npu_count());
@@ -179,7 +254,8 @@ Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
       const State s = executor.state(r, i);
       if (s == State::kDone) continue;
       result.stuck.push_back({r, g.id(i), g.name(i), chakra::node_type_name(g.raw_type(i)),
-                              s == State::kIssued, std::move(waiting[i])});
+                              s == State::kIssued, std::move(waiting[i]),
+                              s == State::kIssued ? stuck_detail(inputs, executor, r, i, started) : std::string()});
     }
   }
   return result;

@@ -59,6 +59,9 @@ struct StuckNode {
   std::string type;
   bool issued = false;  // issued and never completed (else: waiting for parents or a slot)
   std::vector<std::uint64_t> waiting_for;  // unfinished parents
+  // For an issued node, what it waits for: an unmatched send or receive (peer, tag, size), or a
+  // collective some peers never issued.
+  std::string detail;
 };
 
 struct Result {
