@@ -9,6 +9,7 @@
 #include "config/other_configs.h"
 #include "config/system_config.h"
 #include "core/error.h"
+#include "core/resources.h"
 #include "network/network.h"
 #include "network/topology.h"
 #include "report/node_log.h"
@@ -54,6 +55,9 @@ int run(const RunOptions& o) {
   inputs.system.rendezvous = o.rendezvous;
   inputs.compute = system.compute;
   const network::Topology topology(inputs.network);
+  // Before reading one trace: can the machine hold this many NPUs at all?
+  require_memory(sim::network_state_bytes(topology.npu_count()),
+                 fmt::format("{}: a network of {} NPUs", o.network, topology.npu_count()));
   if (!o.memory.empty()) inputs.memory = config::load_memory(o.memory);
   inputs.replay_only = system.replay_only;
   if (!o.comm_groups.empty() && o.comm_groups.find("empty") == std::string::npos) {

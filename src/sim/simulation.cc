@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/resources.h"
 #include "core/event_queue.h"
 #include "core/npu_timers.h"
 #include "network/network.h"
@@ -31,6 +32,34 @@ workload::WorkloadOptions workload_options(const Inputs& inputs) {
 
 }  // namespace
 
+// Rough sizes of the per-NPU, per-node and per-chunk state (measured orders of magnitude; the
+// estimate only has to catch runs that cannot fit at all).
+constexpr std::uint64_t kBytesPerNpu = 512;
+constexpr std::uint64_t kBytesPerGraphNode = 96;    // a parsed node, once per distinct trace
+constexpr std::uint64_t kBytesPerRankNode = 8;      // countdown and state, per NPU and node
+constexpr std::uint64_t kBytesPerChunk = 256;       // a stream, its queue entry and messages
+
+std::uint64_t network_state_bytes(std::uint64_t npus) { return npus * kBytesPerNpu; }
+
+std::uint64_t estimate_memory_bytes(const Inputs& inputs) {
+  std::uint64_t npus = inputs.graphs.size();
+  std::uint64_t bytes = network_state_bytes(npus);
+  std::set<const chakra::Graph*> seen;
+  std::uint64_t max_chunks = 0;
+  for (const auto& g : inputs.graphs) {
+    bytes += static_cast<std::uint64_t>(g->size()) * kBytesPerRankNode;
+    if (!seen.insert(g.get()).second) continue;
+    bytes += static_cast<std::uint64_t>(g->size()) * kBytesPerGraphNode;
+    // The largest collective's chunk count: every chunk is a stream alive at once.
+    for (std::uint32_t i = 0; i < g->size(); ++i) {
+      if (g->type(i) != chakra::NodeType::kCommColl) continue;
+      const std::uint64_t splits = std::max<std::uint64_t>(1, inputs.system.preferred_dataset_splits);
+      max_chunks = std::max(max_chunks, std::min<std::uint64_t>(splits + 1, g->attrs(i).comm_size + 1));
+    }
+  }
+  return bytes + max_chunks * npus * kBytesPerChunk;
+}
+
 void validate(const Inputs& inputs) {
   const network::Topology topology(inputs.network);
   if (inputs.graphs.size() != topology.npu_count()) {
@@ -54,6 +83,7 @@ void validate(const Inputs& inputs) {
            inputs.custom_algorithms[k].size(), inputs.graphs.size());
     }
   }
+  require_memory(estimate_memory_bytes(inputs), fmt::format("simulating {} NPUs", inputs.graphs.size()));
   const workload::WorkloadOptions options = workload_options(inputs);
   // Per distinct graph: the checks of the models, the collectives it needs an implementation
   // for, and the communicator groups it names (when it defines none of its own at run time).

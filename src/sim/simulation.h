@@ -79,6 +79,11 @@ struct Result {
 void validate(const Inputs& inputs);
 
 // Runs the simulation. `observer`, if given, hears every node start and end.
+// Bytes of state a network of `npus` NPUs needs before any trace is read (queues, timers, ...).
+std::uint64_t network_state_bytes(std::uint64_t npus);
+// A conservative estimate of the memory a run of `inputs` needs.
+std::uint64_t estimate_memory_bytes(const Inputs& inputs);
+
 Result simulate(const Inputs& inputs, workload::NodeObserver* observer = nullptr);
 
 }  // namespace chakrasim::sim
