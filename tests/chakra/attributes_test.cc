@@ -11,6 +11,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "support/test_support.h"
+
 #include "core/error.h"
 
 namespace chakrasim::chakra {
@@ -18,19 +20,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-template <typename F>
-std::string error_of(F&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected chakrasim::Error, got another exception: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "expected chakrasim::Error, nothing was thrown";
-  return {};
-}
+using ::chakrasim::test::error_of;
 
 // A node with id 42, name "op", and the attribute `a`.
 Node node_with(const Attribute& a) {

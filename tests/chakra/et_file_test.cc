@@ -47,19 +47,7 @@ const std::string kWalkThrough = from_hex(
     "52 0f 0a 09 636f6d6d5f73697a65 48 80 80 40");           // attr comm_size int64_val 1048576
 
 // Runs `body`, expecting an Error, and returns its message.
-template <typename F>
-std::string error_of(F&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected chakrasim::Error, got another exception: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "expected chakrasim::Error, nothing was thrown";
-  return {};
-}
+using ::chakrasim::test::error_of;
 
 std::string read_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

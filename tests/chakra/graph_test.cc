@@ -11,6 +11,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "support/test_support.h"
+
 #include "chakra/attributes.h"
 #include "core/error.h"
 
@@ -22,19 +24,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-template <typename F>
-std::string error_of(F&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected chakrasim::Error, got another exception: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "expected chakrasim::Error, nothing was thrown";
-  return {};
-}
+using ::chakrasim::test::error_of;
 
 Node& add_node(Trace& t, std::uint64_t id, const std::string& name, std::vector<std::uint64_t> data = {},
                std::vector<std::uint64_t> ctrl = {}) {

@@ -18,19 +18,7 @@ namespace {
 using network::DimensionKind;
 using ::testing::HasSubstr;
 
-template <typename F>
-std::string error_of(F&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected chakrasim::Error, got another exception: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "expected chakrasim::Error, nothing was thrown";
-  return {};
-}
+using ::chakrasim::test::error_of;
 
 std::string parse_error(const std::string& text) {
   return error_of([&] { parse_network(text, "net.yml"); });

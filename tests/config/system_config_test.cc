@@ -24,19 +24,7 @@ using system::SchedulingPolicy;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-template <typename F>
-std::string error_of(F&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "expected chakrasim::Error, got another exception: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "expected chakrasim::Error, nothing was thrown";
-  return {};
-}
+using ::chakrasim::test::error_of;
 
 SystemConfig parse(const std::string& text, const SystemFlags& flags = {}) {
   return parse_system(text, "sys.json", flags);

@@ -13,9 +13,26 @@
 
 #include "chakra/graph.h"
 #include "chakra/trace_builder.h"
+#include "core/error.h"
 #include "sim/simulation.h"
 
 namespace chakrasim::test {
+
+// The message of the chakrasim::Error that `body` throws; a test failure (and "") if it throws
+// nothing or another exception.
+template <typename F>
+std::string error_of(F&& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected chakrasim::Error, got another exception: " << e.what();
+    return {};
+  }
+  ADD_FAILURE() << "expected chakrasim::Error, nothing was thrown";
+  return {};
+}
 
 // ../shared/reference beside the checkout, or nullopt when this clone has none.
 std::optional<std::filesystem::path> reference_dir();
