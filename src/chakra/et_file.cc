@@ -7,6 +7,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/stubs/logging.h>
 
 #include "core/error.h"
 
@@ -40,6 +41,13 @@ void append_varint(std::string& out, std::uint32_t value) {
 }  // namespace
 
 Trace parse_trace(std::string_view bytes, const std::string& source) {
+  // A message protobuf rejects (e.g. a string that is not UTF-8) becomes our own error below,
+  // which names the file and offset; protobuf's own log line would only repeat it, less clearly.
+  static const bool quiet = [] {
+    google::protobuf::SetLogHandler(nullptr);
+    return true;
+  }();
+  (void)quiet;
   Trace trace;
   if (bytes.empty()) {
     fail("{}: the file is empty; expected a Chakra trace (a GlobalMetadata message, then Nodes)",
