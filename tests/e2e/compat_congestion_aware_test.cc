@@ -159,3 +159,24 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace chakrasim::test
+
+namespace chakrasim::test {
+namespace {
+
+// The queue quirk of §2.4: with --num-queues-per-dim=2 a localBWAware all-reduce on one
+// dimension draws only from the first half of the queues, so 4 active chunks become 2 per
+// queue on queue 0 alone: AR8 1 MiB, splits 4, CA, 39195 -> 60790.
+TEST(CompatCa, TwoQueuesPerDimensionHalveConcurrency) {
+  auto sys = system_of("ring", 1, 4, 4);
+  EXPECT_EQ(run_ca(network_of({{network::DimensionKind::kRing, 8, 50, 500}}), sys, chakra::CommType::kAllReduce, 1 << 20)
+                .npus[0]
+                .finish_ns,
+            39195u);
+  sys.num_queues_per_dim = 2;
+  const sim::Result r =
+      run_ca(network_of({{network::DimensionKind::kRing, 8, 50, 500}}), sys, chakra::CommType::kAllReduce, 1 << 20);
+  for (const auto& n : r.npus) EXPECT_EQ(n.finish_ns, 60790u);
+}
+
+}  // namespace
+}  // namespace chakrasim::test
