@@ -1,75 +1,60 @@
 #include "core/event_queue.h"
 
+#include <algorithm>
 #include <cassert>
-#include <utility>
 
 namespace chakrasim {
 
 void EventQueue::schedule(Tick time, EventTarget target, std::uint8_t kind, NpuId npu,
                           std::uint64_t arg) {
   assert(time >= now_);
-  Event e{time, next_seq_++, arg, npu, target, kind};
+  ++pending_;
+  const Event e{time, next_seq_++, arg, npu, target, kind};
   if (time == now_) {
-    // Heap events at now_ were all scheduled before the clock reached now_, so they have
-    // smaller seq than anything in the lane: draining the heap's now_-events first keeps FIFO.
+    // Bucket-0 events at now_ were all scheduled before the clock reached now_, so they have
+    // smaller seq than anything in the lane: running bucket 0 first keeps FIFO.
     lane_.push_back(e);
     return;
   }
-  heap_.push_back(e);
-  sift_up(heap_.size() - 1);
+  buckets_[bucket_of(time)].push_back(e);
 }
 
 Event EventQueue::pop() {
+  assert(pending_ > 0);
   ++popped_;
-  if (!heap_.empty() && heap_.front().time == now_) return pop_heap();
-  if (lane_head_ < lane_.size()) {
-    Event e = lane_[lane_head_++];
-    if (lane_head_ == lane_.size()) {
-      lane_.clear();
-      lane_head_ = 0;
+  --pending_;
+  std::vector<Event>& now_bucket = buckets_[0];
+  if (bucket0_head_ == now_bucket.size() && lane_head_ == lane_.size()) advance();
+  if (bucket0_head_ < now_bucket.size()) {
+    const Event e = now_bucket[bucket0_head_++];
+    if (bucket0_head_ == now_bucket.size()) {
+      now_bucket.clear();
+      bucket0_head_ = 0;
     }
     return e;
   }
-  Event e = pop_heap();
-  now_ = e.time;
+  const Event e = lane_[lane_head_++];
+  if (lane_head_ == lane_.size()) {
+    lane_.clear();
+    lane_head_ = 0;
+  }
   return e;
 }
 
-Event EventQueue::pop_heap() {
-  Event top = heap_.front();
-  heap_.front() = heap_.back();
-  heap_.pop_back();
-  if (!heap_.empty()) sift_down(0);
-  return top;
-}
-
-void EventQueue::sift_up(std::size_t i) {
-  Event e = heap_[i];
-  while (i > 0) {
-    std::size_t parent = (i - 1) / 4;
-    if (!earlier(e, heap_[parent])) break;
-    heap_[i] = heap_[parent];
-    i = parent;
+void EventQueue::advance() {
+  std::size_t b = 1;
+  while (buckets_[b].empty()) ++b;  // pending_ > 0 and bucket 0 and the lane are empty
+  std::vector<Event>& source = buckets_[b];
+  Tick earliest = source.front().time;
+  for (const Event& e : source) earliest = std::min(earliest, e.time);
+  now_ = earliest;
+  // Every event of `source` lands in a lower bucket relative to the new time.
+  for (const Event& e : source) buckets_[bucket_of(e.time)].push_back(e);
+  source.clear();
+  std::vector<Event>& now_bucket = buckets_[0];
+  if (now_bucket.size() > 1) {
+    std::sort(now_bucket.begin(), now_bucket.end(), [](const Event& x, const Event& y) { return x.seq < y.seq; });
   }
-  heap_[i] = e;
-}
-
-void EventQueue::sift_down(std::size_t i) {
-  const std::size_t n = heap_.size();
-  Event e = heap_[i];
-  for (;;) {
-    std::size_t first = 4 * i + 1;
-    if (first >= n) break;
-    std::size_t best = first;
-    std::size_t last = first + 4 < n ? first + 4 : n;
-    for (std::size_t c = first + 1; c < last; ++c) {
-      if (earlier(heap_[c], heap_[best])) best = c;
-    }
-    if (!earlier(heap_[best], e)) break;
-    heap_[i] = heap_[best];
-    i = best;
-  }
-  heap_[i] = e;
 }
 
 }  // namespace chakrasim
