@@ -16,7 +16,7 @@ void EventQueue::schedule(Tick time, EventTarget target, std::uint8_t kind, NpuI
     lane_.push_back(e);
     return;
   }
-  buckets_[bucket_of(time)].push_back(e);
+  put(bucket_of(time), e);
 }
 
 Event EventQueue::pop() {
@@ -45,11 +45,9 @@ void EventQueue::advance() {
   std::size_t b = 1;
   while (buckets_[b].empty()) ++b;  // pending_ > 0 and bucket 0 and the lane are empty
   std::vector<Event>& source = buckets_[b];
-  Tick earliest = source.front().time;
-  for (const Event& e : source) earliest = std::min(earliest, e.time);
-  now_ = earliest;
+  now_ = bucket_min_[b];
   // Every event of `source` lands in a lower bucket relative to the new time.
-  for (const Event& e : source) buckets_[bucket_of(e.time)].push_back(e);
+  for (const Event& e : source) put(bucket_of(e.time), e);
   source.clear();
   std::vector<Event>& now_bucket = buckets_[0];
   if (now_bucket.size() > 1) {

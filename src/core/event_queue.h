@@ -65,8 +65,14 @@ class EventQueue {
   }
   // Makes bucket 0 hold the earliest pending time's events, in seq order.
   void advance();
+  void put(std::size_t bucket, const Event& e) {
+    std::vector<Event>& v = buckets_[bucket];
+    if (v.empty() || e.time < bucket_min_[bucket]) bucket_min_[bucket] = e.time;
+    v.push_back(e);
+  }
 
   std::array<std::vector<Event>, kBuckets> buckets_;
+  std::array<Tick, kBuckets> bucket_min_;  // earliest time in each bucket (while non-empty)
   std::size_t bucket0_head_ = 0;  // next event of bucket 0 to run
   std::size_t pending_ = 0;
   // Events at time now_, in insertion order; lane_head_ is the next one to run.
