@@ -1,4 +1,5 @@
 #include "system/system.h"
+#include "system/tags.h"
 
 #include <algorithm>
 
@@ -54,17 +55,6 @@ struct System::Io {
   }
 };
 
-namespace {
-
-// Message tags: point-to-point tags, collective stream tags and rendezvous go-aheads live in
-// separate spaces, so no two kinds of message can ever be paired.
-constexpr std::uint64_t kTagMask = (1ull << 61) - 1;
-constexpr std::uint64_t kCollectiveTag = 1ull << 61;
-constexpr std::uint64_t kGoAheadTag = 1ull << 62;
-
-std::uint64_t p2p_tag(std::int64_t tag) { return static_cast<std::uint64_t>(tag) & kTagMask; }
-
-}  // namespace
 
 System::System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers,
                CommListener& listener)
@@ -203,10 +193,10 @@ void System::start_collective(NpuId npu, const CollectiveRequest& request, std::
     s.collective = collective;
     s.plan = plan_id;
     if (group == nullptr) {
-      s.tag = kCollectiveTag | next_stream_tag_[npu]++;
+      s.tag = tags::kCollective | next_stream_tag_[npu]++;
     } else {
       const std::uint64_t counter = group_stream_tag_[(static_cast<std::uint64_t>(npu) << 32) | group->id]++;
-      s.tag = kCollectiveTag | (static_cast<std::uint64_t>(group->id) << 32) | counter;
+      s.tag = tags::kCollective | (static_cast<std::uint64_t>(group->id) << 32) | counter;
     }
     s.group = group;
     s.endpoint_ns = group == nullptr ? spec_.endpoint_delay_ns : kGroupEndpointDelayNs;
@@ -408,94 +398,6 @@ void System::handle_timer(const TimerEntry& entry) {
       break;
     default: fail("internal error: unknown system timer kind {}", entry.kind);
   }
-}
-
-std::uint32_t System::new_op(const PendingOp& op) {
-  std::uint32_t id;
-  if (free_ops_.empty()) {
-    id = static_cast<std::uint32_t>(ops_.size());
-    ops_.push_back(op);
-  } else {
-    id = free_ops_.back();
-    free_ops_.pop_back();
-    ops_[id] = op;
-  }
-  return id;
-}
-
-void System::send(NpuId npu, NpuId dst, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) {
-  const std::uint32_t op = new_op({npu, dst, token, bytes, 0, {}});
-  transport_send(npu, dst, bytes, p2p_tag(tag), Completion{op, kOpDone});
-}
-
-void System::receive(NpuId npu, NpuId src, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) {
-  const std::uint32_t op = new_op({npu, src, token, bytes, 0, {}});
-  transport_receive(npu, src, bytes, p2p_tag(tag), Completion{op, kOpDone});
-}
-
-void System::transport_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent) {
-  if (!spec_.rendezvous) {
-    raw_send(src, dst, bytes, tag, on_sent);
-    return;
-  }
-  // Wait for the receiver's go-ahead, then send.
-  const std::uint32_t op = new_op({src, dst, 0, bytes, tag, on_sent});
-  const Completion go{op, kRendezvousGo};
-  if (mailbox_.post_receive(MessageKey{tag | kGoAheadTag, kRendezvousBytes, dst, src}, go)) dispatch(go);
-}
-
-void System::transport_receive(NpuId dst, NpuId src, std::uint64_t bytes, std::uint64_t tag,
-                               Completion on_received) {
-  if (spec_.rendezvous) raw_send(dst, src, kRendezvousBytes, tag | kGoAheadTag, Completion{});
-  if (mailbox_.post_receive(MessageKey{tag, bytes, src, dst}, on_received)) dispatch(on_received);
-}
-
-void System::raw_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent) {
-  std::uint32_t id;
-  if (free_messages_.empty()) {
-    id = static_cast<std::uint32_t>(messages_.size());
-    messages_.emplace_back();
-  } else {
-    id = free_messages_.back();
-    free_messages_.pop_back();
-  }
-  messages_[id] = {MessageKey{tag, bytes, src, dst}, on_sent};
-  ++messages_sent_;
-  network_->send(src, dst, bytes, id);
-}
-
-void System::dispatch(const Completion& c) {
-  switch (c.kind) {
-    case kNone: return;
-    case kStreamReceive: stream_received(static_cast<std::uint32_t>(c.arg)); return;
-    case kCustomNodeDone: {
-      const std::uint64_t token = ops_[c.arg].token;
-      free_ops_.push_back(static_cast<std::uint32_t>(c.arg));
-      custom_node_done(static_cast<std::uint32_t>(token >> 32), static_cast<std::uint32_t>(token));
-      return;
-    }
-    case kOpDone: {
-      const PendingOp op = ops_[c.arg];
-      free_ops_.push_back(static_cast<std::uint32_t>(c.arg));
-      listener_.on_comm_done(op.npu, op.token);
-      return;
-    }
-    case kRendezvousGo: {
-      const PendingOp op = ops_[c.arg];
-      free_ops_.push_back(static_cast<std::uint32_t>(c.arg));
-      raw_send(op.npu, op.peer, op.bytes, op.tag, op.on_sent);
-      return;
-    }
-  }
-}
-
-// As the reference: the sender hears of the arrival first, then the matching receive.
-void System::on_arrival(std::uint64_t message) {
-  const Message m = messages_[message];
-  free_messages_.push_back(static_cast<std::uint32_t>(message));
-  dispatch(m.on_sent);
-  Completion receive;
-  if (mailbox_.arrive(m.key, receive)) dispatch(receive);
 }
 
 }  // namespace chakrasim::system

@@ -1,0 +1,97 @@
+// The system layer's transport: point-to-point operations, the rendezvous handshake, messages
+// handed to the network and the completions that come back (see system.h).
+#include "system/system.h"
+#include "system/tags.h"
+
+namespace chakrasim::system {
+
+std::uint32_t System::new_op(const PendingOp& op) {
+  std::uint32_t id;
+  if (free_ops_.empty()) {
+    id = static_cast<std::uint32_t>(ops_.size());
+    ops_.push_back(op);
+  } else {
+    id = free_ops_.back();
+    free_ops_.pop_back();
+    ops_[id] = op;
+  }
+  return id;
+}
+
+void System::send(NpuId npu, NpuId dst, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) {
+  const std::uint32_t op = new_op({npu, dst, token, bytes, 0, {}});
+  transport_send(npu, dst, bytes, tags::p2p(tag), Completion{op, kOpDone});
+}
+
+void System::receive(NpuId npu, NpuId src, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) {
+  const std::uint32_t op = new_op({npu, src, token, bytes, 0, {}});
+  transport_receive(npu, src, bytes, tags::p2p(tag), Completion{op, kOpDone});
+}
+
+void System::transport_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent) {
+  if (!spec_.rendezvous) {
+    raw_send(src, dst, bytes, tag, on_sent);
+    return;
+  }
+  // Wait for the receiver's go-ahead, then send.
+  const std::uint32_t op = new_op({src, dst, 0, bytes, tag, on_sent});
+  const Completion go{op, kRendezvousGo};
+  if (mailbox_.post_receive(MessageKey{tag | tags::kGoAhead, kRendezvousBytes, dst, src}, go)) dispatch(go);
+}
+
+void System::transport_receive(NpuId dst, NpuId src, std::uint64_t bytes, std::uint64_t tag,
+                               Completion on_received) {
+  if (spec_.rendezvous) raw_send(dst, src, kRendezvousBytes, tag | tags::kGoAhead, Completion{});
+  if (mailbox_.post_receive(MessageKey{tag, bytes, src, dst}, on_received)) dispatch(on_received);
+}
+
+void System::raw_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent) {
+  std::uint32_t id;
+  if (free_messages_.empty()) {
+    id = static_cast<std::uint32_t>(messages_.size());
+    messages_.emplace_back();
+  } else {
+    id = free_messages_.back();
+    free_messages_.pop_back();
+  }
+  messages_[id] = {MessageKey{tag, bytes, src, dst}, on_sent};
+  ++messages_sent_;
+  network_->send(src, dst, bytes, id);
+}
+
+void System::dispatch(const Completion& c) {
+  switch (c.kind) {
+    case kNone: return;
+    case kStreamReceive: stream_received(static_cast<std::uint32_t>(c.arg)); return;
+    case kCustomNodeDone: {
+      const std::uint64_t token = ops_[c.arg].token;
+      free_ops_.push_back(static_cast<std::uint32_t>(c.arg));
+      custom_node_done(static_cast<std::uint32_t>(token >> 32), static_cast<std::uint32_t>(token));
+      return;
+    }
+    case kOpDone: {
+      const PendingOp op = ops_[c.arg];
+      free_ops_.push_back(static_cast<std::uint32_t>(c.arg));
+      listener_.on_comm_done(op.npu, op.token);
+      return;
+    }
+    case kRendezvousGo: {
+      const PendingOp op = ops_[c.arg];
+      free_ops_.push_back(static_cast<std::uint32_t>(c.arg));
+      raw_send(op.npu, op.peer, op.bytes, op.tag, op.on_sent);
+      return;
+    }
+  }
+}
+
+// As the reference: the sender hears of the arrival first, then the matching receive.
+void System::on_arrival(std::uint64_t message) {
+  const Message m = messages_[message];
+  free_messages_.push_back(static_cast<std::uint32_t>(message));
+  dispatch(m.on_sent);
+  Completion receive;
+  if (mailbox_.arrive(m.key, receive)) dispatch(receive);
+}
+
+
+}  // namespace chakrasim::system
