@@ -8,7 +8,7 @@
 namespace chakrasim::cli {
 
 Command add_chakra_command(CLI::App& app) {
-  CLI::App* chakra = app.add_subcommand("chakra", "The Chakra tool chain: convert, generate and inspect traces");
+  CLI::App* chakra = app.add_subcommand("chakra", "The Chakra tool chain (so far: msccl, the MSCCL-IR converter)");
   chakra->require_subcommand(1);
 
   struct MscclArgs {

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   }
   std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
 
-  CLI::App app{"chakrasim: simulate distributed AI systems from Chakra execution traces"};
+  CLI::App app{"chakrasim: simulate distributed AI systems from Chakra execution traces", "chakrasim"};
   app.set_version_flag("--version", "chakrasim 0.1.0");
   app.require_subcommand(1);
   std::vector<cli::Command> commands = {cli::add_run_command(app), cli::add_demo_command(app),
