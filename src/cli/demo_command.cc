@@ -1,7 +1,11 @@
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
+#include "chakra/et_file.h"
 #include "chakra/trace_builder.h"
+#include "core/error.h"
 #include "cli/commands.h"
 #include "cli/run_output.h"
 #include "sim/simulation.h"
@@ -29,14 +33,41 @@ sim::Inputs tutorial_demo() {
   return in;
 }
 
+// The same example as files a user can edit and run with `chakrasim run`.
+void write_inputs(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) fail("{}: cannot create the directory: {}", dir, ec.message());
+  chakra::TraceBuilder builder;
+  builder.collective("all_reduce_1MiB", chakra::CommType::kAllReduce, 1 << 20);
+  for (int r = 0; r < 8; ++r) chakra::write_trace(chakra::rank_path(dir + "/all_reduce", r), builder.trace());
+  std::ofstream(dir + "/network.yml") << "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]   # GB/s per link\n"
+                                         "latency: [ 500.0 ]    # ns per hop\n";
+  std::ofstream(dir + "/system.json")
+      << "{\n  \"scheduling-policy\": \"LIFO\",\n  \"collective-optimization\": \"localBWAware\",\n"
+         "  \"endpoint-delay\": 10,\n  \"active-chunks-per-dimension\": 1,\n  \"preferred-dataset-splits\": 4,\n"
+         "  \"all-reduce-implementation\": [\"ring\"],\n  \"all-gather-implementation\": [\"ring\"],\n"
+         "  \"reduce-scatter-implementation\": [\"ring\"],\n  \"all-to-all-implementation\": [\"ring\"],\n"
+         "  \"local-mem-bw\": 50\n}\n";
+  std::cout << "wrote " << dir << "/all_reduce.{0..7}.et, " << dir << "/system.json and " << dir
+            << "/network.yml; run them with\n  chakrasim run --workload " << dir << "/all_reduce --system " << dir
+            << "/system.json --network " << dir << "/network.yml\n";
+}
+
 }  // namespace
 
 Command add_demo_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "demo", "Simulate the built-in tutorial example (1 MiB all-reduce on an 8-NPU ring); needs no files");
-  cmd->footer("Example:\n  chakrasim demo");
-  return [cmd]() -> int {
+  cmd->footer("Examples:\n  chakrasim demo\n  chakrasim demo --write-inputs demo   # the same example as files to edit");
+  auto dir = std::make_shared<std::string>();
+  cmd->add_option("--write-inputs", *dir, "Write the example's traces and configuration files into DIR instead");
+  return [cmd, dir]() -> int {
     if (!cmd->parsed()) return -1;
+    if (!dir->empty()) {
+      write_inputs(*dir);
+      return 0;
+    }
     std::cout << "chakrasim demo: 1 MiB all-reduce on 8 NPUs, ring 50 GB/s 500 ns per link,\n"
                  "ring algorithm, 4 chunks, 1 active, endpoint delay 10 ns, localBWAware, local memory 50 GB/s.\n\n";
     return print_run(sim::simulate(tutorial_demo()), OutputOptions{});

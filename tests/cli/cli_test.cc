@@ -165,3 +165,20 @@ TEST(Cli, HelpSystemListsKeys) {
 
 }  // namespace
 }  // namespace chakrasim::test
+
+namespace chakrasim::test {
+namespace {
+
+// `demo --write-inputs DIR` writes the example as files; running them gives the demo's figure.
+TEST(Cli, DemoWritesItsInputs) {
+  const auto dir = temp_dir("cli_demo_inputs") / "demo";
+  const CommandResult w = run_binary({"demo", "--write-inputs", dir.string()});
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  const CommandResult r = run_binary({"run", "--workload", (dir / "all_reduce").string(), "--system",
+                                      (dir / "system.json").string(), "--network", (dir / "network.yml").string(), "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, expected_lines(117780, 8));
+}
+
+}  // namespace
+}  // namespace chakrasim::test
