@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/resources.h"
+#include "sim/symmetry.h"
 #include "core/event_queue.h"
 #include "core/npu_timers.h"
 #include "network/network.h"
@@ -225,12 +226,17 @@ std::string stuck_detail(const Inputs& inputs, const workload::Executor& executo
 Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
   validate(inputs);
   const network::Topology topology(inputs.network);
+  // A symmetric run simulates NPU 0 alone (sim/symmetry.h); a node log wants every NPU.
+  const bool symmetric = inputs.allow_symmetry && observer == nullptr && is_symmetric(inputs);
   EventQueue queue;
   NpuTimers timers(queue, topology.npu_count());
   memory::RemoteMemory remote_memory(inputs.memory, topology.npu_count());
-  workload::Executor executor(inputs.graphs, workload_options(inputs), remote_memory, timers, queue);
+  workload::Executor executor(symmetric ? std::vector<std::shared_ptr<const chakra::Graph>>{inputs.graphs.front()}
+                                        : inputs.graphs,
+                              workload_options(inputs), remote_memory, timers, queue);
   executor.observe(observer);
   system::System system(inputs.system, topology, timers, executor);
+  system.mirror_messages(symmetric);
   std::unique_ptr<network::Network> network = network::make_network(inputs.backend, topology, queue, system);
   system.attach(*network);
   system.set_groups(inputs.groups);
@@ -257,6 +263,7 @@ Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
   }
 
   Result result;
+  result.symmetric = symmetric;
   StartedCounts started;
   result.events = queue.events_processed();
   result.messages = system.messages_sent();
@@ -287,6 +294,16 @@ Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
                               s == State::kIssued, std::move(waiting[i]),
                               s == State::kIssued ? stuck_detail(inputs, executor, r, i, started) : std::string()});
     }
+  }
+  if (symmetric) {
+    // Every NPU ran NPU 0's timeline. A symmetric run cannot deadlock on a peer; should it stop
+    // anyway, the full run gives the per-NPU report.
+    if (!result.all_finished()) {
+      Inputs full = inputs;
+      full.allow_symmetry = false;
+      return simulate(full, observer);
+    }
+    result.npus.assign(inputs.graphs.size(), result.npus.front());
   }
   return result;
 }

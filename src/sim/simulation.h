@@ -31,6 +31,9 @@ struct Inputs {
   bool replay_only = false;
   std::string backend = "congestion-unaware";
   system::CommGroups groups;  // communicator groups from the group file
+  // Simulate NPU 0 alone when every NPU's timeline is provably the same (sim/symmetry.h); the
+  // results are identical either way, so this only exists for tests that check that.
+  bool allow_symmetry = true;
   // Names the system and group files in error messages.
   std::string system_source = "the system configuration";
   std::string groups_source = "the communicator-group file";
@@ -67,8 +70,9 @@ struct StuckNode {
 struct Result {
   std::vector<NpuResult> npus;
   std::vector<StuckNode> stuck;  // empty when every NPU finished
-  std::uint64_t events = 0;
+  std::uint64_t events = 0;    // events simulated (for NPU 0 alone in a symmetric run)
   std::uint64_t messages = 0;
+  bool symmetric = false;      // only NPU 0 was simulated; every NPU's figures are its figures
 
   bool all_finished() const { return stuck.empty(); }
   Tick max_finish_ns() const;

@@ -68,6 +68,11 @@ class System final : public network::ArrivalSink {
   // algorithm[p]); needed for every kind whose SystemSpec::custom_prefixes entry is set.
   void set_custom_algorithm(CollectiveKind kind, std::vector<std::shared_ptr<const chakra::Graph>> algorithm);
 
+  // Symmetric runs (sim/symmetry.h): only NPU 0 is simulated, and every message it sends to a
+  // peer p is taken as the message it receives from the mirror image of p, -p coordinate by
+  // coordinate, which by translation symmetry arrives after the same delay.
+  void mirror_messages(bool on) { mirror_ = on; }
+
   // Starts `npu`'s part of a collective now; the listener hears `token` when it is done.
   // Throws Error if the group is unknown or does not contain `npu`.
   void start_collective(NpuId npu, const CollectiveRequest& request, std::uint64_t token);
@@ -213,6 +218,7 @@ class System final : public network::ArrivalSink {
   std::vector<std::uint32_t> running_;              // per (NPU, queue)
 
   std::uint64_t messages_sent_ = 0;
+  bool mirror_ = false;
 };
 
 }  // namespace chakrasim::system

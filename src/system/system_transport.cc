@@ -54,7 +54,19 @@ void System::raw_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t t
     id = free_messages_.back();
     free_messages_.pop_back();
   }
-  messages_[id] = {MessageKey{tag, bytes, src, dst}, on_sent};
+  if (mirror_) {
+    // The message NPU `src` gets in return: from the NPU at the negated offset.
+    NpuId image = 0;
+    for (std::size_t d = 0; d < topology_.dims(); ++d) {
+      const std::uint32_t n = topology_.npus_in(d);
+      const std::uint32_t here = topology_.coordinate(src, d);
+      const std::uint32_t there = topology_.coordinate(dst, d);
+      image += ((2 * here + 2 * n - there) % n) * topology_.stride(d);
+    }
+    messages_[id] = {MessageKey{tag, bytes, image, src}, on_sent};
+  } else {
+    messages_[id] = {MessageKey{tag, bytes, src, dst}, on_sent};
+  }
   ++messages_sent_;
   network_->send(src, dst, bytes, id);
 }
