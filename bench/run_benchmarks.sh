@@ -11,7 +11,10 @@ median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # name | dims | splits | active chunks
 cases=(
   "CU 1-D ring 1024 NPUs, s4|1024|4|1"
+  "CU 1-D ring 2048 NPUs, s4|2048|4|1"
+  "CU 3-D 8x32x16 = 4096 NPUs, s16 a4|8x32x16|16|4"
   "CU 3-D 16x32x32 = 16384 NPUs, s1|16x32x32|1|1"
+  "CU 3-D 32x64x64 = 131072 NPUs, s1|32x64x64|1|1"
 )
 if [ -n "${CASES:-}" ]; then IFS=';' read -r -a cases <<< "$CASES"; fi
 

@@ -55,7 +55,13 @@ void print_summary(std::ostream& out, const sim::Result& result) {
   out << ").\n";
   out << fmt::format("  NPU {}: GPU compute {}, exposed communication {}.\n", slowest,
                      format_duration(compute_at_slowest), format_duration(exposed_at_slowest));
-  out << fmt::format("  {} events, {} network messages.\n", result.events, result.messages);
+  if (result.symmetric) {
+    out << fmt::format("  Every NPU runs the same timeline, so NPU 0 alone was simulated: {} events, {} network "
+                       "messages.\n",
+                       result.events, result.messages);
+  } else {
+    out << fmt::format("  {} events, {} network messages.\n", result.events, result.messages);
+  }
 }
 
 void print_deadlock(std::ostream& out, const sim::Result& result) {
