@@ -34,5 +34,16 @@ for c in "${cases[@]}"; do
 done
 
 echo
+echo "Training-like trace: 1024 NPUs x 1000 x (compute 100 us -> 64 MiB all-reduce), reading the traces included:"
+tmp=$(mktemp -d)
+walls=()
+for _ in $(seq "$runs"); do
+  line=$("$build/bench/chakrasim_training_bench" "$tmp" 1024 1000)
+  walls+=("$(sed -E 's/.*wall_s=([0-9.]+).*/\1/' <<< "$line")")
+done
+rm -rf "$tmp"
+echo "  median wall $(printf '%s\n' "${walls[@]}" | median) s; last run: $line"
+
+echo
 echo "Event queue microbenchmark:"
 "$build/bench/chakrasim_event_queue_bench" --benchmark_repetitions="$runs" --benchmark_report_aggregates_only=true
