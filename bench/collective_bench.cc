@@ -2,8 +2,9 @@
 // inputs is not timed). Prints one line: wall seconds, peak RSS, the simulated result.
 //
 //   chakrasim_collective_bench <dims, e.g. 1024 or 16x32x32> <splits> <active-chunks> [bytes]
+//                              [congestion-unaware|congestion-aware] [Ring|Switch]
 //
-// Every dimension is a Ring of 50 GB/s and 500 ns links; the algorithm is ring in every
+// Every dimension is a Ring (or a Switch) of 50 GB/s and 500 ns links; the algorithm is ring in every
 // dimension, localBWAware, endpoint delay 10 ns, local memory 50 GB/s; default size 1 GiB.
 #include <sys/resource.h>
 
@@ -28,9 +29,10 @@ int main(int argc, char** argv) {
   std::stringstream dims(argv[1]);
   std::string part;
   std::size_t npus = 1;
+  const bool switches = argc > 6 && std::string(argv[6]) == "Switch";
   while (std::getline(dims, part, 'x')) {
     const auto n = static_cast<std::uint32_t>(std::stoul(part));
-    in.network.dims.push_back({network::DimensionKind::kRing, n, 50, 500});
+    in.network.dims.push_back({switches ? network::DimensionKind::kSwitch : network::DimensionKind::kRing, n, 50, 500});
     npus *= n;
   }
   in.system.preferred_dataset_splits = std::stoull(argv[2]);
@@ -39,6 +41,7 @@ int main(int argc, char** argv) {
   in.system.local_mem_bw_gbps = 50;
   for (auto& impl : in.system.implementations) impl.assign(in.network.dims.size(), system::AlgorithmChoice{});
   const std::uint64_t bytes = argc > 4 ? std::stoull(argv[4]) : (1ull << 30);
+  if (argc > 5) in.backend = argv[5];
   chakra::TraceBuilder b;
   b.collective("all_reduce", chakra::CommType::kAllReduce, bytes);
   in.graphs.assign(npus, std::make_shared<const chakra::Graph>(chakra::Graph::build(b.trace(), "<bench>")));

@@ -8,22 +8,24 @@ bench="$build/bench/chakrasim_collective_bench"
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# name | dims | splits | active chunks
+# name | dims | splits | active chunks [| bytes | backend | Ring or Switch]
 cases=(
   "CU 1-D ring 1024 NPUs, s4|1024|4|1"
   "CU 1-D ring 2048 NPUs, s4|2048|4|1"
   "CU 3-D 8x32x16 = 4096 NPUs, s16 a4|8x32x16|16|4"
   "CU 3-D 16x32x32 = 16384 NPUs, s1|16x32x32|1|1"
   "CU 3-D 32x64x64 = 131072 NPUs, s1|32x64x64|1|1"
+  "CA 1-D Ring 512 NPUs, s4|512|4|1|1073741824|congestion-aware|Ring"
+  "CA 1-D Switch 512 NPUs, s4|512|4|1|1073741824|congestion-aware|Switch"
 )
 if [ -n "${CASES:-}" ]; then IFS=';' read -r -a cases <<< "$CASES"; fi
 
 printf '%-40s %10s %10s %16s %12s\n' "case (1 GiB all-reduce)" "wall s" "RSS MB" "simulated ns" "events"
 for c in "${cases[@]}"; do
-  IFS='|' read -r name dims splits active <<< "$c"
+  IFS='|' read -r name dims splits active bytes backend kind <<< "$c"
   walls=(); rsss=(); line=""
   for _ in $(seq "$runs"); do
-    line=$("$bench" "$dims" "$splits" "$active")
+    line=$("$bench" "$dims" "$splits" "$active" ${bytes:-1073741824} ${backend:-congestion-unaware} ${kind:-Ring})
     walls+=("$(sed -E 's/.*wall_s=([0-9.]+).*/\1/' <<< "$line")")
     rsss+=("$(sed -E 's/.*rss_mb=([0-9.]+).*/\1/' <<< "$line")")
   done
