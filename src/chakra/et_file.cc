@@ -1,8 +1,6 @@
 #include "chakra/et_file.h"
 
-#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include <google/protobuf/io/coded_stream.h>
@@ -10,6 +8,7 @@
 #include <google/protobuf/stubs/logging.h>
 
 #include "core/error.h"
+#include "core/read_file.h"
 
 namespace chakrasim::chakra {
 namespace {
@@ -91,13 +90,7 @@ Trace parse_trace(std::string_view bytes, const std::string& source) {
 }
 
 Trace read_trace(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) fail("{}: is a directory; expected a Chakra trace file", path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("{}: cannot open the trace file (does it exist and is it readable?)", path);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) fail("{}: error while reading the trace file", path);
-  return parse_trace(bytes, path);
+  return parse_trace(read_file(path, "trace file", "a Chakra trace file"), path);
 }
 
 std::string serialize_trace(const Trace& trace) {

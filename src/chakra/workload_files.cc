@@ -1,11 +1,10 @@
 #include "chakra/workload_files.h"
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <unordered_map>
 
 #include "core/error.h"
+#include "core/read_file.h"
 
 namespace chakrasim::chakra {
 
@@ -16,21 +15,15 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
   std::unordered_map<std::string, std::shared_ptr<const Graph>> seen;
   for (std::size_t r = 0; r < ranks; ++r) {
     const std::string path = rank_path(prefix, r);
+    // A missing file gets a hint about the prefix (rank 0) or the rank count; everything else
+    // (a directory, no permission) the shared messages of read_file.
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-      fail("{}: is a directory; expected the Chakra trace of rank {}", path, r);
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in && std::filesystem::exists(path, ec)) {
-      fail("{}: cannot open the {} file for rank {}: it exists but is not readable (check its permissions)", path,
-           what, r);
-    }
-    if (!in) {
-      if (r == 0 && !std::filesystem::exists(path) && what != "workload") {
+    if (!std::filesystem::exists(path, ec)) {
+      if (r == 0 && what != "workload") {
         fail("{}: the {} file for rank 0 does not exist; expected the prefix of per-rank files PREFIX.<rank>.et",
              path, what);
       }
-      if (r == 0 && !std::filesystem::exists(path)) {
+      if (r == 0) {
         fail("{}: the workload file for rank 0 does not exist; --workload expects the prefix of "
              "per-rank files PREFIX.<rank>.et (for example traces/allreduce for "
              "traces/allreduce.0.et)",
@@ -40,7 +33,8 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
            "{} need a file each)",
            path, what, r, ranks, ranks - 1);
     }
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string bytes = read_file(path, fmt::format("{} file for rank {}", what, r),
+                                  fmt::format("the Chakra trace of rank {}", r));
     auto it = seen.find(bytes);
     if (it != seen.end()) {
       graphs[r] = it->second;

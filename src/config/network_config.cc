@@ -5,7 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "config/read_file.h"
+#include "core/read_file.h"
 #include "core/error.h"
 
 namespace chakrasim::config {
@@ -96,7 +96,7 @@ network::TopologySpec parse_network(const std::string& text, const std::string& 
 }
 
 network::TopologySpec load_network(const std::string& path) {
-  return parse_network(read_text_file(path, "network configuration"), path);
+  return parse_network(read_file(path, "network configuration", "the network configuration file"), path);
 }
 
 }  // namespace chakrasim::config

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/read_file.h"
+#include "core/read_file.h"
 #include "core/error.h"
 
 namespace chakrasim::config {
@@ -63,7 +63,7 @@ memory::RemoteMemorySpec parse_memory(const std::string& text, const std::string
 }
 
 memory::RemoteMemorySpec load_memory(const std::string& path) {
-  return parse_memory(read_text_file(path, "remote-memory configuration"), path);
+  return parse_memory(read_file(path, "remote-memory configuration", "the remote-memory configuration file"), path);
 }
 
 system::CommGroups parse_comm_groups(const std::string& text, const std::string& source, NpuId npus) {
@@ -108,7 +108,7 @@ system::CommGroups parse_comm_groups(const std::string& text, const std::string&
 }
 
 system::CommGroups load_comm_groups(const std::string& path, NpuId npus) {
-  return parse_comm_groups(read_text_file(path, "communicator-group configuration"), path, npus);
+  return parse_comm_groups(read_file(path, "communicator-group configuration", "the communicator-group configuration file"), path, npus);
 }
 
 }  // namespace chakrasim::config

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/read_file.h"
+#include "core/read_file.h"
 #include "core/error.h"
 
 namespace chakrasim::config {
@@ -281,7 +281,7 @@ SystemConfig parse_system(const std::string& text, const std::string& source, co
 }
 
 SystemConfig load_system(const std::string& path, const SystemFlags& flags) {
-  return parse_system(read_text_file(path, "system configuration"), path, flags);
+  return parse_system(read_file(path, "system configuration", "the system configuration file"), path, flags);
 }
 
 std::string describe_system_keys() {
