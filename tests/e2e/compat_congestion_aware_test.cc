@@ -126,37 +126,6 @@ TEST(CongestionAwareMultiDim, RoutesDimensionByDimensionAndQueues) {
   EXPECT_EQ(r.npus[0].finish_ns, 1000u);
 }
 
-struct Case {
-  const char* collective;
-  int npus;
-  Tick expected;
-};
-void PrintTo(const Case& c, std::ostream* os) { *os << c.collective << " on " << c.npus << " NPUs"; }
-
-class ReferenceMicrobenchmarksCa : public ::testing::TestWithParam<Case> {};
-
-TEST_P(ReferenceMicrobenchmarksCa, MatchExpected) {
-  CHAKRASIM_REQUIRE_REFERENCE(ref);
-  const Case& c = GetParam();
-  sim::Inputs in;
-  in.backend = "congestion-aware";
-  in.network = config::load_network((ref / "configs" / ("Ring_" + std::to_string(c.npus) + "npus.yml")).string());
-  const config::SystemConfig sys = config::load_system((ref / "configs" / "Ring_4chunks.json").string(), {});
-  in.system = sys.system;
-  const std::string prefix = (ref / "traces" / "microbenchmarks" / c.collective /
-                              (std::to_string(c.npus) + "npus_1MB") / c.collective).string();
-  in.graphs = chakra::load_workload(prefix, static_cast<std::size_t>(c.npus));
-  expect_all_finish(run(in), c.expected);
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Expected, ReferenceMicrobenchmarksCa,
-    ::testing::Values(Case{"all_reduce", 4, 43000}, Case{"all_reduce", 8, 64440},
-                      Case{"all_gather", 4, 64744}, Case{"all_gather", 8, 151016},
-                      Case{"reduce_scatter", 4, 22240}, Case{"reduce_scatter", 8, 33080},
-                      Case{"all_to_all", 4, 41560}, Case{"all_to_all", 8, 125480}),
-    [](const auto& p) { return std::string(p.param.collective) + "_" + std::to_string(p.param.npus); });
-
 }  // namespace
 }  // namespace chakrasim::test
 

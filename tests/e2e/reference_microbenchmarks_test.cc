@@ -1,6 +1,7 @@
 // The reference microbenchmarks (traces/microbenchmarks, configs/Ring_4chunks.json,
-// configs/Ring_{4,8}npus.yml) reproduce EXPECTED.md's congestion-unaware column, read from the
-// real files through the same loaders the CLI uses. Skipped where ../shared/reference is absent.
+// configs/Ring_{4,8}npus.yml) reproduce both columns of EXPECTED.md (congestion-unaware and
+// congestion-aware: they agree for these runs), read from the real files through the same loaders
+// the CLI uses. Skipped where ../shared/reference is absent.
 #include <gtest/gtest.h>
 
 #include "chakra/workload_files.h"
@@ -24,17 +25,22 @@ class ReferenceMicrobenchmarks : public ::testing::TestWithParam<Case> {};
 TEST_P(ReferenceMicrobenchmarks, MatchExpected) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const Case& c = GetParam();
-  sim::Inputs in;
-  in.network = config::load_network((ref / "configs" / ("Ring_" + std::to_string(c.npus) + "npus.yml")).string());
-  const config::SystemConfig sys = config::load_system((ref / "configs" / "Ring_4chunks.json").string(), {});
-  in.system = sys.system;
-  in.compute = sys.compute;
-  const std::string prefix = (ref / "traces" / "microbenchmarks" / c.collective /
-                              (std::to_string(c.npus) + "npus_1MB") / c.collective).string();
-  in.graphs = chakra::load_workload(prefix, static_cast<std::size_t>(c.npus));
-  const sim::Result r = run(in);
-  ASSERT_TRUE(r.all_finished());
-  for (const auto& n : r.npus) EXPECT_EQ(n.finish_ns, c.expected);
+  for (const char* backend : {"congestion-unaware", "congestion-aware"}) {
+    SCOPED_TRACE(backend);
+    sim::Inputs in;
+    in.backend = backend;
+    in.network =
+        config::load_network((ref / "configs" / ("Ring_" + std::to_string(c.npus) + "npus.yml")).string());
+    const config::SystemConfig sys = config::load_system((ref / "configs" / "Ring_4chunks.json").string(), {});
+    in.system = sys.system;
+    in.compute = sys.compute;
+    const std::string prefix = (ref / "traces" / "microbenchmarks" / c.collective /
+                                (std::to_string(c.npus) + "npus_1MB") / c.collective).string();
+    in.graphs = chakra::load_workload(prefix, static_cast<std::size_t>(c.npus));
+    const sim::Result r = run(in);
+    ASSERT_TRUE(r.all_finished());
+    for (const auto& n : r.npus) EXPECT_EQ(n.finish_ns, c.expected);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
