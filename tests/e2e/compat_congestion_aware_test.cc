@@ -1,11 +1,8 @@
 // ASTRA-sim compatibility with the congestion-aware backend: the ring figures of
-// ASTRA-SIM-BEHAVIOUR.md §4 (CA column), and EXPECTED.md's congestion-aware column.
+// ASTRA-SIM-BEHAVIOUR.md §4 (CA column); EXPECTED.md is checked in reference_microbenchmarks_test.cc.
 #include <gtest/gtest.h>
 
 #include "chakra/attributes.h"
-#include "chakra/workload_files.h"
-#include "config/network_config.h"
-#include "config/system_config.h"
 #include "support/test_support.h"
 
 namespace chakrasim::test {
