@@ -1,58 +1,113 @@
 #include "core/event_queue.h"
 
-#include <algorithm>
+#include <bit>
 #include <cassert>
 
 namespace chakrasim {
 
-void EventQueue::schedule(Tick time, EventTarget target, std::uint8_t kind, NpuId npu,
-                          std::uint64_t arg) {
+EventQueue::EventQueue() { current_ = &buckets_[digit(now_, 0)]; }
+
+EventQueue::Block* EventQueue::new_block() {
+  if (free_ == nullptr) {
+    // Grow the pool by a batch; blocks are never returned to the system until the queue dies.
+    constexpr std::size_t kBatch = 64;
+    pool_.push_back(std::make_unique<Block[]>(kBatch));
+    for (std::size_t i = 0; i < kBatch; ++i) free_block(&pool_.back()[i]);
+  }
+  Block* block = free_;
+  free_ = block->next;
+  block->next = nullptr;
+  return block;
+}
+
+void EventQueue::append(Bucket& bucket, const Event& e) {
+  if (bucket.tail == nullptr) {
+    bucket.head = bucket.tail = new_block();
+    bucket.head_index = bucket.tail_count = 0;
+  } else if (bucket.tail_count == kBlockEvents) {
+    bucket.tail->next = new_block();
+    bucket.tail = bucket.tail->next;
+    bucket.tail_count = 0;
+  }
+  bucket.tail->events[bucket.tail_count++] = e;
+}
+
+void EventQueue::schedule(Tick time, EventTarget target, std::uint8_t kind, NpuId npu, std::uint64_t arg) {
   assert(time >= now_);
   ++pending_;
-  const Event e{time, next_seq_++, arg, npu, target, kind};
-  if (time == now_) {
-    // Bucket-0 events at now_ were all scheduled before the clock reached now_, so they have
-    // smaller seq than anything in the lane: running bucket 0 first keeps FIFO.
-    lane_.push_back(e);
-    return;
+  put(Event{time, arg, npu, target, kind});
+}
+
+void EventQueue::put(const Event& e) {
+  const Tick differing = e.time ^ now_;
+  const unsigned level = differing == 0 ? 0 : static_cast<unsigned>(63 - std::countl_zero(differing)) / kDigitBits;
+  const unsigned d = digit(e.time, level);
+  const unsigned index = level * kDigits + d;
+  Bucket& bucket = buckets_[index];
+  if (level != 0 && (bucket.empty() || e.time < bucket_min_[index])) bucket_min_[index] = e.time;
+  append(bucket, e);
+  set_occupied(level, d);
+}
+
+unsigned EventQueue::lowest_occupied(unsigned level) const {
+  for (unsigned w = 0; w < kWords; ++w) {
+    if (occupied_[level][w] != 0) return w * 64 + static_cast<unsigned>(std::countr_zero(occupied_[level][w]));
   }
-  put(bucket_of(time), e);
+  return kDigits;
 }
 
 Event EventQueue::pop() {
   assert(pending_ > 0);
+  Bucket* b = current_;
+  if (b->head == b->tail && b->head_index == b->tail_count) {
+    // The current time is done: give back the block it kept (see below) and move on.
+    if (b->head != nullptr) free_block(b->head);
+    *b = Bucket{};
+    clear_occupied(0, digit(now_, 0));
+    advance();
+    b = current_;
+  }
   ++popped_;
   --pending_;
-  std::vector<Event>& now_bucket = buckets_[0];
-  if (bucket0_head_ == now_bucket.size() && lane_head_ == lane_.size()) advance();
-  if (bucket0_head_ < now_bucket.size()) {
-    const Event e = now_bucket[bucket0_head_++];
-    if (bucket0_head_ == now_bucket.size()) {
-      now_bucket.clear();
-      bucket0_head_ = 0;
-    }
-    return e;
-  }
-  const Event e = lane_[lane_head_++];
-  if (lane_head_ == lane_.size()) {
-    lane_.clear();
-    lane_head_ = 0;
+  const Event e = b->head->events[b->head_index++];
+  if (b->head == b->tail) {
+    // The last event so far. The bucket keeps its block, empty, while it is current: the
+    // event's handler may schedule more at this time.
+    if (b->head_index == b->tail_count) b->head_index = b->tail_count = 0;
+  } else if (b->head_index == kBlockEvents) {
+    Block* used = b->head;
+    b->head = used->next;
+    b->head_index = 0;
+    free_block(used);
   }
   return e;
 }
 
 void EventQueue::advance() {
-  std::size_t b = 1;
-  while (buckets_[b].empty()) ++b;  // pending_ > 0 and bucket 0 and the lane are empty
-  std::vector<Event>& source = buckets_[b];
-  now_ = bucket_min_[b];
-  // Every event of `source` lands in a lower bucket relative to the new time.
-  for (const Event& e : source) put(bucket_of(e.time), e);
-  source.clear();
-  std::vector<Event>& now_bucket = buckets_[0];
-  if (now_bucket.size() > 1) {
-    std::sort(now_bucket.begin(), now_bucket.end(), [](const Event& x, const Event& y) { return x.seq < y.seq; });
+  unsigned d = lowest_occupied(0);
+  if (d == kDigits) {
+    unsigned level = 1;
+    while ((d = lowest_occupied(level)) == kDigits) ++level;  // pending_ > 0: some level is occupied
+    const unsigned index = level * kDigits + d;
+    now_ = bucket_min_[index];
+    // Every lower level is empty, and each event lands in a lower one relative to the new now_,
+    // so the source is not appended to while it is read.
+    Bucket& source = buckets_[index];
+    for (Block* block = source.head; block != nullptr;) {
+      const std::uint32_t end = block == source.tail ? source.tail_count : kBlockEvents;
+      for (std::uint32_t i = source.head_index; i < end; ++i) put(block->events[i]);
+      source.head_index = 0;
+      Block* next = block->next;
+      free_block(block);
+      block = next;
+    }
+    source = Bucket{};
+    clear_occupied(level, d);
+    d = digit(now_, 0);
+  } else {
+    now_ = (now_ & ~Tick{kDigits - 1}) | d;
   }
+  current_ = &buckets_[d];
 }
 
 }  // namespace chakrasim
