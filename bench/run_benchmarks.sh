@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Reproduces the benchmark figures: each case runs RUNS times (default 3) in a fresh process and
 # the median wall time and peak RSS are printed. Usage: bench/run_benchmarks.sh [BUILD_DIR]
+# Each collective case also runs once in full (every NPU simulated, CHAKRASIM_FULL_RUN=1) up to
+# FULL_MAX_NPUS NPUs (default 16384), and the last column says whether its figure is the same.
 set -euo pipefail
 build=${1:-build}
 runs=${RUNS:-3}
@@ -20,7 +22,8 @@ cases=(
 )
 if [ -n "${CASES:-}" ]; then IFS=';' read -r -a cases <<< "$CASES"; fi
 
-printf '%-40s %10s %10s %16s %12s\n' "case (1 GiB all-reduce)" "wall s" "RSS MB" "simulated ns" "events"
+full_max=${FULL_MAX_NPUS:-16384}
+printf '%-40s %10s %10s %16s %10s %12s\n' "case (1 GiB all-reduce)" "wall s" "RSS MB" "simulated ns" "events" "full run"
 for c in "${cases[@]}"; do
   IFS='|' read -r name dims splits active bytes backend kind <<< "$c"
   walls=(); rsss=(); line=""
@@ -31,8 +34,16 @@ for c in "${cases[@]}"; do
   done
   finish=$(sed -E 's/.*finish_ns=([0-9]+).*/\1/' <<< "$line")
   events=$(sed -E 's/.*events=([0-9]+).*/\1/' <<< "$line")
-  printf '%-40s %10s %10s %16s %12s\n' "$name" "$(printf '%s\n' "${walls[@]}" | median)" \
-    "$(printf '%s\n' "${rsss[@]}" | median)" "$finish" "$events"
+  npus=$(sed -E 's/.*npus=([0-9]+).*/\1/' <<< "$line")
+  check="-"
+  if [ "$npus" -le "$full_max" ]; then
+    full=$(CHAKRASIM_FULL_RUN=1 "$bench" "$dims" "$splits" "$active" ${bytes:-1073741824} ${backend:-congestion-unaware} ${kind:-Ring})
+    full_finish=$(sed -E 's/.*finish_ns=([0-9]+).*/\1/' <<< "$full")
+    full_wall=$(sed -E 's/.*wall_s=([0-9.]+).*/\1/' <<< "$full")
+    if [ "$full_finish" = "$finish" ]; then check="same (${full_wall} s)"; else check="DIFFERS: $full_finish"; fi
+  fi
+  printf '%-40s %10s %10s %16s %10s %12s\n' "$name" "$(printf '%s\n' "${walls[@]}" | median)" \
+    "$(printf '%s\n' "${rsss[@]}" | median)" "$finish" "$events" "$check"
 done
 
 echo

@@ -30,10 +30,10 @@ const BackendInfo& find_backend(const std::string& name) {
 }
 
 std::unique_ptr<Network> make_network(const std::string& name, const Topology& topology,
-                                      EventQueue& queue, ArrivalSink& sink) {
+                                      EventQueue& queue, ArrivalSink& sink, bool symmetric) {
   const std::string chosen = find_backend(name).name;
   if (chosen == "congestion-unaware") return std::make_unique<CongestionUnaware>(topology, queue, sink);
-  if (chosen == "congestion-aware") return std::make_unique<CongestionAware>(topology, queue, sink);
+  if (chosen == "congestion-aware") return std::make_unique<CongestionAware>(topology, queue, sink, symmetric);
   fail("internal error: backend \"{}\" is registered but not built", chosen);
 }
 

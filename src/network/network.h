@@ -43,7 +43,10 @@ const std::vector<BackendInfo>& backends();
 const BackendInfo& find_backend(const std::string& name);
 
 // Builds the named backend; throws Error listing the valid names for an unknown one.
+// `symmetric`: only NPU 0 sends (a symmetric run, sim/symmetry.h), and every other NPU is taken
+// to do the same at the same times, shifted by its coordinates; a backend with shared state
+// keeps one representative of each class of links that the shift maps onto each other.
 std::unique_ptr<Network> make_network(const std::string& name, const Topology& topology,
-                                      EventQueue& queue, ArrivalSink& sink);
+                                      EventQueue& queue, ArrivalSink& sink, bool symmetric = false);
 
 }  // namespace chakrasim::network

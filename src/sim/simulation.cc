@@ -229,15 +229,14 @@ Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
   // A symmetric run simulates NPU 0 alone (sim/symmetry.h); a node log wants every NPU.
   const bool symmetric = inputs.allow_symmetry && observer == nullptr && is_symmetric(inputs);
   EventQueue queue;
-  NpuTimers timers(queue, topology.npu_count());
+  NpuTimers timers(queue, symmetric ? 1 : topology.npu_count());
   memory::RemoteMemory remote_memory(inputs.memory, topology.npu_count());
   workload::Executor executor(symmetric ? std::vector<std::shared_ptr<const chakra::Graph>>{inputs.graphs.front()}
                                         : inputs.graphs,
                               workload_options(inputs), remote_memory, timers, queue);
   executor.observe(observer);
-  system::System system(inputs.system, topology, timers, executor);
-  system.mirror_messages(symmetric);
-  std::unique_ptr<network::Network> network = network::make_network(inputs.backend, topology, queue, system);
+  system::System system(inputs.system, topology, timers, executor, symmetric);
+  std::unique_ptr<network::Network> network = network::make_network(inputs.backend, topology, queue, system, symmetric);
   system.attach(*network);
   system.set_groups(inputs.groups);
   for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {

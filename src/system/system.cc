@@ -57,9 +57,9 @@ struct System::Io {
 
 
 System::System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers,
-               CommListener& listener)
-    : spec_(spec), topology_(topology), timers_(timers), listener_(listener) {
-  const NpuId npus = topology.npu_count();
+               CommListener& listener, bool symmetric)
+    : spec_(spec), topology_(topology), timers_(timers), listener_(listener), mirror_(symmetric) {
+  const NpuId npus = symmetric ? 1 : topology.npu_count();
   const std::size_t dims = std::max<std::size_t>(1, topology.dims());
   queues_per_dim_ = std::max<std::uint32_t>(1, spec.num_queues_per_dim);
   queues_per_npu_ = static_cast<std::uint32_t>(dims) * queues_per_dim_;

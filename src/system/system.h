@@ -52,8 +52,12 @@ struct CollectiveRequest {
 
 class System final : public network::ArrivalSink {
  public:
+  // `symmetric`: a symmetric run (sim/symmetry.h). Only NPU 0 is simulated, so per-NPU state is
+  // kept for NPU 0 alone, and every message it sends to a peer p is taken as the message it
+  // receives from the mirror image of p, -p coordinate by coordinate, which by translation
+  // symmetry arrives after the same delay.
   System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers,
-         CommListener& listener);
+         CommListener& listener, bool symmetric = false);
 
   // The network is built after the system (it needs the system as its sink).
   void attach(network::Network& network) { network_ = &network; }
@@ -67,11 +71,6 @@ class System final : public network::ArrivalSink {
   // The per-position algorithm ETs of the custom implementation of `kind` (position p runs
   // algorithm[p]); needed for every kind whose SystemSpec::custom_prefixes entry is set.
   void set_custom_algorithm(CollectiveKind kind, std::vector<std::shared_ptr<const chakra::Graph>> algorithm);
-
-  // Symmetric runs (sim/symmetry.h): only NPU 0 is simulated, and every message it sends to a
-  // peer p is taken as the message it receives from the mirror image of p, -p coordinate by
-  // coordinate, which by translation symmetry arrives after the same delay.
-  void mirror_messages(bool on) { mirror_ = on; }
 
   // Starts `npu`'s part of a collective now; the listener hears `token` when it is done.
   // Throws Error if the group is unknown or does not contain `npu`.
@@ -218,7 +217,7 @@ class System final : public network::ArrivalSink {
   std::vector<std::uint32_t> running_;              // per (NPU, queue)
 
   std::uint64_t messages_sent_ = 0;
-  bool mirror_ = false;
+  const bool mirror_;
 };
 
 }  // namespace chakrasim::system

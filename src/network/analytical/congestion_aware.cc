@@ -6,24 +6,24 @@ namespace chakrasim::network {
 //   Ring:            base + 2*npu + {0: towards coordinate+1, 1: towards coordinate-1}
 //   FullyConnected:  base + (n-1)*npu + k, k = the destination's coordinate, skipping the own one
 //   Switch:          base + 2*npu + {0: up to the switch, 1: down from the switch}
-CongestionAware::CongestionAware(const Topology& topology, EventQueue& queue, ArrivalSink& sink)
-    : topology_(topology), queue_(queue), sink_(sink) {
-  const NpuId npus = topology.npu_count();
+CongestionAware::CongestionAware(const Topology& topology, EventQueue& queue, ArrivalSink& sink, bool folded)
+    : topology_(topology), queue_(queue), sink_(sink), folded_(folded) {
+  const NpuId owners = folded ? 1 : topology.npu_count();
   for (std::size_t d = 0; d < topology.dims(); ++d) {
     const DimensionSpec& spec = topology.spec().dims[d];
     dim_base_.push_back(static_cast<std::uint32_t>(links_.size()));
-    const std::size_t per_npu = spec.kind == DimensionKind::kFullyConnected ? spec.npus - 1 : 2;
+    const std::uint32_t per_npu = spec.kind == DimensionKind::kFullyConnected ? spec.npus - 1 : 2;
+    link_stride_.push_back(per_npu);
     Link link;
     link.bytes_per_ns = bytes_per_ns(spec.bandwidth_gbps);
     link.latency_ns = spec.latency_ns;
-    links_.resize(links_.size() + per_npu * npus, link);
+    links_.resize(links_.size() + std::size_t{per_npu} * owners, link);
   }
 }
 
 std::uint32_t CongestionAware::next_link(Packet& p) const {
   const std::size_t d = topology_.lowest_differing_dim(p.at, p.dst);
   const DimensionSpec& spec = topology_.spec().dims[d];
-  const std::uint32_t base = dim_base_[d];
   const NpuId stride = topology_.stride(d);
   const std::uint32_t here = topology_.coordinate(p.at, d);
   const std::uint32_t there = topology_.coordinate(p.dst, d);
@@ -31,28 +31,30 @@ std::uint32_t CongestionAware::next_link(Packet& p) const {
     case DimensionKind::kRing: {
       const std::uint32_t forward = (there + spec.npus - here) % spec.npus;
       const bool clockwise = forward <= spec.npus - forward;
-      const std::uint32_t link = base + 2 * p.at + (clockwise ? 0 : 1);
+      const std::uint32_t link = link_id(d, p.at, clockwise ? 0 : 1);
       const std::uint32_t next = clockwise ? (here + 1) % spec.npus : (here + spec.npus - 1) % spec.npus;
       p.at = p.at - here * stride + next * stride;
       return link;
     }
     case DimensionKind::kFullyConnected: {
-      const std::uint32_t k = there < here ? there : there - 1;
-      const std::uint32_t link = base + (spec.npus - 1) * p.at + k;
+      // Indexed by the destination's coordinate skipping the own one, which is also the
+      // offset to it less one when the owner is at coordinate 0 (the folded representative).
+      const std::uint32_t k = folded_ ? (there + spec.npus - here) % spec.npus - 1 : (there < here ? there : there - 1);
+      const std::uint32_t link = link_id(d, p.at, k);
       p.at = p.at - here * stride + there * stride;
       return link;
     }
     case DimensionKind::kSwitch: {
       if (!p.at_switch) {
         p.at_switch = true;  // up to the switch; `at` stays the sender until it comes down
-        return base + 2 * p.at;
+        return link_id(d, p.at, 0);
       }
       p.at_switch = false;
       p.at = p.at - here * stride + there * stride;
-      return base + 2 * p.at + 1;
+      return link_id(d, p.at, 1);
     }
   }
-  return base;
+  return dim_base_[d];
 }
 
 void CongestionAware::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) {

@@ -8,6 +8,14 @@
 // The reference supports one dimension only. Here a message crossing several dimensions is
 // routed dimension by dimension, lowest first, each dimension with its own links (see
 // docs/network.md). It ignores switch-internal contention, packetisation and flow control.
+//
+// Symmetric runs (`folded`): only NPU 0 sends, and NPU p is taken to send the same messages at
+// the same times to the peers shifted by p's coordinates. Shifting maps the links onto each
+// other (NPU p's clockwise ring link onto NPU 0's, its up-link onto NPU 0's, its down-link onto
+// NPU 0's, its fully-connected link to coordinate c onto NPU 0's to c - p), and all links of a
+// class carry the same traffic at the same times. So one link per class is kept, the one NPU 0
+// owns: when NPU 0's message enters NPU p's link, it enters the representative instead, in the
+// place of the shifted message that enters it at that moment, and leaves it when that one would.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +27,7 @@ namespace chakrasim::network {
 
 class CongestionAware final : public Network {
  public:
-  CongestionAware(const Topology& topology, EventQueue& queue, ArrivalSink& sink);
+  CongestionAware(const Topology& topology, EventQueue& queue, ArrivalSink& sink, bool folded = false);
   void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) override;
   void handle(const Event& event) override;
 
@@ -50,6 +58,10 @@ class CongestionAware final : public Network {
 
   // The link a packet takes next from where it is; it must not be at its destination.
   std::uint32_t next_link(Packet& packet) const;
+  // Link `k` of dimension `d`'s links owned by NPU `owner` (NPU 0's, when folded).
+  std::uint32_t link_id(std::size_t d, NpuId owner, std::uint32_t k) const {
+    return dim_base_[d] + link_stride_[d] * (folded_ ? 0 : owner) + k;
+  }
   void enqueue(std::uint32_t link, std::uint32_t packet);
   void transmit(std::uint32_t link, std::uint32_t packet);
 
@@ -57,7 +69,9 @@ class CongestionAware final : public Network {
   EventQueue& queue_;
   ArrivalSink& sink_;
   std::vector<Link> links_;
-  std::vector<std::uint32_t> dim_base_;  // first link id of each dimension
+  const bool folded_;
+  std::vector<std::uint32_t> dim_base_;     // first link id of each dimension
+  std::vector<std::uint32_t> link_stride_;  // links per NPU in each dimension
   std::vector<Packet> packets_;
   std::vector<std::uint32_t> free_packets_;
 };
