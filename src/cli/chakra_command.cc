@@ -1,37 +1,27 @@
-// `chakrasim chakra <tool>`: the Chakra tool chain.
-#include <iostream>
-#include <memory>
+// `chakrasim chakra <tool>`: the Chakra tool chain, one subcommand per tool.
+#include <vector>
 
-#include "cli/commands.h"
-#include "tools/msccl_converter.h"
+#include "cli/chakra_tools.h"
 
 namespace chakrasim::cli {
 
 Command add_chakra_command(CLI::App& app) {
-  CLI::App* chakra = app.add_subcommand("chakra", "The Chakra tool chain (so far: msccl, the MSCCL-IR converter)");
+  CLI::App* chakra = app.add_subcommand("chakra", "The Chakra tool chain: generate, convert, link, jsonize, visualize, inspect traces");
   chakra->require_subcommand(1);
-
-  struct MscclArgs {
-    std::string input, prefix;
-    tools::MscclOptions options;
-  };
-  auto msccl = std::make_shared<MscclArgs>();
-  CLI::App* m = chakra->add_subcommand("msccl", "Convert an MSCCL-IR XML algorithm into per-rank Chakra ETs for a custom collective");
-  m->footer(
-      "Example:\n"
-      "  chakrasim chakra msccl ring_allreduce.xml --coll-size 1048576 --collective allreduce --out algo/custom_allreduce\n"
-      "writes algo/custom_allreduce.<gpu>.et, to be named in the system JSON as\n"
-      "  \"all-reduce-implementation-custom\": [\"algo/custom_allreduce\"]");
-  m->add_option("input", msccl->input, "MSCCL-IR XML file")->required();
-  m->add_option("--out", msccl->prefix, "Output prefix: writes PREFIX.<gpu>.et")->required();
-  m->add_option("--coll-size", msccl->options.collective_bytes, "Collective size in bytes")->required();
-  m->add_option("--collective", msccl->options.collective,
-                "allreduce, allgather, alltoall, reducescatter, broadcast or reduce")->capture_default_str();
-
-  return [m, msccl]() -> int {
-    if (!m->parsed()) return -1;
-    const std::size_t files = tools::convert_msccl_file(msccl->input, msccl->prefix, msccl->options);
-    std::cout << "wrote " << files << " rank files " << msccl->prefix << ".<gpu>.et\n";
+  CLI::App* convert = chakra->add_subcommand("convert", "Convert other workload formats into Chakra ETs");
+  convert->require_subcommand(1);
+  CLI::App* generate = chakra->add_subcommand("generate", "Generate Chakra ETs");
+  generate->require_subcommand(1);
+  std::vector<Command> tools = {add_generate_micro(*generate), add_convert_text(*convert),
+                                add_convert_pytorch(*convert),  add_link(*chakra),
+                                add_jsonize(*chakra),           add_visualize(*chakra),
+                                add_inspect(*chakra),           add_msccl(*chakra)};
+  return [chakra, tools]() -> int {
+    if (!chakra->parsed()) return -1;
+    for (const Command& tool : tools) {
+      const int code = tool();
+      if (code >= 0) return code;
+    }
     return 0;
   };
 }

@@ -1,0 +1,36 @@
+// `chakrasim chakra msccl`: MSCCL-IR XML -> per-rank ETs of a custom collective.
+#include <iostream>
+#include <memory>
+
+#include "cli/chakra_tools.h"
+#include "tools/msccl_converter.h"
+
+namespace chakrasim::cli {
+
+Command add_msccl(CLI::App& chakra) {
+  struct MscclArgs {
+    std::string input, prefix;
+    tools::MscclOptions options;
+  };
+  auto msccl = std::make_shared<MscclArgs>();
+  CLI::App* m = chakra.add_subcommand("msccl", "Convert an MSCCL-IR XML algorithm into per-rank Chakra ETs for a custom collective");
+  m->footer(
+      "Example:\n"
+      "  chakrasim chakra msccl ring_allreduce.xml --coll-size 1048576 --collective allreduce --out algo/custom_allreduce\n"
+      "writes algo/custom_allreduce.<gpu>.et, to be named in the system JSON as\n"
+      "  \"all-reduce-implementation-custom\": [\"algo/custom_allreduce\"]");
+  m->add_option("input", msccl->input, "MSCCL-IR XML file")->required();
+  m->add_option("--out", msccl->prefix, "Output prefix: writes PREFIX.<gpu>.et")->required();
+  m->add_option("--coll-size", msccl->options.collective_bytes, "Collective size in bytes")->required();
+  m->add_option("--collective", msccl->options.collective,
+                "allreduce, allgather, alltoall, reducescatter, broadcast or reduce")->capture_default_str();
+
+  return [m, msccl]() -> int {
+    if (!m->parsed()) return -1;
+    const std::size_t files = tools::convert_msccl_file(msccl->input, msccl->prefix, msccl->options);
+    std::cout << "wrote " << files << " rank files " << msccl->prefix << ".<gpu>.et\n";
+    return 0;
+  };
+}
+
+}  // namespace chakrasim::cli

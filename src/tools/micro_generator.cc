@@ -1,0 +1,1 @@
+#include "tools/micro_generator.h"

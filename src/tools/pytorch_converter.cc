@@ -1,0 +1,1 @@
+#include "tools/pytorch_converter.h"

@@ -1,0 +1,1 @@
+#include "tools/trace_link.h"

@@ -1,0 +1,1 @@
+#include "tools/visualizer.h"
