@@ -6,8 +6,11 @@ BUILD_TYPE ?= Release
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 APT_PACKAGES := cmake make g++ libprotobuf-dev protobuf-compiler libyaml-cpp-dev \
   nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev libpugixml-dev
+# Only the tests need these: graphviz renders `chakra visualize` SVG/PDF, chromium loads the
+# HTML report headless.
+TEST_APT_PACKAGES := graphviz chromium
 
-.PHONY: all deps configure build run test test-asan fuzz bench clean
+.PHONY: all deps test-deps configure build run test test-asan fuzz bench clean
 
 all: build
 
@@ -16,6 +19,13 @@ deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing missing Debian packages:" $$missing; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+test-deps:
+	@missing=$$(for p in $(TEST_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing missing Debian packages for the tests:" $$missing; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
@@ -28,11 +38,11 @@ build: configure
 run: build
 	@$(BUILD)/chakrasim demo
 
-test: build
+test: build test-deps
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer (gcc).
-test-asan: deps
+test-asan: deps test-deps
 	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHAKRASIM_SANITIZE=ON -DCHAKRASIM_BENCH=OFF >/dev/null
 	@cmake --build $(BUILD)-asan -j $(JOBS)
 	@cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
