@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 #include <string>
@@ -13,6 +15,8 @@
 #include "network/network.h"
 #include "network/topology.h"
 #include "report/node_log.h"
+#include "report/summary.h"
+#include "report/timeline.h"
 #include "sim/simulation.h"
 
 namespace chakrasim::cli {
@@ -35,7 +39,47 @@ struct RunOptions {
   std::string logging_folder;
   bool quiet = false;
   bool astra_stats = false;
+  std::string timeline;
+  std::string timeline_npus;
+  std::string stats_csv;
 };
+
+// Timelines of more NPUs than this are hard to use; without --timeline-npus the first ones are shown.
+constexpr NpuId kDefaultTimelineNpus = 256;
+
+// "0-7,12,100-103" -> those NPUs, ascending and without repeats.
+std::vector<NpuId> parse_npu_list(const std::string& text, NpuId npus) {
+  std::vector<bool> chosen(npus, false);
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    unsigned long first = 0, last = 0;
+    char extra = 0;
+    const int fields = std::sscanf(item.c_str(), "%lu-%lu%c", &first, &last, &extra);
+    const bool single = fields == 1 && item.find('-') == std::string::npos;
+    if (single) last = first;
+    if (!(single || fields == 2) || item.empty() || item.find_first_not_of("0123456789-") != std::string::npos ||
+        first > last || last >= npus) {
+      fail("--timeline-npus: \"{}\" is not an NPU or a range of NPUs like 0-7 within 0-{}", item, npus - 1);
+    }
+    for (unsigned long n = first; n <= last; ++n) chosen[n] = true;
+    at = comma + 1;
+  }
+  std::vector<NpuId> list;
+  for (NpuId n = 0; n < npus; ++n) {
+    if (chosen[n]) list.push_back(n);
+  }
+  return list;
+}
+
+// A line on a terminal saying how far the run is; erased when the run ends.
+void show_progress(const sim::Progress& p) {
+  const double rate = p.wall_s > 0 ? static_cast<double>(p.events) / p.wall_s : 0;
+  std::cerr << fmt::format("\r\033[Ksimulated {} · {} of {} nodes done · {:.1f} M events/s", report::format_duration(p.now),
+                           p.nodes_done, p.nodes, rate / 1e6)
+            << std::flush;
+}
 
 int run(const RunOptions& o) {
   config::SystemFlags flags;
@@ -72,14 +116,49 @@ int run(const RunOptions& o) {
   OutputOptions out;
   out.json_path = o.json;
   out.quiet = o.quiet;
+
+  const NpuId npus = topology.npu_count();
+  std::vector<NpuId> shown;  // NPUs in the timeline and the CSV
+  if (!o.timeline_npus.empty()) {
+    shown = parse_npu_list(o.timeline_npus, npus);
+  } else {
+    for (NpuId n = 0; n < npus && (o.timeline.empty() || n < kDefaultTimelineNpus); ++n) shown.push_back(n);
+    if (!o.timeline.empty() && npus > kDefaultTimelineNpus && !o.quiet) {
+      std::cerr << fmt::format("note: the timeline shows NPUs 0-{} of {}; choose others with --timeline-npus\n",
+                               kDefaultTimelineNpus - 1, npus);
+    }
+  }
+  const bool record = o.astra_stats || !o.timeline.empty() || !o.stats_csv.empty();
+  std::vector<bool> selected;
+  if (record && !o.astra_stats) {
+    selected.assign(npus, false);
+    for (const NpuId n : shown) selected[n] = true;
+  }
+  report::NodeLog log(record ? npus : 0, std::move(selected));
+  sim::Hooks hooks;
+  if (record) {
+    hooks.nodes = &log;
+    hooks.collectives = &log;
+    hooks.symmetric_ok = true;  // the log takes NPU 0's record for every NPU's
+  }
+  const bool progress = !o.quiet && isatty(STDERR_FILENO) != 0;
+  bool progress_shown = false;
+  if (progress) {
+    hooks.progress = [&progress_shown](const sim::Progress& p) {
+      progress_shown = true;
+      show_progress(p);
+    };
+  }
+  const sim::Result result = sim::simulate(inputs, hooks);
+  if (progress_shown) std::cerr << "\r\033[K" << std::flush;
+  log.take_npu0_for_all(result.symmetric);
+  if (!o.timeline.empty()) report::write_timeline(o.timeline, inputs, result, log, shown);
+  if (!o.stats_csv.empty()) report::write_node_csv(o.stats_csv, inputs, log, shown);
   if (o.astra_stats) {
-    report::NodeLog log(topology.npu_count());
-    const sim::Result result = sim::simulate(inputs, &log);
     out.inputs = &inputs;
     out.log = &log;
-    return print_run(result, out);
   }
-  return print_run(sim::simulate(inputs), out);
+  return print_run(result, out);
 }
 
 }  // namespace
@@ -117,6 +196,11 @@ Command add_run_command(CLI::App& app) {
   cmd->add_flag("--astra-sim-stats", o->astra_stats,
                 "After each NPU's finished line, print ASTRA-sim's statistics block (wall, GPU, CPU, "
                 "Comm, Remote mem time, overlap, roofline figures)");
+  cmd->add_option("--timeline", o->timeline,
+                  "Write a Chrome/Perfetto trace of the run (open it in ui.perfetto.dev or chrome://tracing)");
+  cmd->add_option("--timeline-npus", o->timeline_npus,
+                  "NPUs in the timeline and the CSV, e.g. 0-7,64 (default: all; the first 256 in a timeline)");
+  cmd->add_option("--stats", o->stats_csv, "Write one CSV row per executed node (npu, id, name, type, start, end, bytes, group)");
   cmd->add_flag_callback("--help-system", [] {
     std::cout << "Keys of the system JSON (--system):\n" << config::describe_system_keys();
     throw CLI::Success();

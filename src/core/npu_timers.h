@@ -34,6 +34,8 @@ class NpuTimers {
   // bucket is draining runs in that same drain, after the entries already there.
   void schedule(NpuId npu, Tick delay, TimerOwner owner, std::uint8_t kind, std::uint64_t arg);
 
+  Tick now() const { return queue_.now(); }
+
   // Runs every entry of the bucket behind a kTimers event, including entries added while it
   // drains. `dispatch` is called as dispatch(const TimerEntry&).
   template <typename Dispatch>

@@ -1,17 +1,49 @@
 #include "report/node_log.h"
 
+#include <utility>
+
 namespace chakrasim::report {
 
+NodeLog::NodeLog(NpuId npus, std::vector<bool> selected)
+    : selected_(std::move(selected)), spans_(npus), phases_(npus), open_(npus), open_phases_(npus) {
+  // NPU 0 is recorded whatever the selection: a symmetric run's record of every NPU.
+  if (!selected_.empty()) selected_[0] = true;
+}
+
 void NodeLog::on_node_start(NpuId npu, std::uint32_t node, Tick now) {
+  if (skip(npu)) return;
   open_[npu].emplace_back(node, static_cast<std::uint32_t>(spans_[npu].size()));
   spans_[npu].push_back({node, now, kNeverTick});
 }
 
 void NodeLog::on_node_end(NpuId npu, std::uint32_t node, Tick now) {
+  if (skip(npu)) return;
   auto& open = open_[npu];
   for (std::size_t i = 0; i < open.size(); ++i) {
     if (open[i].first == node) {
       spans_[npu][open[i].second].end = now;
+      open[i] = open.back();
+      open.pop_back();
+      return;
+    }
+  }
+}
+
+void NodeLog::on_phase_start(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase,
+                             const system::PhasePlan& plan, Tick now) {
+  if (skip(npu)) return;
+  open_phases_[npu].push_back(static_cast<std::uint32_t>(phases_[npu].size()));
+  phases_[npu].push_back({static_cast<std::uint32_t>(token), chunk, phase, now, kNeverTick, plan.algorithm,
+                          plan.dim, plan.ring_size, plan.bytes, plan.members != nullptr});
+}
+
+void NodeLog::on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase, Tick now) {
+  if (skip(npu)) return;
+  auto& open = open_phases_[npu];
+  for (std::size_t i = 0; i < open.size(); ++i) {
+    PhaseSpan& p = phases_[npu][open[i]];
+    if (p.node == token && p.chunk == chunk && p.phase == phase) {
+      p.end = now;
       open[i] = open.back();
       open.pop_back();
       return;

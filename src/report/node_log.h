@@ -1,11 +1,13 @@
-// Every node's start and end on every NPU, recorded while the simulation runs; the source of
-// the statistics lines, and later of timelines and CSV files.
+// What ran when, recorded while the simulation runs: every node's start and end, and every
+// collective chunk's phases, on the NPUs chosen. The source of the statistics lines, the
+// timeline and the per-node CSV.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "core/types.h"
+#include "system/system.h"
 #include "workload/executor.h"
 
 namespace chakrasim::report {
@@ -16,20 +18,50 @@ struct NodeSpan {
   Tick end = kNeverTick;   // kNeverTick while running
 };
 
-class NodeLog final : public workload::NodeObserver {
+// One phase of one chunk of a collective node.
+struct PhaseSpan {
+  std::uint32_t node = 0;
+  std::uint32_t chunk = 0;
+  std::uint32_t phase = 0;
+  Tick start = 0;
+  Tick end = kNeverTick;
+  system::AlgorithmKind algorithm = system::AlgorithmKind::kRing;
+  std::uint32_t dim = 0;
+  std::uint32_t ring_size = 0;
+  std::uint64_t bytes = 0;  // entering the phase, per NPU
+  bool group = false;       // a communicator group's ring, not a network dimension
+};
+
+class NodeLog final : public workload::NodeObserver, public system::CollectiveObserver {
  public:
-  explicit NodeLog(NpuId npus) : spans_(npus), open_(npus) {}
+  // Records the NPUs whose entry in `selected` is true; an empty `selected` means every NPU.
+  explicit NodeLog(NpuId npus, std::vector<bool> selected = {});
 
   void on_node_start(NpuId npu, std::uint32_t node, Tick now) override;
   void on_node_end(NpuId npu, std::uint32_t node, Tick now) override;
+  void on_phase_start(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase,
+                      const system::PhasePlan& plan, Tick now) override;
+  void on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase, Tick now) override;
 
-  // Spans of one NPU in start order.
-  const std::vector<NodeSpan>& spans(NpuId npu) const { return spans_[npu]; }
+  // After a symmetric run (sim::Result::symmetric), NPU 0's record stands for every NPU's.
+  void take_npu0_for_all(bool on) { npu0_for_all_ = on; }
+
+  bool recorded(NpuId npu) const { return selected_.empty() || selected_[npu]; }
+  // Spans of one recorded NPU in start order.
+  const std::vector<NodeSpan>& spans(NpuId npu) const { return spans_[source(npu)]; }
+  const std::vector<PhaseSpan>& phases(NpuId npu) const { return phases_[source(npu)]; }
 
  private:
+  NpuId source(NpuId npu) const { return npu0_for_all_ ? 0 : npu; }
+  bool skip(NpuId npu) const { return !selected_.empty() && !selected_[npu]; }
+
+  std::vector<bool> selected_;
+  bool npu0_for_all_ = false;
   std::vector<std::vector<NodeSpan>> spans_;
+  std::vector<std::vector<PhaseSpan>> phases_;
   // Per NPU: node -> index in spans_, for the few nodes running at once.
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> open_;
+  std::vector<std::vector<std::uint32_t>> open_phases_;  // per NPU: indices of running phases
 };
 
 }  // namespace chakrasim::report

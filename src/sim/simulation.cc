@@ -1,5 +1,7 @@
 #include "sim/simulation.h"
 
+#include <chrono>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -224,18 +226,26 @@ std::string stuck_detail(const Inputs& inputs, const workload::Executor& executo
 }  // namespace
 
 Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
+  Hooks hooks;
+  hooks.nodes = observer;
+  return simulate(inputs, hooks);
+}
+
+Result simulate(const Inputs& inputs, const Hooks& hooks) {
   validate(inputs);
   const network::Topology topology(inputs.network);
-  // A symmetric run simulates NPU 0 alone (sim/symmetry.h); a node log wants every NPU.
-  const bool symmetric = inputs.allow_symmetry && observer == nullptr && is_symmetric(inputs);
+  // A symmetric run simulates NPU 0 alone (sim/symmetry.h), unless an observer wants every NPU.
+  const bool observed = hooks.nodes != nullptr || hooks.collectives != nullptr;
+  const bool symmetric = inputs.allow_symmetry && (!observed || hooks.symmetric_ok) && is_symmetric(inputs);
   EventQueue queue;
   NpuTimers timers(queue, symmetric ? 1 : topology.npu_count());
   memory::RemoteMemory remote_memory(inputs.memory, topology.npu_count());
   workload::Executor executor(symmetric ? std::vector<std::shared_ptr<const chakra::Graph>>{inputs.graphs.front()}
                                         : inputs.graphs,
                               workload_options(inputs), remote_memory, timers, queue);
-  executor.observe(observer);
+  executor.observe(hooks.nodes);
   system::System system(inputs.system, topology, timers, executor, symmetric);
+  system.observe(hooks.collectives);
   std::unique_ptr<network::Network> network = network::make_network(inputs.backend, topology, queue, system, symmetric);
   system.attach(*network);
   system.set_groups(inputs.groups);
@@ -247,7 +257,22 @@ Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
   executor.attach(system);
 
   executor.start();
+  const auto started_at = std::chrono::steady_clock::now();
+  double next_progress_s = 0.5;
+  std::uint64_t total_nodes = 0;
+  if (hooks.progress) {
+    for (NpuId r = 0; r < executor.npu_count(); ++r) total_nodes += executor.graph(r).size();
+  }
   while (!queue.empty()) {
+    if (hooks.progress && (queue.events_processed() & 0xffff) == 0) {
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
+      if (wall >= next_progress_s) {
+        next_progress_s = wall + 0.5;
+        std::uint64_t done = 0;
+        for (NpuId r = 0; r < executor.npu_count(); ++r) done += executor.totals(r).nodes_done;
+        hooks.progress(Progress{queue.now(), queue.events_processed(), done, total_nodes, wall});
+      }
+    }
     const Event e = queue.pop();
     switch (e.target) {
       case EventTarget::kTimers:
@@ -300,7 +325,7 @@ Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
     if (!result.all_finished()) {
       Inputs full = inputs;
       full.allow_symmetry = false;
-      return simulate(full, observer);
+      return simulate(full, hooks);
     }
     result.npus.assign(inputs.graphs.size(), result.npus.front());
   }

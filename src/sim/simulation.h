@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@
 
 namespace chakrasim::workload {
 class NodeObserver;
+}
+namespace chakrasim::system {
+class CollectiveObserver;
 }
 
 namespace chakrasim::sim {
@@ -82,12 +86,33 @@ struct Result {
 // dimensions, every trace against the models); throws Error on the first problem.
 void validate(const Inputs& inputs);
 
-// Runs the simulation. `observer`, if given, hears every node start and end.
+// How far a running simulation is, for a progress line.
+struct Progress {
+  Tick now = 0;                 // simulated time reached
+  std::uint64_t events = 0;     // events simulated so far
+  std::uint64_t nodes_done = 0;
+  std::uint64_t nodes = 0;      // in all (for NPU 0 alone in a symmetric run)
+  double wall_s = 0;            // since the simulation started
+};
+
+// What a caller can listen to while a run goes on. Observers hear every NPU, unless
+// `symmetric_ok` says they can take a symmetric run's NPU 0 as every NPU's (sim/symmetry.h):
+// then a symmetric run stays one, and Result::symmetric tells them so.
+struct Hooks {
+  workload::NodeObserver* nodes = nullptr;
+  system::CollectiveObserver* collectives = nullptr;
+  bool symmetric_ok = false;
+  // Called about twice a second of wall time, from the simulation's own thread.
+  std::function<void(const Progress&)> progress;
+};
+
 // Bytes of state a network of `npus` NPUs needs before any trace is read (queues, timers, ...).
 std::uint64_t network_state_bytes(std::uint64_t npus);
 // A conservative estimate of the memory a run of `inputs` needs.
 std::uint64_t estimate_memory_bytes(const Inputs& inputs);
 
+// Runs the simulation. `observer`, if given, hears every node start and end on every NPU.
 Result simulate(const Inputs& inputs, workload::NodeObserver* observer = nullptr);
+Result simulate(const Inputs& inputs, const Hooks& hooks);
 
 }  // namespace chakrasim::sim

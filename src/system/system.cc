@@ -191,6 +191,7 @@ void System::start_collective(NpuId npu, const CollectiveRequest& request, std::
     Stream& s = streams_[id];
     s.npu = npu;
     s.collective = collective;
+    s.chunk = static_cast<std::uint32_t>(k);
     s.plan = plan_id;
     if (group == nullptr) {
       s.tag = tags::kCollective | next_stream_tag_[npu]++;
@@ -229,6 +230,10 @@ void System::enter_next_phase(std::uint32_t id) {
   const std::int32_t previous = streams_[id].queue;
   const ChunkPlan& plan = plans_[streams_[id].plan];
   const bool done = streams_[id].next_phase == plan.phases.size();
+  if (observer_ != nullptr && previous >= 0) {
+    const Stream& s = streams_[id];
+    observer_->on_phase_end(npu, collectives_[s.collective].token, s.chunk, s.next_phase - 1, timers_.now());
+  }
   if (done) collective_stream_done(streams_[id].collective);
 
   if (previous >= 0) {
@@ -350,6 +355,11 @@ void System::start_waiting_streams(NpuId npu, std::int32_t queue) {
 // replace the stream's algorithm or grow streams_, so nothing here touches the stream after.
 void System::init_stream(std::uint32_t id) {
   streams_[id].initialized = true;
+  if (observer_ != nullptr) {
+    const Stream& s = streams_[id];
+    observer_->on_phase_start(s.npu, collectives_[s.collective].token, s.chunk, s.next_phase - 1,
+                              plans_[s.plan].phases[s.next_phase - 1], timers_.now());
+  }
   Io io{*this, id};
   std::visit([&io](auto& algorithm) { algorithm.start(io); }, streams_[id].algorithm);
 }

@@ -42,6 +42,18 @@ class CommListener {
   virtual void on_comm_done(NpuId npu, std::uint64_t token) = 0;
 };
 
+// Told when a chunk of a collective runs a phase, for timelines and reports. A chunk may wait
+// in its queue between phases; a phase runs from its start to its end.
+class CollectiveObserver {
+ public:
+  virtual ~CollectiveObserver() = default;
+  // Chunk `chunk` of `npu`'s collective `token` starts running phase `phase` (plan: what it does).
+  virtual void on_phase_start(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase,
+                              const PhasePlan& plan, Tick now) = 0;
+  virtual void on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase,
+                            Tick now) = 0;
+};
+
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::kAllReduce;
   std::uint64_t bytes = 0;          // per NPU, with the meaning of §2.2 for each kind
@@ -58,6 +70,8 @@ class System final : public network::ArrivalSink {
   // symmetry arrives after the same delay.
   System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers,
          CommListener& listener, bool symmetric = false);
+
+  void observe(CollectiveObserver* observer) { observer_ = observer; }
 
   // The network is built after the system (it needs the system as its sink).
   void attach(network::Network& network) { network_ = &network; }
@@ -112,6 +126,7 @@ class System final : public network::ArrivalSink {
   struct Stream {
     NpuId npu = 0;
     std::uint32_t collective = 0;
+    std::uint32_t chunk = 0;  // index within the collective
     std::uint32_t plan = 0;
     std::uint64_t tag = 0;
     std::int64_t priority = 0;
@@ -182,6 +197,7 @@ class System final : public network::ArrivalSink {
   NpuTimers& timers_;
   CommListener& listener_;
   network::Network* network_ = nullptr;
+  CollectiveObserver* observer_ = nullptr;
 
   std::uint32_t queues_per_dim_;
   std::uint32_t queues_per_npu_;
