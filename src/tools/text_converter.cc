@@ -476,8 +476,11 @@ void convert_text_each(const std::string& raw_text, const std::string& source, c
   const std::string text = universal_newlines(raw_text);
   const std::size_t valid = utf8_valid_prefix(text);
   if (valid != text.size()) {
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(valid), '\n');
-    fail("{}: line {}: byte {} is not UTF-8 text; expected a text file", source, line, valid);
+    const std::string_view before = std::string_view(text).substr(0, valid);
+    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+    const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+    fail("{}: line {}, column {}: byte 0x{:02x} is not UTF-8 text; expected a UTF-8 text file", source, line,
+         valid - line_start + 1, static_cast<unsigned char>(text[valid]));
   }
   std::string_view body = text;
   if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // a byte-order mark is no part of line 1
