@@ -43,13 +43,10 @@ struct ParallelismName {
   const char* keyword;
   Parallelism kind;
 };
-constexpr std::array<ParallelismName, 7> kParallelisms{{{"MICRO", Parallelism::kMicro},
-                                                        {"DATA", Parallelism::kData},
-                                                        {"MODEL", Parallelism::kModel},
-                                                        {"HYBRID_DATA_MODEL", Parallelism::kHybridDataModel},
-                                                        {"HYBRID_MODEL_DATA", Parallelism::kHybridModelData},
-                                                        {"HYBRID_DLRM", Parallelism::kHybridDlrm},
-                                                        {"HYBRID_DLRM_ENHANCED", Parallelism::kHybridDlrm}}};
+constexpr std::array<ParallelismName, 7> kParallelisms{
+    {{"MICRO", Parallelism::kMicro}, {"DATA", Parallelism::kData}, {"MODEL", Parallelism::kModel},
+     {"HYBRID_DATA_MODEL", Parallelism::kHybridDataModel}, {"HYBRID_MODEL_DATA", Parallelism::kHybridModelData},
+     {"HYBRID_DLRM", Parallelism::kHybridDlrm}, {"HYBRID_DLRM_ENHANCED", Parallelism::kHybridDlrm}}};
 constexpr const char* kSupportedList =
     "MICRO, DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_DLRM or HYBRID_DLRM_ENHANCED";
 
@@ -88,12 +85,8 @@ std::string universal_newlines(std::string_view raw) {
   std::string text;
   text.reserve(raw.size());
   for (std::size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] != '\r') {
-      text += raw[i];
-      continue;
-    }
-    text += '\n';
-    if (i + 1 < raw.size() && raw[i + 1] == '\n') ++i;
+    text += raw[i] == '\r' ? '\n' : raw[i];
+    if (raw[i] == '\r' && i + 1 < raw.size() && raw[i + 1] == '\n') ++i;
   }
   return text;
 }
@@ -129,6 +122,17 @@ std::size_t utf8_valid_prefix(std::string_view s) {
   return i;
 }
 
+// Names the line and column of the first byte that is not UTF-8.
+void check_utf8(std::string_view text, const std::string& source) {
+  const std::size_t valid = utf8_valid_prefix(text);
+  if (valid == text.size()) return;
+  const std::string_view before = text.substr(0, valid);
+  const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+  const std::size_t column = valid - (before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1) + 1;
+  fail("{}: line {}, column {}: byte 0x{:02x} is not UTF-8 text; expected a UTF-8 text file", source, line, column,
+       static_cast<unsigned char>(text[valid]));
+}
+
 std::vector<std::string_view> split_words(std::string_view line) {
   std::vector<std::string_view> words;
   constexpr std::string_view kSpace = " \t\v\f\r\n";
@@ -150,26 +154,24 @@ std::optional<std::uint64_t> parse_count(std::string_view word) {
   return value;
 }
 
-// The text as numbered lines (1-based), LF-separated; a last line without LF is a line.
-struct Lines {
-  std::vector<std::string_view> text;
-  explicit Lines(std::string_view all) {
-    std::size_t at = 0;
-    while (at < all.size()) {
-      const std::size_t end = std::min(all.find('\n', at), all.size());
-      text.push_back(all.substr(at, end - at));
-      at = end + 1;
-    }
+// The text's lines, LF-separated; a last line without LF is a line.
+std::vector<std::string_view> split_lines(std::string_view all) {
+  std::vector<std::string_view> lines;
+  for (std::size_t at = 0; at < all.size();) {
+    const std::size_t end = std::min(all.find('\n', at), all.size());
+    lines.push_back(all.substr(at, end - at));
+    at = end + 1;
   }
-};
+  return lines;
+}
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& source) : source_(source), lines_(text) {}
+  Parser(std::string_view text, const std::string& source) : source_(source), lines_(split_lines(text)) {}
 
   Workload parse() {
     Workload w;
-    if (lines_.text.empty()) fail("{}: the file is empty; expected an ASTRA-sim 1.0 text workload", source_);
+    if (lines_.empty()) fail("{}: the file is empty; expected an ASTRA-sim 1.0 text workload", source_);
     const std::vector<std::string_view> head = words_of(1);
     if (head.empty()) fail("{}: line 1 is empty; expected the parallelism: {}", source_, kSupportedList);
     const ParallelismName* kind = nullptr;
@@ -189,9 +191,9 @@ class Parser {
       fail("{}: line 2 is \"{}\"; expected the number of layers, a single non-negative integer", source_,
            line_text(2));
     }
-    for (std::size_t n = 3; n <= lines_.text.size(); ++n) {
+    for (std::size_t n = 3; n <= lines_.size(); ++n) {
       // Fix: the reference fails on blank lines, e.g. a trailing empty line.
-      if (split_words(lines_.text[n - 1]).empty()) continue;
+      if (split_words(lines_[n - 1]).empty()) continue;
       w.layers.push_back(parse_layer(n));
     }
     if (w.layers.empty()) fail("{}: no layer lines after line 2; expected {} layer lines", source_, *count);
@@ -206,10 +208,10 @@ class Parser {
 
  private:
   std::vector<std::string_view> words_of(std::size_t n) const {
-    return n <= lines_.text.size() ? split_words(lines_.text[n - 1]) : std::vector<std::string_view>{};
+    return n <= lines_.size() ? split_words(lines_[n - 1]) : std::vector<std::string_view>{};
   }
   std::string line_text(std::size_t n) const {
-    return n <= lines_.text.size() ? std::string(lines_.text[n - 1]) : std::string("(end of file)");
+    return n <= lines_.size() ? std::string(lines_[n - 1]) : std::string("(end of file)");
   }
 
   Layer parse_layer(std::size_t n) {
@@ -247,6 +249,7 @@ class Parser {
   }
 
   std::size_t parse_last_bottom_layer(const std::vector<std::string_view>& head, std::size_t layers) const {
+    if (layers < 2) fail("{}: {} needs at least 2 layers, bottom and top; expected more layer lines", source_, head[0]);
     const std::size_t last = layers - 1;
     std::optional<std::uint64_t> b = head.size() >= 2 ? parse_count(head[1]) : std::nullopt;
     // Fix: 0 or -1 crash the reference; a layer past the end is no bottom/top split at all.
@@ -279,7 +282,7 @@ class Parser {
   }
 
   const std::string& source_;
-  Lines lines_;
+  std::vector<std::string_view> lines_;  // line n is lines_[n - 1]
 };
 
 // The nodes of one layer in the current pass; until they are made again they are the previous
@@ -441,9 +444,6 @@ class RankWriter {
   std::vector<LayerNodes> nodes_;
 };
 
-// Upper bound on the nodes one pass makes (a compute and a comm per phase).
-std::uint64_t max_nodes_per_pass(const Workload& w) { return 6 * static_cast<std::uint64_t>(w.layers.size()); }
-
 void check_counts(const TextOptions& options) {
   if (options.npus < 1) fail("--npus is {}; expected at least 1 NPU", options.npus);
   if (options.passes < 1) fail("--passes is {}; expected at least 1 pass", options.passes);
@@ -454,12 +454,12 @@ void check_size(const TextOptions& options, const Workload& w) {
   // A protobuf node with its name and dependencies takes about this much memory.
   constexpr std::uint64_t kBytesPerNode = 256;
   const std::uint64_t available = available_memory_bytes();
-  const std::uint64_t per_pass = max_nodes_per_pass(w);
+  const std::uint64_t per_pass = 6 * std::uint64_t{w.layers.size()};  // at most a compute and a comm per phase
   const auto passes = static_cast<std::uint64_t>(options.passes);
   if (passes > available / kBytesPerNode / per_pass) {
-    fail("--passes {}: one rank's trace of {} layers would need more than the {} of memory available; expected "
-         "at most {} passes",
-         options.passes, w.layers.size(), format_bytes(available), available / kBytesPerNode / per_pass);
+    fail("--passes {}: one rank's trace ({} layers x {} passes) would need more than the {} of memory "
+         "available; expected at most {} passes",
+         options.passes, w.layers.size(), options.passes, format_bytes(available), available / kBytesPerNode / per_pass);
   }
   const auto npus = static_cast<std::uint64_t>(options.npus);
   if (npus > std::numeric_limits<std::uint64_t>::max() / (passes * per_pass)) {
@@ -474,14 +474,7 @@ void convert_text_each(const std::string& raw_text, const std::string& source, c
                        const TextRankSink& sink) {
   check_counts(options);
   const std::string text = universal_newlines(raw_text);
-  const std::size_t valid = utf8_valid_prefix(text);
-  if (valid != text.size()) {
-    const std::string_view before = std::string_view(text).substr(0, valid);
-    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
-    const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
-    fail("{}: line {}, column {}: byte 0x{:02x} is not UTF-8 text; expected a UTF-8 text file", source, line,
-         valid - line_start + 1, static_cast<unsigned char>(text[valid]));
-  }
+  check_utf8(text, source);
   std::string_view body = text;
   if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // a byte-order mark is no part of line 1
   const Workload workload = Parser(body, source).parse();

@@ -1,6 +1,6 @@
 // ASTRA-sim 1.0 text workloads -> per-rank Chakra ETs (CHAKRA-FORMAT.md §3.1.1), as the Chakra
 // `chakra_converter Text` writes them: byte-identical on every input the reference converts
-// correctly, with its defects fixed where no golden depends on them (docs/tools.md lists them).
+// correctly, with its defects fixed where no golden depends on them (listed atop text_converter.cc).
 //
 // The text: line 1 names the parallelism (MICRO, DATA, MODEL, HYBRID_DATA_MODEL,
 // HYBRID_MODEL_DATA, HYBRID_DLRM or HYBRID_DLRM_ENHANCED plus the last bottom layer), line 2 the
