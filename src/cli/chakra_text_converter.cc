@@ -17,9 +17,9 @@ Command add_convert_text(CLI::App& convert) {
   app->footer(
       "Parallelisms: MICRO, DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_DLRM, HYBRID_DLRM_ENHANCED.\n"
       "Example:\n"
-      "  chakrasim chakra convert text Resnet50_DataParallel.txt --npus 8 --passes 2 --out resnet/resnet\n"
-      "writes resnet/resnet.0.et .. resnet/resnet.7.et, to be run with\n"
-      "  chakrasim run --workload resnet/resnet --system system.json --network network.yml");
+      "  chakrasim chakra convert text Resnet50_DataParallel.txt --npus 8 --passes 2 --out resnet\n"
+      "writes resnet.0.et .. resnet.7.et (node ids run on from one file to the next), to be run with\n"
+      "  chakrasim run --workload resnet --system system.json --network network.yml");
   app->add_option("input", args->input, "ASTRA-sim 1.0 text workload file")->required();
   app->add_option("--npus", args->options.npus, "Number of NPUs: one trace file per NPU (at least 1)")->required();
   app->add_option("--passes", args->options.passes, "Training iterations in each trace (at least 1)")->required();
