@@ -1,14 +1,35 @@
-// `chakrasim chakra convert text` (placeholder: being written).
+// `chakrasim chakra convert text`: an ASTRA-sim 1.0 text workload -> per-rank Chakra ETs.
+#include <iostream>
+#include <memory>
+
 #include "cli/chakra_tools.h"
-#include "core/error.h"
+#include "tools/text_converter.h"
 
 namespace chakrasim::cli {
 
-Command add_convert_text(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand("text", "ASTRA-sim 1.0 text workload -> per-rank Chakra ETs");
-  return [app]() -> int {
+Command add_convert_text(CLI::App& convert) {
+  struct TextArgs {
+    std::string input, prefix;
+    tools::TextOptions options;
+  };
+  auto args = std::make_shared<TextArgs>();
+  CLI::App* app = convert.add_subcommand("text", "Convert an ASTRA-sim 1.0 text workload into per-rank Chakra ETs");
+  app->footer(
+      "Parallelisms: MICRO, DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_DLRM, HYBRID_DLRM_ENHANCED.\n"
+      "Example:\n"
+      "  chakrasim chakra convert text Resnet50_DataParallel.txt --npus 8 --passes 2 --out resnet\n"
+      "writes resnet.0.et .. resnet.7.et (node ids run on from one file to the next), to be run with\n"
+      "  chakrasim run --workload resnet --system system.json --network network.yml");
+  app->add_option("input", args->input, "ASTRA-sim 1.0 text workload file")->required();
+  app->add_option("--npus", args->options.npus, "Number of NPUs: one trace file per NPU (at least 1)")->required();
+  app->add_option("--passes", args->options.passes, "Training iterations in each trace (at least 1)")->required();
+  app->add_option("--out", args->prefix, "Output prefix: writes PREFIX.<rank>.et")->required();
+
+  return [app, args]() -> int {
     if (!app->parsed()) return -1;
-    fail("chakra text: not implemented yet");
+    const std::size_t files = tools::convert_text_file(args->input, args->prefix, args->options);
+    std::cout << "wrote " << files << " rank files " << args->prefix << ".<rank>.et\n";
+    return 0;
   };
 }
 

@@ -1,4 +1,49 @@
-// ASTRA-sim 1.0 text workload -> per-rank Chakra ETs (placeholder: being written).
+// ASTRA-sim 1.0 text workloads -> per-rank Chakra ETs (CHAKRA-FORMAT.md §3.1.1), as the Chakra
+// `chakra_converter Text` writes them: byte-identical on every input the reference converts
+// correctly, with its defects fixed where no golden depends on them (listed atop text_converter.cc).
+//
+// The text: line 1 names the parallelism (MICRO, DATA, MODEL, HYBRID_DATA_MODEL,
+// HYBRID_MODEL_DATA, HYBRID_DLRM or HYBRID_DLRM_ENHANCED plus the last bottom layer), line 2 the
+// number of layers, then one line per layer: name, reserved, and for the forward pass, the input
+// gradient and the weight gradient each a compute time, a comm type and a comm size, then an
+// update time. Every rank gets the same graph of `passes` training iterations; node ids run on
+// from one rank file to the next, as the reference's do.
 #pragma once
 
-namespace chakrasim::tools {}  // namespace chakrasim::tools
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "chakra/et_file.h"
+
+namespace chakrasim::tools {
+
+// The `schema` metadata attribute upstream Chakra writes (the astra-sim fork writes
+// "1.0.2-chakra.0.0.4"; the goldens are upstream's).
+inline constexpr const char* kTextSchema = "1.0.2-chakra.1.0.0";
+
+struct TextOptions {
+  std::int64_t npus = 1;    // rank files to write: PREFIX.0.et .. PREFIX.<npus-1>.et; at least 1
+  std::int64_t passes = 1;  // training iterations in each trace; at least 1
+};
+
+// Called once per rank, in rank order, with that rank's trace.
+using TextRankSink = std::function<void(std::size_t rank, const chakra::Trace& trace)>;
+
+// Converts the workload `text` (`source` names it in errors) and hands each rank's trace to
+// `sink` as soon as it is built, so that only one rank is in memory at a time. Throws Error,
+// before any rank is handed on, for options < 1, an unsupported parallelism, a malformed line
+// (naming the line and the field), or a trace too big for the memory available.
+void convert_text_each(const std::string& text, const std::string& source, const TextOptions& options,
+                       const TextRankSink& sink);
+
+// All ranks' traces at once (for tests and small workloads).
+std::vector<chakra::Trace> convert_text(const std::string& text, const std::string& source,
+                                        const TextOptions& options);
+
+// Reads `text_path` and writes PREFIX.<rank>.et for every rank; returns the number of files.
+std::size_t convert_text_file(const std::string& text_path, const std::string& prefix, const TextOptions& options);
+
+}  // namespace chakrasim::tools
