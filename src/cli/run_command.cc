@@ -15,6 +15,7 @@
 #include "network/network.h"
 #include "network/topology.h"
 #include "report/node_log.h"
+#include "report/html_report.h"
 #include "report/summary.h"
 #include "report/timeline.h"
 #include "sim/simulation.h"
@@ -42,6 +43,7 @@ struct RunOptions {
   std::string timeline;
   std::string timeline_npus;
   std::string stats_csv;
+  std::string report_dir;
 };
 
 // Timelines of more NPUs than this are hard to use; without --timeline-npus the first ones are shown.
@@ -128,9 +130,10 @@ int run(const RunOptions& o) {
                                kDefaultTimelineNpus - 1, npus);
     }
   }
-  const bool record = o.astra_stats || !o.timeline.empty() || !o.stats_csv.empty();
-  std::vector<bool> selected;
-  if (record && !o.astra_stats) {
+  const bool report = !o.report_dir.empty();
+  const bool record = o.astra_stats || report || !o.timeline.empty() || !o.stats_csv.empty();
+  std::vector<bool> selected;  // the statistics and the report want every NPU
+  if (record && !o.astra_stats && !report) {
     selected.assign(npus, false);
     for (const NpuId n : shown) selected[n] = true;
   }
@@ -141,6 +144,8 @@ int run(const RunOptions& o) {
     hooks.collectives = &log;
     hooks.symmetric_ok = true;  // the log takes NPU 0's record for every NPU's
   }
+  report::LinkLog links;
+  if (report) hooks.links = &links;
   const bool progress = !o.quiet && isatty(STDERR_FILENO) != 0;
   bool progress_shown = false;
   if (progress) {
@@ -154,6 +159,10 @@ int run(const RunOptions& o) {
   log.take_npu0_for_all(result.symmetric);
   if (!o.timeline.empty()) report::write_timeline(o.timeline, inputs, result, log, shown);
   if (!o.stats_csv.empty()) report::write_node_csv(o.stats_csv, inputs, log, shown);
+  if (report) {
+    const std::string page = report::write_html_report(o.report_dir, inputs, result, log, &links, {o.workload, o.system, o.network});
+    if (!o.quiet) std::cerr << "report: " << page << "\n";
+  }
   if (o.astra_stats) {
     out.inputs = &inputs;
     out.log = &log;
@@ -200,6 +209,9 @@ Command add_run_command(CLI::App& app) {
                   "Write a Chrome/Perfetto trace of the run (open it in ui.perfetto.dev or chrome://tracing)");
   cmd->add_option("--timeline-npus", o->timeline_npus,
                   "NPUs in the timeline and the CSV, e.g. 0-7,64 (default: all; the first 256 in a timeline)");
+  cmd->add_option("--report", o->report_dir,
+                  "Write DIR/index.html: a self-contained page with per-NPU breakdowns, collectives (algbw, "
+                  "busbw), link utilisation and the critical path");
   cmd->add_option("--stats", o->stats_csv, "Write one CSV row per executed node (npu, id, name, type, start, end, bytes, group)");
   cmd->add_flag_callback("--help-system", [] {
     std::cout << "Keys of the system JSON (--system):\n" << config::describe_system_keys();

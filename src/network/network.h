@@ -22,9 +22,22 @@ class ArrivalSink {
   virtual void on_arrival(std::uint64_t message) = 0;
 };
 
+// Told when a link carries a message, for utilisation reports (backends with links only).
+class LinkObserver {
+ public:
+  virtual ~LinkObserver() = default;
+  // `link` serialises a message from `start` to `end`.
+  virtual void on_link_busy(std::uint32_t link, Tick start, Tick end) = 0;
+};
+
 class Network {
  public:
   virtual ~Network() = default;
+  // Links this backend models (0: none, e.g. congestion-unaware), their names for reports
+  // ("NPU 3 -> NPU 4, ring dim 0"), and the observer told of their use.
+  virtual std::uint32_t link_count() const { return 0; }
+  virtual std::string link_name(std::uint32_t /*link*/) const { return {}; }
+  virtual void observe_links(LinkObserver* /*observer*/) {}
   // Sends `bytes` from `src` to `dst` (src != dst) at the current tick; the sink hears of
   // `message` when its last byte has arrived at `dst`.
   virtual void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) = 0;

@@ -235,7 +235,7 @@ Result simulate(const Inputs& inputs, const Hooks& hooks) {
   validate(inputs);
   const network::Topology topology(inputs.network);
   // A symmetric run simulates NPU 0 alone (sim/symmetry.h), unless an observer wants every NPU.
-  const bool observed = hooks.nodes != nullptr || hooks.collectives != nullptr;
+  const bool observed = hooks.nodes != nullptr || hooks.collectives != nullptr || hooks.links != nullptr;
   const bool symmetric = inputs.allow_symmetry && (!observed || hooks.symmetric_ok) && is_symmetric(inputs);
   EventQueue queue;
   NpuTimers timers(queue, symmetric ? 1 : topology.npu_count());
@@ -248,6 +248,7 @@ Result simulate(const Inputs& inputs, const Hooks& hooks) {
   system.observe(hooks.collectives);
   std::unique_ptr<network::Network> network = network::make_network(inputs.backend, topology, queue, system, symmetric);
   system.attach(*network);
+  network->observe_links(hooks.links);
   system.set_groups(inputs.groups);
   for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {
     if (!inputs.custom_algorithms[k].empty()) {
@@ -288,6 +289,9 @@ Result simulate(const Inputs& inputs, const Hooks& hooks) {
 
   Result result;
   result.symmetric = symmetric;
+  if (hooks.links != nullptr) {
+    for (std::uint32_t l = 0; l < network->link_count(); ++l) result.link_names.push_back(network->link_name(l));
+  }
   StartedCounts started;
   result.events = queue.events_processed();
   result.messages = system.messages_sent();

@@ -24,6 +24,9 @@ class NodeObserver;
 namespace chakrasim::system {
 class CollectiveObserver;
 }
+namespace chakrasim::network {
+class LinkObserver;
+}
 
 namespace chakrasim::sim {
 
@@ -73,6 +76,7 @@ struct StuckNode {
 
 struct Result {
   std::vector<NpuResult> npus;
+  std::vector<std::string> link_names;  // the backend's links (with Hooks::links), by id
   std::vector<StuckNode> stuck;  // empty when every NPU finished
   std::uint64_t events = 0;    // events simulated (for NPU 0 alone in a symmetric run)
   std::uint64_t messages = 0;
@@ -101,6 +105,7 @@ struct Progress {
 struct Hooks {
   workload::NodeObserver* nodes = nullptr;
   system::CollectiveObserver* collectives = nullptr;
+  network::LinkObserver* links = nullptr;  // told of every link's use (congestion-aware)
   bool symmetric_ok = false;
   // Called about twice a second of wall time, from the simulation's own thread.
   std::function<void(const Progress&)> progress;

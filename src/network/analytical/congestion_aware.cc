@@ -1,5 +1,7 @@
 #include "network/analytical/congestion_aware.h"
 
+#include <fmt/format.h>
+
 namespace chakrasim::network {
 
 // Link ids, per dimension d with n NPUs per group and N NPUs in all:
@@ -57,6 +59,33 @@ std::uint32_t CongestionAware::next_link(Packet& p) const {
   return dim_base_[d];
 }
 
+std::string CongestionAware::link_name(std::uint32_t link) const {
+  std::size_t d = dim_base_.size() - 1;
+  while (link < dim_base_[d]) --d;
+  const DimensionSpec& spec = topology_.spec().dims[d];
+  const std::uint32_t local = link - dim_base_[d];
+  const auto owner = static_cast<NpuId>(local / link_stride_[d]);
+  const std::uint32_t k = local % link_stride_[d];
+  const NpuId stride = topology_.stride(d);
+  const std::uint32_t here = topology_.coordinate(owner, d);
+  const std::string where = folded_ ? "every NPU's" : fmt::format("NPU {}", owner);
+  switch (spec.kind) {
+    case DimensionKind::kRing: {
+      const std::uint32_t next = k == 0 ? (here + 1) % spec.npus : (here + spec.npus - 1) % spec.npus;
+      if (folded_) return fmt::format("{} ring link {} (dim {})", where, k == 0 ? "+1" : "-1", d);
+      return fmt::format("NPU {} -> NPU {} (ring, dim {})", owner, owner - here * stride + next * stride, d);
+    }
+    case DimensionKind::kFullyConnected: {
+      if (folded_) return fmt::format("{} link to offset +{} (fully connected, dim {})", where, k + 1, d);
+      const std::uint32_t there = k < here ? k : k + 1;
+      return fmt::format("NPU {} -> NPU {} (fully connected, dim {})", owner, owner - here * stride + there * stride, d);
+    }
+    case DimensionKind::kSwitch:
+      return fmt::format("{} {} (switch, dim {})", where, k == 0 ? "up-link" : "down-link", d);
+  }
+  return where;
+}
+
 void CongestionAware::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) {
   std::uint32_t id;
   if (free_packets_.empty()) {
@@ -93,6 +122,7 @@ void CongestionAware::transmit(std::uint32_t link, std::uint32_t packet) {
   l.busy = true;
   const double serialisation = static_cast<double>(packets_[packet].bytes) / l.bytes_per_ns;
   const Tick now = queue_.now();
+  if (observer_ != nullptr) observer_->on_link_busy(link, now, now + static_cast<Tick>(serialisation));
   queue_.schedule(now + static_cast<Tick>(l.latency_ns + serialisation), EventTarget::kNetwork, kHopArrived,
                   packets_[packet].dst, packet);
   queue_.schedule(now + static_cast<Tick>(serialisation), EventTarget::kNetwork, kLinkFree, 0, link);

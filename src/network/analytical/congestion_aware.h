@@ -31,7 +31,9 @@ class CongestionAware final : public Network {
   void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) override;
   void handle(const Event& event) override;
 
-  std::size_t link_count() const { return links_.size(); }
+  std::uint32_t link_count() const override { return static_cast<std::uint32_t>(links_.size()); }
+  std::string link_name(std::uint32_t link) const override;
+  void observe_links(LinkObserver* observer) override { observer_ = observer; }
 
  private:
   enum EventKind : std::uint8_t { kHopArrived, kLinkFree };
@@ -70,6 +72,7 @@ class CongestionAware final : public Network {
   ArrivalSink& sink_;
   std::vector<Link> links_;
   const bool folded_;
+  LinkObserver* observer_ = nullptr;
   std::vector<std::uint32_t> dim_base_;     // first link id of each dimension
   std::vector<std::uint32_t> link_stride_;  // links per NPU in each dimension
   std::vector<Packet> packets_;

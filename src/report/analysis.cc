@@ -1,0 +1,161 @@
+#include "report/analysis.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "workload/executor.h"
+
+namespace chakrasim::report {
+namespace {
+
+using Interval = std::pair<Tick, Tick>;
+
+// Length of the union of `intervals` (sorted here).
+Tick covered(std::vector<Interval> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  Tick total = 0, reach = 0;
+  for (const auto& [start, end] : intervals) {
+    const Tick from = std::max(start, reach);
+    if (end > from) total += end - from;
+    reach = std::max(reach, end);
+  }
+  return total;
+}
+
+enum class Part { kCompute, kComm, kMemory, kNone };
+
+Part part_of(const chakra::Graph& g, std::uint32_t node) {
+  switch (g.type(node)) {
+    case chakra::NodeType::kComp: return Part::kCompute;
+    case chakra::NodeType::kCommColl:
+    case chakra::NodeType::kCommSend:
+    case chakra::NodeType::kCommRecv: return Part::kComm;
+    case chakra::NodeType::kMemLoad:
+    case chakra::NodeType::kMemStore: return Part::kMemory;
+    default: return Part::kNone;
+  }
+}
+
+}  // namespace
+
+TimeBreakdown time_breakdown(const chakra::Graph& graph, const std::vector<NodeSpan>& spans, Tick finish) {
+  std::vector<Interval> compute, comm, memory;
+  for (const NodeSpan& s : spans) {
+    if (s.end == kNeverTick || s.end <= s.start) continue;
+    switch (part_of(graph, s.node)) {
+      case Part::kCompute: compute.emplace_back(s.start, s.end); break;
+      case Part::kComm: comm.emplace_back(s.start, s.end); break;
+      case Part::kMemory: memory.emplace_back(s.start, s.end); break;
+      case Part::kNone: break;
+    }
+  }
+  TimeBreakdown b;
+  b.compute = covered(compute);
+  std::vector<Interval> busy = compute;
+  busy.insert(busy.end(), comm.begin(), comm.end());
+  const Tick with_comm = covered(busy);
+  b.exposed_comm = with_comm - b.compute;
+  busy.insert(busy.end(), memory.begin(), memory.end());
+  const Tick with_memory = covered(busy);
+  b.exposed_memory = with_memory - with_comm;
+  b.idle = finish > with_memory ? finish - with_memory : 0;
+  return b;
+}
+
+std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const NodeLog& log, NpuId npu) {
+  const chakra::Graph& g = *inputs.graphs[npu];
+  const auto world = static_cast<std::uint32_t>(inputs.graphs.size());
+  std::vector<CollectiveRow> rows;
+  for (const NodeSpan& s : log.spans(npu)) {
+    if (s.end == kNeverTick || g.type(s.node) != chakra::NodeType::kCommColl || !g.has_attrs(s.node)) continue;
+    const chakra::OpAttrs& a = g.attrs(s.node);
+    const auto kind = workload::collective_of(a.comm_type);
+    CollectiveRow row;
+    row.node_id = g.id(s.node);
+    row.name = g.name(s.node);
+    row.kind = kind ? system::collective_name(*kind) : "collective";
+    row.bytes = a.comm_size;
+    row.group = g.string(a.pg_name);
+    row.npus = world;
+    if (const auto id = workload::group_of(row.group); id && *id != 0) {
+      if (const auto it = inputs.groups.find(*id); it != inputs.groups.end()) {
+        row.npus = static_cast<std::uint32_t>(it->second.size());
+      }
+    }
+    std::vector<std::string> algorithms;
+    for (const PhaseSpan& p : log.phases(npu)) {
+      if (p.node != s.node || p.chunk != 0) continue;
+      algorithms.push_back(p.group ? fmt::format("{} (group)", system::algorithm_name(p.algorithm))
+                                   : fmt::format("{} (dim {})", system::algorithm_name(p.algorithm), p.dim));
+    }
+    for (const std::string& part : algorithms) row.algorithm += (row.algorithm.empty() ? "" : ", ") + part;
+    row.start = s.start;
+    row.duration = s.end - s.start;
+    if (row.duration > 0) {
+      row.algbw_gbps = static_cast<double>(row.bytes) / static_cast<double>(row.duration);  // bytes/ns = GB/s
+      const double n = row.npus;
+      double factor = 1;
+      if (kind == system::CollectiveKind::kAllReduce) factor = n > 0 ? 2 * (n - 1) / n : 0;
+      else if (kind) factor = n > 0 ? (n - 1) / n : 0;
+      row.busbw_gbps = row.algbw_gbps * factor;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<NodeSpan> critical_path(const chakra::Graph& graph, const std::vector<NodeSpan>& spans) {
+  std::vector<const NodeSpan*> span_of(graph.size(), nullptr);
+  const NodeSpan* last = nullptr;
+  for (const NodeSpan& s : spans) {
+    if (s.end == kNeverTick) continue;
+    span_of[s.node] = &s;
+    if (last == nullptr || s.end >= last->end) last = &s;
+  }
+  std::vector<std::vector<std::uint32_t>> parents(graph.size());
+  for (std::uint32_t i = 0; i < graph.size(); ++i) {
+    for (const std::uint32_t c : graph.children(i)) parents[c].push_back(i);
+  }
+  std::vector<NodeSpan> path;
+  for (const NodeSpan* at = last; at != nullptr;) {
+    path.push_back(*at);
+    const NodeSpan* next = nullptr;
+    for (const std::uint32_t p : parents[at->node]) {
+      const NodeSpan* ps = span_of[p];
+      if (ps != nullptr && (next == nullptr || ps->end > next->end)) next = ps;
+    }
+    at = next;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+void LinkLog::on_link_busy(std::uint32_t link, Tick start, Tick end) {
+  if (link >= busy_.size()) busy_.resize(link + 1);
+  busy_[link].emplace_back(start, end);
+}
+
+std::vector<Tick> LinkLog::busy_per_bin(std::uint32_t link, Tick horizon, std::uint32_t bins) const {
+  std::vector<Tick> out(bins, 0);
+  if (link >= busy_.size() || horizon == 0 || bins == 0) return out;
+  for (const auto& [start, end] : busy_[link]) {
+    for (std::uint32_t b = static_cast<std::uint32_t>(start * bins / horizon); b < bins; ++b) {
+      const Tick bin_start = horizon * b / bins, bin_end = horizon * (b + 1) / bins;
+      if (bin_start >= end) break;
+      const Tick from = std::max(start, bin_start), to = std::min(end, bin_end);
+      if (to > from) out[b] += to - from;
+    }
+  }
+  return out;
+}
+
+Tick LinkLog::busy_total(std::uint32_t link) const {
+  Tick total = 0;
+  if (link < busy_.size()) {
+    for (const auto& [start, end] : busy_[link]) total += end - start;
+  }
+  return total;
+}
+
+}  // namespace chakrasim::report

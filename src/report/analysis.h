@@ -1,0 +1,61 @@
+// Figures derived from a run's node log, for reports: where each NPU's time went, each
+// collective with its bandwidths, the critical path, and link utilisation over time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "network/network.h"
+#include "report/node_log.h"
+#include "sim/simulation.h"
+
+namespace chakrasim::report {
+
+// An NPU's run split into disjoint parts: compute (any compute node running), exposed
+// communication (a collective or send/recv running, no compute), exposed memory (a memory
+// node only) and idle (none of them) — they add up to the NPU's finish time.
+struct TimeBreakdown {
+  Tick compute = 0;
+  Tick exposed_comm = 0;
+  Tick exposed_memory = 0;
+  Tick idle = 0;
+};
+TimeBreakdown time_breakdown(const chakra::Graph& graph, const std::vector<NodeSpan>& spans, Tick finish);
+
+// One collective node that ran, with nccl-tests' bandwidth figures: algbw = bytes / time,
+// busbw = algbw x (2(n-1)/n for all-reduce, (n-1)/n for all-gather, reduce-scatter and
+// all-to-all), n the NPUs taking part.
+struct CollectiveRow {
+  std::uint64_t node_id = 0;
+  std::string name;
+  std::string kind;
+  std::uint64_t bytes = 0;
+  std::string group;       // pg_name, "" for every NPU
+  std::uint32_t npus = 0;  // taking part
+  std::string algorithm;   // the phases' algorithms, e.g. "ring (dim 0), direct (dim 1)"
+  Tick start = 0;
+  Tick duration = 0;
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+};
+std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const NodeLog& log, NpuId npu);
+
+// The chain of nodes that decided `npu`'s finish time: from the node that ended last, back
+// through the parent that ended last, to a node with no parents. In time order.
+std::vector<NodeSpan> critical_path(const chakra::Graph& graph, const std::vector<NodeSpan>& spans);
+
+// Every link's busy intervals, as the backend reports them.
+class LinkLog final : public network::LinkObserver {
+ public:
+  void on_link_busy(std::uint32_t link, Tick start, Tick end) override;
+  // Busy time of `link` in each of `bins` equal slices of [0, horizon).
+  std::vector<Tick> busy_per_bin(std::uint32_t link, Tick horizon, std::uint32_t bins) const;
+  Tick busy_total(std::uint32_t link) const;
+  std::uint32_t links() const { return static_cast<std::uint32_t>(busy_.size()); }
+
+ private:
+  std::vector<std::vector<std::pair<Tick, Tick>>> busy_;
+};
+
+}  // namespace chakrasim::report
