@@ -16,6 +16,7 @@
 //   repaired only with `fix_defects`.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -41,10 +42,5 @@ chakra::Trace convert_pytorch(std::string_view json_text, const std::string& sou
 // Reads `json_path`, writes `et_path`; returns the number of nodes written.
 std::size_t convert_pytorch_file(const std::string& json_path, const std::string& et_path,
                                  const PytorchOptions& options);
-
-// Python's str() of the JSON value in `json_text` as Python's json.load reads it: a string as
-// itself, anything else as its repr (['a', 1, 2.5, True, None], {'k': 'v'}). Throws Error on
-// invalid JSON.
-std::string python_str(std::string_view json_text);
 
 }  // namespace chakrasim::tools
