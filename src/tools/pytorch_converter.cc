@@ -30,7 +30,8 @@ constexpr const char* kIntAttrs[] = {"rf_id", "fw_parent", "seq_id", "scope", "t
 constexpr std::size_t kIntAttrCount = std::size(kIntAttrs);
 constexpr const char* kAttrList = "rf_id, fw_parent, seq_id, scope, tid, fw_tid and op_schema";
 
-// "1.1.1-chakra.1.0.0" is in the reference's list but then fails there; it reads as 1.1.1 here.
+// Upstream lists "1.1.1-chakra.1.0.0" too (CHAKRA-FORMAT.md calls it broken there); it reads like
+// 1.1.1-chakra.0.0.4 here.
 constexpr const char* kSchemas[] = {"1.0.2-chakra.0.0.4", "1.0.3-chakra.0.0.4", "1.1.0-chakra.0.0.4",
                                     "1.1.1-chakra.0.0.4", "1.1.1-chakra.1.0.0"};
 

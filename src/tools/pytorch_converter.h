@@ -7,8 +7,8 @@
 // the JSON lists).
 //
 // Reference defects, and what happens to them here:
-// - cycle detection by recursion (Python's recursion limit on long traces): always an explicit
-//   stack here;
+// - cycle detection by recursion (Python's recursion limit stops it near 1,000 nodes): here the
+//   simulator's graph builder checks data and ctrl dependencies together, without recursion;
 // - sync_dep entries never became dependencies (they were compared on a start time that is never
 //   set): always added here when the earlier node started before the later one (`ts`);
 // - ctrl_deps dropped for a child listed before its parent, and SEND/RECV nodes written without
