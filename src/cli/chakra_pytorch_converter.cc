@@ -1,14 +1,36 @@
-// `chakrasim chakra convert pytorch` (placeholder: being written).
+// `chakrasim chakra convert pytorch`: a PyTorch host ET or ET+ JSON -> one rank's Chakra ET.
+#include <iostream>
+#include <memory>
+
 #include "cli/chakra_tools.h"
-#include "core/error.h"
+#include "tools/pytorch_converter.h"
 
 namespace chakrasim::cli {
 
 Command add_convert_pytorch(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand("pytorch", "PyTorch host ET or ET+ JSON -> Chakra ET");
-  return [app]() -> int {
+  struct PytorchArgs {
+    std::string input, output;
+    tools::PytorchOptions options;
+  };
+  auto args = std::make_shared<PytorchArgs>();
+  CLI::App* app = parent.add_subcommand("pytorch", "PyTorch host ET or ET+ (trace_link output) JSON -> Chakra ET");
+  app->footer(
+      "Example:\n"
+      "  chakrasim chakra convert pytorch rank0_etplus.json --out trace/model.0.et\n"
+      "converts one rank, as the reference chakra_converter PyTorch does (byte-identical output);\n"
+      "convert each rank R into PREFIX.R.et, then run with --workload PREFIX.\n"
+      "  --fix-defects also gives each op whose caller the file lists later its ctrl dependency, and\n"
+      "each SEND/RECV node the comm_src/comm_dst/comm_tag it needs to run.");
+  app->add_option("input", args->input, "PyTorch ET or ET+ JSON file")->required();
+  app->add_option("--out", args->output, "Output .et file (one rank)")->required();
+  app->add_flag("--fix-defects", args->options.fix_defects,
+                "Repair the reference converter's defects that change its output: ctrl deps dropped for "
+                "children listed before their caller, SEND/RECV nodes without peers and tags");
+  return [app, args]() -> int {
     if (!app->parsed()) return -1;
-    fail("chakra pytorch: not implemented yet");
+    const std::size_t nodes = tools::convert_pytorch_file(args->input, args->output, args->options);
+    std::cout << "wrote " << args->output << ": " << nodes << " nodes\n";
+    return 0;
   };
 }
 

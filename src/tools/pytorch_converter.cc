@@ -1,1 +1,550 @@
 #include "tools/pytorch_converter.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "chakra/attributes.h"
+#include "chakra/graph.h"
+#include "core/error.h"
+#include "core/read_file.h"
+#include "tools/pytorch_repr.h"
+
+namespace chakrasim::tools {
+namespace {
+
+// Key order is kept, as Python's json.load keeps it, so objects print in the input's order.
+using Json = nlohmann::ordered_json;
+
+// The integer attributes every converted node carries, in the order they are written.
+constexpr const char* kIntAttrs[] = {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid"};
+constexpr std::size_t kIntAttrCount = std::size(kIntAttrs);
+constexpr const char* kAttrList = "rf_id, fw_parent, seq_id, scope, tid, fw_tid and op_schema";
+
+// Upstream lists "1.1.1-chakra.1.0.0" too (CHAKRA-FORMAT.md calls it broken there); it reads like
+// 1.1.1-chakra.0.0.4 here.
+constexpr const char* kSchemas[] = {"1.0.2-chakra.0.0.4", "1.0.3-chakra.0.0.4", "1.1.0-chakra.0.0.4",
+                                    "1.1.1-chakra.0.0.4", "1.1.1-chakra.1.0.0"};
+
+bool contains(const std::string& text, const char* word) { return text.find(word) != std::string::npos; }
+
+std::string shown(const Json& v) {
+  std::string text = v.dump();
+  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+}
+
+std::optional<std::int64_t> as_int64(const Json& v) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
+    return static_cast<std::int64_t>(u);
+  }
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> as_uint64(const Json& v) {
+  return v.is_number_unsigned() ? std::optional(v.get<std::uint64_t>()) : std::nullopt;
+}
+
+Json parse_json(std::string_view text, const std::string& source) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::exception& e) {
+    fail("{}: invalid JSON: {}", source, e.what());
+  }
+}
+
+// An op of the input: a CPU op, a GPU kernel (it has "cat"), or a process-group record.
+enum class OpKind { kCpu, kGpu, kMetadata };
+
+struct Op {
+  const Json* json = nullptr;
+  std::uint64_t id = 0;
+  std::string name;
+  OpKind kind = OpKind::kCpu;
+  bool gpu = false;  // has "cat" (a process-group record can too)
+  std::optional<std::size_t> parent;  // the caller (ctrl_deps), when it is in the trace
+  std::uint64_t duration_micros = 0;
+  std::optional<double> ts;
+  std::uint64_t inter_thread_dep = 0;  // 0 is none, for the reference too
+  std::vector<std::uint64_t> sync_deps;
+  std::optional<std::int64_t> stream;
+  std::optional<std::int64_t> int_attrs[kIntAttrCount];
+  std::optional<std::string> op_schema;
+  std::string pg_name;
+  std::vector<std::size_t> children;              // every callee, ascending id
+  std::vector<std::size_t> gpu_children;          // kernels it launched, in file order
+  std::optional<std::size_t> record_param_comms;  // its last record_param_comms callee
+};
+
+class Converter {
+ public:
+  Converter(const Json& root, const std::string& source, const PytorchOptions& options)
+      : root_(root), source_(source), options_(options) {}
+
+  chakra::Trace run() {
+    chakra::Trace trace;
+    write_metadata(trace.metadata);
+    read_ops();
+    convert_ops();
+    for (std::size_t n = 0; n < out_.size(); ++n) {
+      if (ops_[out_[n].op].name == "[pytorch|profiler|execution_trace|thread]" ||
+          ops_[out_[n].op].name == "[pytorch|profiler|execution_graph|thread]") {
+        chain_from(n);
+      }
+    }
+    drop_dangling();
+    std::vector<std::size_t> order;
+    for (std::size_t n = 0; n < out_.size(); ++n) {
+      if (!out_[n].dropped) order.push_back(n);
+    }
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return id_of(a) < id_of(b); });
+    for (std::size_t n : order) {
+      Out& o = out_[n];
+      for (std::uint64_t d : o.ctrl) o.node.add_ctrl_deps(d);
+      for (std::uint64_t d : o.data) o.node.add_data_deps(d);
+      trace.nodes.push_back(std::move(o.node));
+    }
+    // Data and ctrl dependencies must form a DAG, as the simulator follows both: the graph
+    // checks that without recursion (the reference's recursive check fails near 1,000 nodes).
+    chakra::Graph::build(trace, source_);
+    return trace;
+  }
+
+ private:
+  // A node of the output, with its dependencies kept aside until it is written.
+  struct Out {
+    chakra::Node node;
+    std::size_t op = 0;
+    std::vector<std::uint64_t> ctrl, data;
+    bool dropped = false;
+  };
+
+  [[noreturn]] void bad_node(const Op& op, const std::string& what) const {
+    fail("{}: node {} (\"{}\"): {}", source_, op.id, op.name, what);
+  }
+
+  std::uint64_t id_of(std::size_t out) const { return ops_[out_[out].op].id; }
+
+  const Json& top(const char* key) const {
+    if (!root_.contains(key)) {
+      fail("{}: no key \"{}\"; expected a PyTorch ET with schema, pid, time, start_ts, finish_ts and nodes", source_, key);
+    }
+    return root_[key];
+  }
+
+  void write_metadata(chakra::GlobalMetadata& gm) const {
+    if (!root_.is_object()) fail("{}: expected a JSON object (a PyTorch execution trace), got {}", source_, shown(root_));
+    const Json& schema = top("schema");
+    if (!schema.is_string() || std::find(std::begin(kSchemas), std::end(kSchemas), schema.get<std::string>()) == std::end(kSchemas)) {
+      fail("{}: key \"schema\" is {}; expected a supported PyTorch ET schema: 1.0.2-chakra.0.0.4, 1.0.3-chakra.0.0.4, "
+           "1.1.0-chakra.0.0.4, 1.1.1-chakra.0.0.4 or 1.1.1-chakra.1.0.0", source_, shown(schema));
+    }
+    for (const char* key : {"schema", "pid", "time", "start_ts", "finish_ts"}) {
+      const Json& v = top(key);
+      const bool text = std::string_view(key) == "schema" || std::string_view(key) == "time";
+      if (text && !v.is_string()) fail("{}: key \"{}\" is {}; expected a string", source_, key, shown(v));
+      if (!text && !as_uint64(v)) fail("{}: key \"{}\" is {}; expected a non-negative integer", source_, key, shown(v));
+      *gm.add_attr() = text ? chakra::make_string(key, v.get<std::string>()) : chakra::make_uint64(key, v.get<std::uint64_t>());
+    }
+  }
+
+  // ---- reading ------------------------------------------------------------------------------
+
+  void read_ops() {
+    const Json& nodes = top("nodes");
+    if (!nodes.is_array()) fail("{}: key \"nodes\" is {}; expected a list of nodes", source_, shown(nodes));
+    ops_.resize(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i) read_op(nodes[i], i, ops_[i]);
+    // Callers, linked as the reference links them: by ctrl_deps, when that id is in the trace.
+    for (std::size_t i = 0; i < ops_.size(); ++i) {
+      const Json& caller = (*ops_[i].json)["ctrl_deps"];
+      const auto found = caller.is_number_unsigned() ? index_.find(caller.get<std::uint64_t>()) : index_.end();
+      if (found == index_.end()) continue;
+      Op& parent = ops_[found->second];
+      ops_[i].parent = found->second;
+      parent.children.push_back(i);
+      if (ops_[i].gpu) parent.gpu_children.push_back(i);
+      if (contains(ops_[i].name, "record_param_comms")) parent.record_param_comms = i;
+    }
+    for (Op& op : ops_) {
+      std::sort(op.children.begin(), op.children.end(), [&](std::size_t a, std::size_t b) { return ops_[a].id < ops_[b].id; });
+    }
+  }
+
+  void read_op(const Json& j, std::size_t index, Op& op) {
+    if (!j.is_object()) fail("{}: nodes[{}] is {}; expected a node object", source_, index, shown(j));
+    if (!j.contains("id") || !as_uint64(j["id"])) {
+      fail("{}: nodes[{}]: key \"id\" is {}; expected a non-negative integer", source_, index, j.contains("id") ? shown(j["id"]) : "missing");
+    }
+    op.json = &j;
+    op.id = j["id"].get<std::uint64_t>();
+    if (!j.contains("name") || !j["name"].is_string()) {
+      fail("{}: node {}: key \"name\" is {}; expected a string", source_, op.id, j.contains("name") ? shown(j["name"]) : "missing");
+    }
+    op.name = j["name"].get<std::string>();
+    if (!index_.emplace(op.id, index).second) bad_node(op, fmt::format("duplicate id: nodes[{}] has it too; expected unique ids", index_[op.id]));
+    auto bad = [&](const std::string& key, const Json& v, const char* expected) {
+      bad_node(op, fmt::format("{} is {}; expected {}", key, shown(v), expected));
+    };
+    auto given = [&](const char* key) { return j.contains(key) && !j[key].is_null(); };
+    if (!j.contains("ctrl_deps")) bad_node(op, "no key \"ctrl_deps\"; expected the caller's id");
+    if (given("ctrl_deps") && !j["ctrl_deps"].is_number_integer()) bad("key \"ctrl_deps\"", j["ctrl_deps"], "the caller's id");
+    for (const char* key : {"inputs", "outputs"}) {
+      for (const char* field : {"values", "shapes", "types"}) {
+        if (!j.contains(key) || !j[key].is_object() || !j[key].contains(field)) {
+          bad_node(op, fmt::format("no key \"{}\".\"{}\"; expected {} with values, shapes and types", key, field, key));
+        }
+      }
+    }
+    op.gpu = given("cat");
+    op.kind = contains(op.name, "process_group:init") ? OpKind::kMetadata : op.gpu ? OpKind::kGpu : OpKind::kCpu;
+    if (j.contains("exclusive_dur")) {
+      // Python's int() truncates toward zero: -0.5 is 0, but -1 cannot be a duration.
+      const Json& v = j["exclusive_dur"];
+      const double micros = v.is_number() ? v.get<double>() : -1;
+      if (micros <= -1 || micros >= 1.8e19) bad("key \"exclusive_dur\"", v, "a duration in microseconds");
+      op.duration_micros = v.is_number_unsigned() ? v.get<std::uint64_t>() : micros < 1 ? 0 : static_cast<std::uint64_t>(micros);
+    }
+    if (contains(op.name, "Optimizer.step")) op.duration_micros = 0;  // as the reference: it spans the others
+    if (given("ts") && j["ts"].is_number()) op.ts = j["ts"].get<double>();
+    if (given("inter_thread_dep")) {
+      if (!as_uint64(j["inter_thread_dep"])) bad("key \"inter_thread_dep\"", j["inter_thread_dep"], "a node id");
+      op.inter_thread_dep = j["inter_thread_dep"].get<std::uint64_t>();
+    }
+    if (given("sync_dep")) {
+      if (!j["sync_dep"].is_array()) bad("key \"sync_dep\"", j["sync_dep"], "a list of node ids");
+      for (const Json& dep : j["sync_dep"]) {
+        if (!as_uint64(dep)) bad("an entry of sync_dep", dep, "a node id");
+        op.sync_deps.push_back(dep.get<std::uint64_t>());
+      }
+    }
+    if (!j.contains("stream")) op.stream = 0;  // "stream": null writes none
+    if (given("stream")) {
+      op.stream = as_int64(j["stream"]);
+      if (!op.stream) bad("key \"stream\"", j["stream"], "an integer");
+    }
+    auto set_pg_name = [&](const Json& v) {
+      if (!v.is_string()) bad("pg_name", v, "a string");
+      op.pg_name = v.get<std::string>();
+    };
+    if (j.contains("pg_name")) set_pg_name(j["pg_name"]);
+    if (!j.contains("attrs")) return;  // missing attributes are an error only on a node that is written
+    if (!j["attrs"].is_array()) bad("key \"attrs\"", j["attrs"], "a list of {name, type, value}");
+    for (const Json& a : j["attrs"]) {
+      if (!a.is_object() || !a.contains("name") || !a["name"].is_string() || !a.contains("value")) {
+        bad("an attribute", a, "an object with a string \"name\" and a \"value\"");
+      }
+      const std::string& name = a["name"].get_ref<const std::string&>();
+      const Json& value = a["value"];
+      if (name == "pg_name") set_pg_name(value);
+      if (name == "op_schema") {
+        if (!value.is_string()) bad("attribute \"op_schema\"", value, "a string");
+        op.op_schema = value.get<std::string>();
+      }
+      for (std::size_t k = 0; k < kIntAttrCount; ++k) {
+        if (name != kIntAttrs[k]) continue;
+        op.int_attrs[k] = as_int64(value);
+        if (!op.int_attrs[k]) bad("attribute \"" + name + "\"", value, "a 64-bit integer");
+      }
+    }
+  }
+
+  // ---- conversion ---------------------------------------------------------------------------
+
+  void convert_ops() {
+    out_of_op_.assign(ops_.size(), kNone);
+    for (std::size_t i = 0; i < ops_.size(); ++i) {
+      if (ops_[i].kind == OpKind::kGpu) continue;  // converted right after the op that launched it
+      convert(i);
+      for (std::size_t g : ops_[i].gpu_children) add_comm_attrs(convert(g));
+    }
+    for (std::size_t n = 0; n < out_.size(); ++n) by_id_[id_of(n)] = n;
+    if (!options_.fix_defects) return;
+    // Fixed: every caller in the output, wherever the file lists it.
+    for (Out& o : out_) {
+      const std::optional<std::size_t> parent = ops_[o.op].parent;
+      o.ctrl.clear();
+      if (parent && *parent != o.op && out_of_op_[*parent] != kNone) o.ctrl.push_back(ops_[*parent].id);
+    }
+  }
+
+  // Converts op `i`; again, in place, if it already was (the reference overwrites by id).
+  Out& convert(std::size_t i) {
+    Op& op = ops_[i];
+    for (std::size_t k = 0; k < kIntAttrCount; ++k) {
+      if (!op.int_attrs[k]) bad_node(op, fmt::format("attrs has no \"{}\"; expected {}", kIntAttrs[k], kAttrList));
+    }
+    if (!op.op_schema) bad_node(op, fmt::format("attrs has no \"op_schema\"; expected {}", kAttrList));
+    if (out_of_op_[i] == kNone) {
+      out_of_op_[i] = out_.size();
+      out_.emplace_back();
+    }
+    Out& o = out_[out_of_op_[i]];
+    o = Out{};
+    o.op = i;
+    // The reference's defect: the caller only when it was converted before this op.
+    if (op.parent && *op.parent != i && out_of_op_[*op.parent] != kNone) o.ctrl.push_back(ops_[*op.parent].id);
+    chakra::Node& n = o.node;
+    n.set_id(op.id);
+    n.set_name(op.name);
+    n.set_type(node_type(op));
+    n.set_duration_micros(op.duration_micros);
+    using Io = std::pair<const char*, ChakraProtoMsg::IOInfo*>;
+    for (const auto& [key, io] : {Io{"inputs", n.mutable_inputs()}, Io{"outputs", n.mutable_outputs()}}) {
+      const Json& j = (*op.json)[key];
+      io->set_values(pyrepr::python_str(j["values"]));
+      io->set_shapes(pyrepr::python_str(j["shapes"]));
+      io->set_types(pyrepr::python_str(j["types"]));
+    }
+    for (std::size_t k = 0; k < kIntAttrCount; ++k) *n.add_attr() = chakra::make_int64(kIntAttrs[k], *op.int_attrs[k]);
+    *n.add_attr() = chakra::make_string("op_schema", *op.op_schema);
+    *n.add_attr() = chakra::make_bool("is_cpu_op", !op.gpu);
+    if (op.stream) *n.add_attr() = chakra::make_int64("stream", *op.stream);
+    return o;
+  }
+
+  const Op& caller_of(const Op& op, const char* role) const {
+    if (!op.parent) bad_node(op, fmt::format("its caller (ctrl_deps) is not in the trace; expected {}", role));
+    return ops_[*op.parent];
+  }
+
+  ChakraProtoMsg::NodeType node_type(Op& op) const {
+    if (op.kind == OpKind::kMetadata) return ChakraProtoMsg::METADATA_NODE;
+    if (!op.gpu) return ChakraProtoMsg::COMP_NODE;
+    if (contains(op.name, "ncclDevKernel_SendRecv")) {
+      // Which point-to-point this is shows in the name of the op that called NCCL.
+      const Op& parent = caller_of(op, "the op that launched this kernel");
+      std::string keyword = parent.name;
+      if (parent.name == "record_param_comms") {
+        keyword = caller_of(parent, "the nccl: op that called it").name;
+        if (!parent.pg_name.empty()) op.pg_name = parent.pg_name;
+      }
+      if (contains(keyword, "send")) return ChakraProtoMsg::COMM_SEND_NODE;
+      if (contains(keyword, "recv")) return ChakraProtoMsg::COMM_RECV_NODE;
+      if (contains(keyword, "nccl:all_to_all")) return ChakraProtoMsg::COMM_COLL_NODE;
+    }
+    if (contains(op.name, "ncclKernel") || contains(op.name, "ncclDevKernel")) return ChakraProtoMsg::COMM_COLL_NODE;
+    return ChakraProtoMsg::COMP_NODE;
+  }
+
+  std::int64_t collective_of(const Op& op) const {
+    std::string key;
+    for (char c : op.name) {
+      if (c != '_' && c != '-') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    static const std::pair<const char*, ChakraProtoMsg::CollectiveCommType> kKinds[] = {
+        {"allreduce", ChakraProtoMsg::ALL_REDUCE},     {"alltoall", ChakraProtoMsg::ALL_TO_ALL},
+        {"allgather", ChakraProtoMsg::ALL_GATHER},     {"reducescatter", ChakraProtoMsg::REDUCE_SCATTER},
+        {"broadcast", ChakraProtoMsg::BROADCAST}};
+    for (const auto& [word, kind] : kKinds) {
+      if (contains(key, word)) return kind;
+    }
+    if (contains(op.name, "ncclDevKernel_SendRecv")) return ChakraProtoMsg::ALL_TO_ALL;
+    bad_node(op, "unknown NCCL kernel: cannot tell its collective; expected a name containing AllReduce, AllToAll, "
+                 "AllGather, ReduceScatter, Broadcast or SendRecv");
+  }
+
+  // Bytes of the tensor inputs; a tensor is [id, storage id, offset, elements, bytes per
+  // element, device], and a GenericList[Tensor...] input is a list of them.
+  std::int64_t comm_size_of(const Op& op) const {
+    const Json& values = (*op.json)["inputs"]["values"];
+    const Json& types = (*op.json)["inputs"]["types"];
+    if (!values.is_array() || !types.is_array()) bad_node(op, "inputs.values or inputs.types is not a list; expected lists to size the message");
+    std::int64_t bytes = 0;
+    auto add = [&](const Json& tensor, std::size_t k) {
+      const auto count = tensor.is_array() && tensor.size() >= 5 ? as_int64(tensor[3]) : std::nullopt;
+      const auto width = count ? as_int64(tensor[4]) : std::nullopt;
+      if (!width || *count < 0 || *width < 0 || (*width > 0 && *count > (std::numeric_limits<std::int64_t>::max() - bytes) / *width)) {
+        bad_node(op, fmt::format("inputs.values[{}] holds {}; expected a tensor [id, storage id, offset, elements, "
+                                 "bytes per element, device]", k, shown(tensor)));
+      }
+      bytes += *count * *width;
+    };
+    for (std::size_t k = 0; k < std::min(values.size(), types.size()); ++k) {
+      if (!types[k].is_string()) bad_node(op, fmt::format("inputs.types[{}] is {}; expected a type name", k, shown(types[k])));
+      const std::string& type = types[k].get_ref<const std::string&>();
+      if (!contains(type, "Tensor")) continue;
+      if (type.rfind("GenericList[Tensor", 0) != 0) {
+        add(values[k], k);
+        continue;
+      }
+      if (!values[k].is_array()) bad_node(op, fmt::format("inputs.values[{}] is {}; expected a list of tensors", k, shown(values[k])));
+      for (const Json& t : values[k]) add(t, k);
+    }
+    return bytes;
+  }
+
+  void add_comm_attrs(Out& o) {
+    const Op& op = ops_[o.op];
+    chakra::Node& n = o.node;
+    const bool send = n.type() == ChakraProtoMsg::COMM_SEND_NODE;
+    const bool p2p = send || n.type() == ChakraProtoMsg::COMM_RECV_NODE;
+    if (n.type() != ChakraProtoMsg::COMM_COLL_NODE && !p2p) return;
+    if (!p2p) *n.add_attr() = chakra::make_int64("comm_type", collective_of(op));
+    *n.add_attr() = chakra::make_int64("comm_size", comm_size_of(op));
+    if (!op.pg_name.empty()) *n.add_attr() = chakra::make_string("pg_name", op.pg_name);
+    if (!p2p || !options_.fix_defects) return;
+    *n.add_attr() = chakra::make_int32(send ? "comm_dst" : "comm_src", peer_of(op, send));
+    *n.add_attr() = chakra::make_int32("comm_tag", 0);
+  }
+
+  // The peer's global rank. PyTorch records a send or receive as record_param_comms(..., peer's
+  // rank in the group (Int), "send" | "recv" (String), ...); the group's rank list makes it global.
+  std::int32_t peer_of(const Op& kernel, bool send) const {
+    const char* word = send ? "send" : "recv";
+    auto rank_argument = [&](const Op& op) -> std::optional<std::int64_t> {
+      const Json& values = (*op.json)["inputs"]["values"];
+      const Json& types = (*op.json)["inputs"]["types"];
+      for (std::size_t k = 1; values.is_array() && types.is_array() && k < std::min(values.size(), types.size()); ++k) {
+        if (types[k] == "String" && values[k] == word && types[k - 1] == "Int") return as_int64(values[k - 1]);
+      }
+      return std::nullopt;
+    };
+    std::optional<std::int64_t> local = rank_argument(kernel);
+    if (!local && kernel.parent) {
+      const Op& parent = ops_[*kernel.parent];
+      if (parent.name == "record_param_comms") local = rank_argument(parent);
+      else if (parent.record_param_comms) local = rank_argument(ops_[*parent.record_param_comms]);
+    }
+    if (!local || *local < 0) {
+      bad_node(kernel, fmt::format("cannot find the {} peer: expected its record_param_comms inputs to hold the peer rank "
+                                   "(Int) before \"{}\" (String); convert without --fix-defects to leave it out",
+                                   send ? "send's" : "receive's", word));
+    }
+    std::int64_t global = *local;
+    const auto group = process_groups().find(kernel.pg_name);
+    if (group != process_groups().end() && !group->second.empty()) {
+      if (static_cast<std::uint64_t>(*local) >= group->second.size()) {
+        bad_node(kernel, fmt::format("peer rank {} is outside process group \"{}\" of {} ranks", *local, kernel.pg_name, group->second.size()));
+      }
+      global = group->second[static_cast<std::size_t>(*local)];
+    }
+    if (global > std::numeric_limits<std::int32_t>::max()) bad_node(kernel, fmt::format("peer rank {} does not fit in an int32", global));
+    return static_cast<std::int32_t>(global);
+  }
+
+  // pg_name -> global ranks, from the "## process_group:init ##" ops: their first input is the
+  // JSON list [{"pg_name": ..., "ranks": [...]}, ...]; no ranks means every rank.
+  const std::map<std::string, std::vector<std::int64_t>>& process_groups() const {
+    if (groups_) return *groups_;
+    groups_.emplace();
+    for (const Op& op : ops_) {
+      const Json& values = (*op.json)["inputs"]["values"];
+      if (op.kind != OpKind::kMetadata || !values.is_array() || values.empty() || !values[0].is_string()) continue;
+      const Json list = Json::parse(values[0].get<std::string>(), nullptr, false);
+      for (std::size_t k = 0; list.is_array() && k < list.size(); ++k) {
+        const Json& pg = list[k];
+        if (!pg.is_object() || !pg.contains("pg_name")) continue;
+        std::vector<std::int64_t>& ranks = (*groups_)[pyrepr::python_str(pg["pg_name"])];
+        for (std::size_t r = 0; pg.contains("ranks") && pg["ranks"].is_array() && r < pg["ranks"].size(); ++r) {
+          if (const auto rank = as_int64(pg["ranks"][r])) ranks.push_back(*rank);
+        }
+      }
+    }
+    return *groups_;
+  }
+
+  // ---- dependencies -------------------------------------------------------------------------
+
+  static void add_dep(std::vector<std::uint64_t>& deps, std::uint64_t id) {
+    if (std::find(deps.begin(), deps.end(), id) == deps.end()) deps.push_back(id);
+  }
+
+  // The reference's call-tree walk from one root, callees in ascending id: a CPU op depends on
+  // its inter-thread dependency and the CPU op walked before it; a kernel on the op walked
+  // before it, except that sibling kernels of one CPU op all depend on that op.
+  void chain_from(std::size_t root) {
+    ++walk_;
+    visited_.resize(out_.size(), 0);
+    std::vector<std::size_t> stack{root};
+    std::optional<std::size_t> last_cpu, last_any;
+    while (!stack.empty()) {
+      const std::size_t n = stack.back();
+      stack.pop_back();
+      if (visited_[n] == walk_) continue;
+      visited_[n] = walk_;
+      Out& o = out_[n];
+      const Op& op = ops_[o.op];
+      if (op.kind == OpKind::kGpu) {
+        if (last_any) add_dep(o.data, id_of(*last_any));
+        last_any = last_cpu;
+      } else {
+        if (op.inter_thread_dep != 0) add_dep(o.data, op.inter_thread_dep);
+        if (last_cpu) add_dep(o.data, id_of(*last_cpu));
+        last_cpu = last_any = n;
+      }
+      // Fixed: the reference compares start times it never sets, so it adds no sync dependency;
+      // here one is added on a node of the output that started earlier (or when a time is unknown).
+      for (std::uint64_t dep : op.sync_deps) {
+        const auto found = by_id_.find(dep);
+        if (found == by_id_.end()) continue;
+        const Op& earlier = ops_[out_[found->second].op];
+        if (!earlier.ts || !op.ts || *earlier.ts < *op.ts) add_dep(o.data, dep);
+      }
+      for (auto child = op.children.rbegin(); child != op.children.rend(); ++child) {
+        const std::size_t c = out_of_op_[*child];
+        if (c != kNone && visited_[c] != walk_) stack.push_back(c);
+      }
+    }
+  }
+
+  // Nodes with no data dependency that no node depends on go, as in the reference.
+  void drop_dangling() {
+    std::vector<bool> needed(out_.size(), false);
+    for (Out& o : out_) {
+      for (std::uint64_t d : o.data) {
+        const auto found = by_id_.find(d);
+        if (found == by_id_.end()) {
+          bad_node(ops_[o.op], fmt::format("it depends on node {} (its inter_thread_dep), which is not in the output; "
+                                           "expected the id of a CPU op of the trace", d));
+        }
+        needed[found->second] = true;
+      }
+    }
+    for (std::size_t n = 0; n < out_.size(); ++n) out_[n].dropped = out_[n].data.empty() && !needed[n];
+    // Fixed: a dropped caller cannot stay a dependency of a trace that should load.
+    if (options_.fix_defects) {
+      for (Out& o : out_) std::erase_if(o.ctrl, [&](std::uint64_t d) { return out_[by_id_.at(d)].dropped; });
+    }
+  }
+
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  const Json& root_;
+  const std::string& source_;
+  const PytorchOptions& options_;
+  std::vector<Op> ops_;                                    // in file order
+  std::unordered_map<std::uint64_t, std::size_t> index_;  // id -> ops_ index
+  std::vector<Out> out_;                                   // in the order converted
+  std::vector<std::size_t> out_of_op_;                     // ops_ index -> out_ index, or kNone
+  std::unordered_map<std::uint64_t, std::size_t> by_id_;  // id -> out_ index
+  std::vector<std::uint32_t> visited_;                     // out_ index -> the last walk that saw it
+  std::uint32_t walk_ = 0;
+  mutable std::optional<std::map<std::string, std::vector<std::int64_t>>> groups_;
+};
+
+}  // namespace
+
+chakra::Trace convert_pytorch(std::string_view json_text, const std::string& source, const PytorchOptions& options) {
+  const Json root = parse_json(json_text, source);
+  return Converter(root, source, options).run();
+}
+
+std::size_t convert_pytorch_file(const std::string& json_path, const std::string& et_path, const PytorchOptions& options) {
+  const std::string text = read_file(json_path, "PyTorch execution trace", "a PyTorch ET or ET+ JSON file");
+  const chakra::Trace trace = convert_pytorch(text, json_path, options);
+  chakra::write_trace(et_path, trace);
+  return trace.nodes.size();
+}
+
+}  // namespace chakrasim::tools
