@@ -1,1 +1,532 @@
 #include "tools/inspector.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+#include "chakra/attributes.h"
+#include "chakra/graph.h"
+#include "core/error.h"
+
+namespace chakrasim::tools {
+
+using chakra::Node;
+using Severity = Problem::Severity;
+
+namespace {
+
+std::string type_name(std::uint32_t raw) {
+  return raw < 8 ? chakra::node_type_name(raw) : "type " + std::to_string(raw);
+}
+
+std::string describe(const Node& n) { return fmt::format("node {} (\"{}\")", n.id(), n.name()); }
+
+// What one summary is being built from, so the checks can add problems in one line.
+struct Checker {
+  TraceSummary& s;
+  void add(Severity severity, const Node* node, std::string message) {
+    s.problems.push_back({severity, s.file, node ? std::optional(node->id()) : std::nullopt, std::move(message)});
+  }
+  void error(const Node& node, std::string message) { add(Severity::kError, &node, describe(node) + ": " + message); }
+  void warning(const Node& node, std::string message) {
+    add(Severity::kWarning, &node, describe(node) + ": " + message);
+  }
+  // Reads an attribute as the simulator does; a value it cannot read is reported and absent.
+  template <typename Read>
+  auto read(const Node& node, Read&& reader) -> decltype(reader()) {
+    try {
+      return reader();
+    } catch (const Error& e) {
+      add(Severity::kError, &node, e.what());
+      return std::nullopt;
+    }
+  }
+};
+
+// The attributes the simulator reads, decoded with its conversions; unreadable ones reported.
+struct Decoded {
+  std::optional<bool> is_cpu_op;
+  std::optional<std::int64_t> comm_type, comm_src, comm_dst, comm_tag, comm_priority;
+  std::optional<std::uint64_t> comm_size, num_ops, tensor_size;
+  std::optional<std::string> pg_name;
+};
+
+Decoded decode(const Node& n, Checker& c) {
+  using namespace chakra;
+  Decoded d;
+  d.is_cpu_op = c.read(n, [&] { return attr_bool(n, "is_cpu_op"); });
+  d.comm_type = c.read(n, [&] { return attr_int(n, "comm_type"); });
+  d.comm_src = c.read(n, [&] { return attr_int(n, "comm_src"); });
+  d.comm_dst = c.read(n, [&] { return attr_int(n, "comm_dst"); });
+  d.comm_tag = c.read(n, [&] { return attr_int(n, "comm_tag"); });
+  d.comm_priority = c.read(n, [&] { return attr_int(n, "comm_priority"); });
+  d.comm_size = c.read(n, [&] { return attr_uint(n, "comm_size"); });
+  d.num_ops = c.read(n, [&] { return attr_uint(n, "num_ops"); });
+  d.tensor_size = c.read(n, [&] { return attr_uint(n, "tensor_size"); });
+  d.pg_name = c.read(n, [&] { return attr_string(n, "pg_name"); });
+  if (auto dims = c.read(n, [&] { return attr_bool_list(n, "involved_dim"); }); dims && dims->size() > 32) {
+    c.error(n, fmt::format("attribute \"involved_dim\" has {} entries; expected at most 32 dimensions", dims->size()));
+  }
+  static const std::set<std::string> kRead = {"is_cpu_op", "comm_type", "comm_src", "comm_dst", "comm_tag",
+                                              "comm_priority", "comm_size", "num_ops", "tensor_size", "pg_name",
+                                              "involved_dim"};
+  std::set<std::string> seen;
+  for (const chakra::Attribute& a : n.attr()) {
+    if (!seen.insert(a.name()).second) {
+      c.warning(n, fmt::format("attribute \"{}\" appears more than once; readers use the first", a.name()));
+    } else if (a.value_case() == chakra::Attribute::VALUE_NOT_SET && !kRead.contains(a.name())) {
+      c.warning(n, fmt::format("attribute \"{}\" has no value", a.name()));
+    }
+  }
+  return d;
+}
+
+bool is_group_id(const std::string& pg) {
+  return !pg.empty() && pg.size() <= 9 && std::all_of(pg.begin(), pg.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+// "" and "0" both mean all NPUs.
+std::string group_key(const std::optional<std::string>& pg) { return !pg || *pg == "0" ? "" : *pg; }
+
+// What each node type needs before the simulator can run it, and its volumes.
+void check_node(const Node& n, const Decoded& d, Checker& c, std::optional<std::size_t> rank, std::size_t npus) {
+  TraceSummary& s = c.s;
+  const auto type = static_cast<std::uint32_t>(n.type());
+  auto need = [&](bool present, const char* name) {
+    if (!present) c.error(n, fmt::format("missing the attribute \"{}\"", name));
+  };
+  switch (type) {
+    case 0: c.warning(n, "INVALID_NODE: the simulator skips it"); break;
+    case 2:
+    case 3: need(d.tensor_size.has_value(), "tensor_size"); break;
+    case 5:
+    case 6: {
+      const bool send = type == 5;
+      need((send ? d.comm_dst : d.comm_src).has_value(), send ? "comm_dst" : "comm_src");
+      need(d.comm_size.has_value(), "comm_size");
+      need(d.comm_tag.has_value(), "comm_tag");
+      (send ? s.sends : s.recvs).count += 1;
+      (send ? s.sends : s.recvs).bytes += d.comm_size.value_or(0);
+      // The side that is this rank may be left out (it defaults to the rank).
+      const auto self = send ? d.comm_src : d.comm_dst;
+      const auto peer = send ? d.comm_dst : d.comm_src;
+      if (rank && self && *self != static_cast<std::int64_t>(*rank)) {
+        c.error(n, fmt::format("{} is {} in the file of rank {}; expected {}", send ? "comm_src" : "comm_dst", *self,
+                               *rank, *rank));
+      }
+      if (peer && (*peer < 0 || (npus > 0 && *peer >= static_cast<std::int64_t>(npus)))) {
+        c.error(n, fmt::format("{} is {}; expected a rank from 0 to {}", send ? "comm_dst" : "comm_src", *peer,
+                               npus > 0 ? std::to_string(npus - 1) : "N-1"));
+      } else if (peer && rank && *peer == static_cast<std::int64_t>(*rank)) {
+        c.error(n, fmt::format("{} is its own rank {}; expected another rank", send ? "comm_dst" : "comm_src", *rank));
+      }
+      const auto own = self ? self : (rank ? std::optional<std::int64_t>(static_cast<std::int64_t>(*rank)) : std::nullopt);
+      if (own && peer && d.comm_tag && d.comm_size) {
+        s.p2p.push_back({n.id(), send, send ? *own : *peer, send ? *peer : *own, *d.comm_tag, *d.comm_size});
+      }
+      break;
+    }
+    case 7: {
+      if (d.is_cpu_op.value_or(false)) c.error(n, "a collective cannot be a CPU op (is_cpu_op is true)");
+      if (d.pg_name && !d.pg_name->empty() && !is_group_id(*d.pg_name)) {
+        c.error(n, fmt::format("pg_name \"{}\" is not a communicator group id; expected a decimal integer "
+                               "(\"\" or \"0\" for all NPUs)", *d.pg_name));
+      }
+      if (!d.comm_type) {
+        need(false, "comm_type");
+        break;
+      }
+      const auto kind = static_cast<chakra::CommType>(*d.comm_type);
+      const bool native = kind == chakra::CommType::kAllReduce || kind == chakra::CommType::kAllGather ||
+                          kind == chakra::CommType::kAllToAll || kind == chakra::CommType::kReduceScatter;
+      if (!native && kind != chakra::CommType::kBroadcast) {
+        c.error(n, fmt::format("comm_type {} ({}) is not supported; expected ALL_REDUCE (0), ALL_GATHER (2), "
+                               "BROADCAST (5), ALL_TO_ALL (6) or REDUCE_SCATTER (7)",
+                               *d.comm_type, chakra::comm_type_name(*d.comm_type)));
+      }
+      if (native) need(d.comm_size.has_value(), "comm_size");
+      Volume& v = s.collectives[chakra::comm_type_name(*d.comm_type)];
+      Volume& g = s.groups[group_key(d.pg_name)];
+      v.count += 1;
+      g.count += 1;
+      v.bytes += d.comm_size.value_or(0);
+      g.bytes += d.comm_size.value_or(0);
+      s.collectives_by_group[group_key(d.pg_name)].push_back({n.id(), *d.comm_type, d.comm_size.value_or(0)});
+      break;
+    }
+    default:
+      if (type > 7) c.error(n, fmt::format("unknown node type {}; expected 0 to 7 (INVALID_NODE to COMM_COLL_NODE)", type));
+      break;
+  }
+}
+
+// Tarjan's strongly connected components, iteratively (traces can be deep chains). Returns the
+// components with more than one node; edges go from a node to its parents.
+std::vector<std::vector<std::uint32_t>> cycles(const std::vector<std::vector<std::uint32_t>>& parents) {
+  const std::size_t n = parents.size();
+  constexpr std::uint32_t kUnseen = 0xffffffffu;
+  std::vector<std::uint32_t> index(n, kUnseen), low(n, 0);
+  std::vector<bool> on_stack(n, false);
+  std::vector<std::uint32_t> stack;
+  std::vector<std::pair<std::uint32_t, std::size_t>> frames;  // node, next parent to visit
+  std::vector<std::vector<std::uint32_t>> out;
+  std::uint32_t counter = 0;
+  for (std::uint32_t root = 0; root < n; ++root) {
+    if (index[root] != kUnseen) continue;
+    frames.push_back({root, 0});
+    index[root] = low[root] = counter++;
+    stack.push_back(root);
+    on_stack[root] = true;
+    while (!frames.empty()) {
+      auto& [v, next] = frames.back();
+      if (next < parents[v].size()) {
+        const std::uint32_t w = parents[v][next++];
+        if (index[w] == kUnseen) {
+          index[w] = low[w] = counter++;
+          stack.push_back(w);
+          on_stack[w] = true;
+          frames.push_back({w, 0});
+        } else if (on_stack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      const std::uint32_t done = v;
+      frames.pop_back();
+      if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[done]);
+      if (low[done] != index[done]) continue;
+      std::vector<std::uint32_t> component;
+      std::uint32_t w = 0;
+      do {
+        w = stack.back();
+        stack.pop_back();
+        on_stack[w] = false;
+        component.push_back(w);
+      } while (w != done);
+      if (component.size() > 1) out.push_back(std::move(component));
+    }
+  }
+  return out;
+}
+
+// The dependency structure: problems with it, cycles, and the critical path.
+void check_graph(const chakra::Trace& trace, Checker& c) {
+  TraceSummary& s = c.s;
+  const auto& nodes = trace.nodes;
+  std::unordered_map<std::uint64_t, std::uint32_t> index_of;
+  std::map<std::uint64_t, std::uint64_t> repeats;
+  for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+    if (!index_of.emplace(nodes[i].id(), i).second) ++repeats[nodes[i].id()];
+  }
+  for (const auto& [id, extra] : repeats) {
+    c.error(nodes[index_of[id]], fmt::format("its id appears {} times; ids must be unique within a file", extra + 1));
+  }
+  std::vector<std::vector<std::uint32_t>> parents(nodes.size());
+  for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    if (index_of[n.id()] != i) continue;  // a repeated id: its first node stands for it
+    std::set<std::uint64_t> data_seen;
+    auto add = [&](std::uint64_t parent, const char* kind) {
+      auto it = index_of.find(parent);
+      if (it == index_of.end()) {
+        c.error(n, fmt::format("has {} dependency on node {}, which is not in the file", kind, parent));
+      } else if (it->second == i) {
+        c.error(n, "depends on itself; a trace must be a DAG");
+      } else {
+        parents[i].push_back(it->second);
+      }
+    };
+    for (std::uint64_t d : n.data_deps()) {
+      if (!data_seen.insert(d).second) {
+        c.warning(n, fmt::format("lists data dependency {} twice (the old Chakra feeder then never issues it)", d));
+        continue;
+      }
+      add(d, "a data");
+    }
+    for (std::uint64_t d : n.ctrl_deps()) add(d, "a control");
+    std::sort(parents[i].begin(), parents[i].end());
+    parents[i].erase(std::unique(parents[i].begin(), parents[i].end()), parents[i].end());
+  }
+  for (const auto& component : cycles(parents)) {
+    // Walk parents inside the component until a node repeats: that loop is one cycle.
+    const std::set<std::uint32_t> members(component.begin(), component.end());
+    std::vector<std::uint32_t> path;
+    std::map<std::uint32_t, std::size_t> at;
+    std::uint32_t v = *members.begin();
+    while (!at.contains(v)) {
+      at[v] = path.size();
+      path.push_back(v);
+      for (std::uint32_t p : parents[v]) {
+        if (members.contains(p)) {
+          v = p;
+          break;
+        }
+      }
+    }
+    std::string loop;
+    for (std::size_t k = path.size(); k-- > at[v];) loop += std::to_string(nodes[path[k]].id()) + " -> ";
+    loop += std::to_string(nodes[path.back()].id());
+    c.add(Severity::kError, &nodes[*members.begin()],
+          fmt::format("dependency cycle among {} nodes, e.g. {}; a trace must be a DAG", component.size(), loop));
+  }
+  // Longest path by duration, in dependency order (Kahn); undefined when some node never frees.
+  std::vector<std::vector<std::uint32_t>> children(nodes.size());
+  std::vector<std::uint32_t> waiting(nodes.size(), 0), ready;
+  for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+    for (std::uint32_t p : parents[i]) children[p].push_back(i);
+    waiting[i] = static_cast<std::uint32_t>(parents[i].size());
+    if (waiting[i] == 0 && index_of[nodes[i].id()] == i) ready.push_back(i);
+  }
+  std::vector<std::uint64_t> finish(nodes.size(), 0), hops(nodes.size(), 0);
+  std::size_t freed = 0;
+  std::uint64_t best = 0, best_hops = 0;
+  while (!ready.empty()) {
+    const std::uint32_t i = ready.back();
+    ready.pop_back();
+    ++freed;
+    finish[i] += nodes[i].duration_micros();
+    hops[i] += 1;
+    if (std::tie(finish[i], hops[i]) > std::tie(best, best_hops)) std::tie(best, best_hops) = std::tie(finish[i], hops[i]);
+    for (std::uint32_t ch : children[i]) {
+      if (std::tie(finish[i], hops[i]) > std::tie(finish[ch], hops[ch])) std::tie(finish[ch], hops[ch]) = std::tie(finish[i], hops[i]);
+      if (--waiting[ch] == 0) ready.push_back(ch);
+    }
+  }
+  if (freed == index_of.size()) {
+    s.critical_path_micros = best;
+    s.critical_path_nodes = best_hops;
+  }
+}
+
+}  // namespace
+
+const char* severity_name(Severity severity) { return severity == Severity::kError ? "error" : "warning"; }
+
+std::size_t Inspection::errors() const {
+  std::size_t count = 0;
+  auto tally = [&](const std::vector<Problem>& list) {
+    for (const Problem& p : list) count += p.severity == Severity::kError ? 1 : 0;
+  };
+  tally(problems);
+  for (const TraceSummary& r : ranks) tally(r.problems);
+  return count;
+}
+
+std::size_t Inspection::warnings() const {
+  std::size_t count = problems.size();
+  for (const TraceSummary& r : ranks) count += r.problems.size();
+  return count - errors();
+}
+
+TraceSummary summarize_trace(const chakra::Trace& trace, const std::string& file, std::optional<std::size_t> rank,
+                             std::size_t npus) {
+  TraceSummary s;
+  s.file = file;
+  s.rank = rank;
+  s.readable = true;
+  s.version = trace.metadata.version();
+  s.nodes = trace.nodes.size();
+  Checker c{s};
+  if (trace.nodes.empty()) {
+    c.add(Severity::kWarning, nullptr, "the trace has no nodes (ASTRA-sim rejects an empty trace)");
+  }
+  for (const Node& n : trace.nodes) {
+    const std::string type = type_name(static_cast<std::uint32_t>(n.type()));
+    s.nodes_by_type[type] += 1;
+    s.micros_by_type[type] += n.duration_micros();
+    const Decoded d = decode(n, c);
+    if (n.type() == ChakraProtoMsg::COMP_NODE) {
+      s.compute_micros += n.duration_micros();
+      (d.is_cpu_op.value_or(false) ? s.cpu_compute_micros : s.gpu_compute_micros) += n.duration_micros();
+    }
+    check_node(n, d, c, rank, npus);
+  }
+  check_graph(trace, c);
+  return s;
+}
+
+namespace {
+
+std::string group_label(const std::string& key) { return key.empty() ? "all NPUs" : "group \"" + key + "\""; }
+
+std::string call_text(const CollectiveCall& call) {
+  return fmt::format("{} of {} B (node {})", chakra::comm_type_name(call.comm_type), call.bytes, call.node);
+}
+
+// Ranks whose collectives on one group differ from the sequence most ranks have (in id order,
+// the order the simulator issues ready nodes in): a collective some ranks never join hangs.
+void compare_collectives(Inspection& in) {
+  std::set<std::string> keys;
+  for (const TraceSummary& r : in.ranks) {
+    for (const auto& [key, calls] : r.collectives_by_group) keys.insert(key);
+  }
+  for (const std::string& key : keys) {
+    // Every readable rank takes part in the all-NPU group; other groups' members are unknown
+    // without the group file, so only ranks that use the group are compared.
+    std::vector<std::pair<std::size_t, std::vector<CollectiveCall>>> seqs;
+    for (std::size_t r = 0; r < in.ranks.size(); ++r) {
+      if (!in.ranks[r].readable) continue;
+      auto it = in.ranks[r].collectives_by_group.find(key);
+      if (it != in.ranks[r].collectives_by_group.end()) {
+        seqs.push_back({r, it->second});
+      } else if (key.empty()) {
+        seqs.push_back({r, {}});
+      }
+    }
+    std::size_t best = 0, best_count = 0;
+    for (std::size_t i = 0; i < seqs.size(); ++i) {
+      const auto count = static_cast<std::size_t>(
+          std::count_if(seqs.begin(), seqs.end(), [&](const auto& o) { return o.second == seqs[i].second; }));
+      if (count > best_count) std::tie(best, best_count) = std::tie(i, count);
+    }
+    const auto& [ref_rank, ref] = seqs[best];
+    for (const auto& [rank, seq] : seqs) {
+      if (seq == ref) continue;
+      std::size_t k = 0;
+      while (k < seq.size() && k < ref.size() && seq[k] == ref[k]) ++k;
+      std::string detail;
+      if (k < seq.size() && k < ref.size()) {
+        detail = fmt::format("its collective #{} is {} where rank {} has {}", k + 1, call_text(seq[k]), ref_rank,
+                             call_text(ref[k]));
+      } else {
+        detail = fmt::format("it has {} collectives, rank {} has {} (the first {} agree)", seq.size(), ref_rank,
+                             ref.size(), k);
+      }
+      in.problems.push_back({Severity::kError, in.ranks[rank].file, std::nullopt,
+                             fmt::format("rank {}'s collectives on {} differ from rank {}'s (and {} other ranks'): "
+                                         "{}; the run would hang",
+                                         rank, group_label(key), ref_rank, best_count - 1, detail)});
+    }
+  }
+}
+
+// Sends and receives are matched by (source, destination, tag, size), the k-th send with the
+// k-th receive; a receive left over waits forever, a send left over is never consumed.
+void match_messages(Inspection& in) {
+  using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::uint64_t>;
+  std::map<Key, std::pair<std::vector<std::uint64_t>, std::vector<std::uint64_t>>> by_key;  // sends, receives
+  for (const TraceSummary& r : in.ranks) {
+    for (const P2pOp& op : r.p2p) {
+      auto& [sends, recvs] = by_key[{op.src, op.dst, op.tag, op.bytes}];
+      (op.send ? sends : recvs).push_back(op.node);
+    }
+  }
+  auto file_of = [&](std::int64_t rank) {
+    return rank >= 0 && static_cast<std::size_t>(rank) < in.ranks.size() ? in.ranks[static_cast<std::size_t>(rank)].file
+                                                                          : std::string();
+  };
+  for (const auto& [key, ops] : by_key) {
+    const auto& [src, dst, tag, bytes] = key;
+    const auto& [sends, recvs] = ops;
+    if (recvs.size() > sends.size()) {
+      in.problems.push_back({Severity::kError, file_of(dst), recvs[sends.size()],
+                             fmt::format("rank {} receives {} message(s) of {} B from rank {} with tag {} (first "
+                                         "unmatched: node {}), but rank {} sends {}; the receive waits forever",
+                                         dst, recvs.size(), bytes, src, tag, recvs[sends.size()], src, sends.size())});
+    } else if (sends.size() > recvs.size()) {
+      in.problems.push_back({Severity::kWarning, file_of(src), sends[recvs.size()],
+                             fmt::format("rank {} sends {} message(s) of {} B to rank {} with tag {} (first "
+                                         "unmatched: node {}), but rank {} receives {}",
+                                         src, sends.size(), bytes, dst, tag, sends[recvs.size()], dst, recvs.size())});
+    }
+  }
+}
+
+void add_volumes(std::map<std::string, Volume>& into, const std::map<std::string, Volume>& from) {
+  for (const auto& [k, v] : from) {
+    into[k].count += v.count;
+    into[k].bytes += v.bytes;
+  }
+}
+
+}  // namespace
+
+void check_across_ranks(Inspection& inspection) {
+  if (inspection.ranks.size() < 2) return;
+  compare_collectives(inspection);
+  match_messages(inspection);
+}
+
+Inspection inspect(const std::string& path) {
+  namespace fs = std::filesystem;
+  Inspection in;
+  in.input = path;
+  auto load = [&](const std::string& file, std::optional<std::size_t> rank, std::size_t npus) {
+    try {
+      in.ranks.push_back(summarize_trace(chakra::read_trace(file), file, rank, npus));
+    } catch (const Error& e) {
+      TraceSummary s;
+      s.file = file;
+      s.rank = rank;
+      s.problems.push_back({Severity::kError, file, std::nullopt, e.what()});
+      in.ranks.push_back(std::move(s));
+    }
+  };
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) {
+    load(path, std::nullopt, 0);
+    return in;
+  }
+  if (!fs::is_regular_file(chakra::rank_path(path, 0), ec)) {
+    fail("{}: no such file, and no {}; expected a .et file or the PREFIX of PREFIX.0.et, PREFIX.1.et, ...", path,
+         chakra::rank_path(path, 0));
+  }
+  in.is_prefix = true;
+  std::size_t npus = 0;
+  while (fs::is_regular_file(chakra::rank_path(path, npus), ec)) ++npus;
+  // A rank file beyond the first gap means the ranks are not numbered 0..N-1.
+  const fs::path prefix(path);
+  const fs::path dir = prefix.has_parent_path() ? prefix.parent_path() : fs::path(".");
+  const std::string stem = prefix.filename().string() + ".";
+  std::set<std::size_t> beyond;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= stem.size() + 3 || name.rfind(stem, 0) != 0 || !name.ends_with(".et")) continue;
+    const std::string digits = name.substr(stem.size(), name.size() - stem.size() - 3);
+    if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) continue;
+    if (const std::size_t r = std::stoul(digits); r > npus) beyond.insert(r);
+  }
+  for (std::size_t r = 0; r < npus; ++r) load(chakra::rank_path(path, r), r, npus);
+  if (!beyond.empty()) {
+    in.problems.push_back({Severity::kError, chakra::rank_path(path, *beyond.begin()), std::nullopt,
+                           fmt::format("{} exists but {} does not: rank files must be numbered 0 to N-1; only "
+                                       "ranks 0 to {} were read",
+                                       chakra::rank_path(path, *beyond.begin()), chakra::rank_path(path, npus), npus - 1)});
+  }
+  check_across_ranks(in);
+  return in;
+}
+
+TraceSummary totals(const Inspection& in) {
+  TraceSummary t;
+  t.file = in.input;
+  t.readable = true;
+  t.critical_path_micros = 0;
+  for (const TraceSummary& r : in.ranks) {
+    t.readable = t.readable && r.readable;
+    t.nodes += r.nodes;
+    for (const auto& [k, v] : r.nodes_by_type) t.nodes_by_type[k] += v;
+    for (const auto& [k, v] : r.micros_by_type) t.micros_by_type[k] += v;
+    t.compute_micros += r.compute_micros;
+    t.gpu_compute_micros += r.gpu_compute_micros;
+    t.cpu_compute_micros += r.cpu_compute_micros;
+    add_volumes(t.collectives, r.collectives);
+    add_volumes(t.groups, r.groups);
+    t.sends.count += r.sends.count;
+    t.sends.bytes += r.sends.bytes;
+    t.recvs.count += r.recvs.count;
+    t.recvs.bytes += r.recvs.bytes;
+    if (!r.critical_path_micros || !t.critical_path_micros) {
+      t.critical_path_micros.reset();
+    } else if (std::tie(*r.critical_path_micros, r.critical_path_nodes) >
+               std::tie(*t.critical_path_micros, t.critical_path_nodes)) {
+      t.critical_path_micros = r.critical_path_micros;
+      t.critical_path_nodes = r.critical_path_nodes;
+    }
+  }
+  return t;
+}
+
+}  // namespace chakrasim::tools
