@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <span>
 #include <tuple>
-#include <unordered_map>
 
 #include "chakra/attributes.h"
 #include "chakra/graph.h"
@@ -72,9 +72,10 @@ Decoded decode(const Node& n, Checker& c) {
   static const std::set<std::string> kRead = {"is_cpu_op", "comm_type", "comm_src", "comm_dst", "comm_tag",
                                               "comm_priority", "comm_size", "num_ops", "tensor_size", "pg_name",
                                               "involved_dim"};
-  std::set<std::string> seen;
-  for (const chakra::Attribute& a : n.attr()) {
-    if (!seen.insert(a.name()).second) {
+  for (int i = 0; i < n.attr_size(); ++i) {
+    const chakra::Attribute& a = n.attr(i);
+    const auto earlier = n.attr().begin() + i;
+    if (std::find_if(n.attr().begin(), earlier, [&](const auto& e) { return e.name() == a.name(); }) != earlier) {
       c.warning(n, fmt::format("attribute \"{}\" appears more than once; readers use the first", a.name()));
     } else if (a.value_case() == chakra::Attribute::VALUE_NOT_SET && !kRead.contains(a.name())) {
       c.warning(n, fmt::format("attribute \"{}\" has no value", a.name()));
@@ -94,8 +95,11 @@ std::string group_key(const std::optional<std::string>& pg) { return !pg || *pg 
 void check_node(const Node& n, const Decoded& d, Checker& c, std::optional<std::size_t> rank, std::size_t npus) {
   TraceSummary& s = c.s;
   const auto type = static_cast<std::uint32_t>(n.type());
+  // An attribute present but unreadable was reported by decode().
   auto need = [&](bool present, const char* name) {
-    if (!present) c.error(n, fmt::format("missing the attribute \"{}\"", name));
+    if (!present && chakra::find_attribute(n, name) == nullptr) {
+      c.error(n, fmt::format("missing the attribute \"{}\"", name));
+    }
   };
   switch (type) {
     case 0: c.warning(n, "INVALID_NODE: the simulator skips it"); break;
@@ -162,9 +166,19 @@ void check_node(const Node& n, const Decoded& d, Checker& c, std::optional<std::
   }
 }
 
+// Lists of node indices per node, flat (CSR): one allocation for the whole trace.
+struct Adjacency {
+  std::vector<std::uint32_t> begin{0};
+  std::vector<std::uint32_t> items;
+  std::size_t size() const { return begin.size() - 1; }
+  std::span<const std::uint32_t> operator[](std::size_t i) const {
+    return {items.data() + begin[i], items.data() + begin[i + 1]};
+  }
+};
+
 // Tarjan's strongly connected components, iteratively (traces can be deep chains). Returns the
 // components with more than one node; edges go from a node to its parents.
-std::vector<std::vector<std::uint32_t>> cycles(const std::vector<std::vector<std::uint32_t>>& parents) {
+std::vector<std::vector<std::uint32_t>> cycles(const Adjacency& parents) {
   const std::size_t n = parents.size();
   constexpr std::uint32_t kUnseen = 0xffffffffu;
   std::vector<std::uint32_t> index(n, kUnseen), low(n, 0);
@@ -215,39 +229,54 @@ std::vector<std::vector<std::uint32_t>> cycles(const std::vector<std::vector<std
 void check_graph(const chakra::Trace& trace, Checker& c) {
   TraceSummary& s = c.s;
   const auto& nodes = trace.nodes;
-  std::unordered_map<std::uint64_t, std::uint32_t> index_of;
-  std::map<std::uint64_t, std::uint64_t> repeats;
-  for (std::uint32_t i = 0; i < nodes.size(); ++i) {
-    if (!index_of.emplace(nodes[i].id(), i).second) ++repeats[nodes[i].id()];
+  // (id, index) sorted: the first of a repeated id is the one dependencies resolve to.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> by_id(nodes.size());
+  for (std::uint32_t i = 0; i < nodes.size(); ++i) by_id[i] = {nodes[i].id(), i};
+  std::sort(by_id.begin(), by_id.end());
+  auto index_of = [&](std::uint64_t id) -> std::optional<std::uint32_t> {
+    auto it = std::lower_bound(by_id.begin(), by_id.end(), std::pair<std::uint64_t, std::uint32_t>{id, 0});
+    if (it == by_id.end() || it->first != id) return std::nullopt;
+    return it->second;
+  };
+  std::size_t unique_ids = 0;
+  for (std::size_t k = 0; k < by_id.size();) {
+    std::size_t end = k + 1;
+    while (end < by_id.size() && by_id[end].first == by_id[k].first) ++end;
+    if (end - k > 1) {
+      c.error(nodes[by_id[k].second], fmt::format("its id appears {} times; ids must be unique within a file", end - k));
+    }
+    ++unique_ids;
+    k = end;
   }
-  for (const auto& [id, extra] : repeats) {
-    c.error(nodes[index_of[id]], fmt::format("its id appears {} times; ids must be unique within a file", extra + 1));
-  }
-  std::vector<std::vector<std::uint32_t>> parents(nodes.size());
+  Adjacency parents;
+  parents.items.reserve(nodes.size());
   for (std::uint32_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
-    if (index_of[n.id()] != i) continue;  // a repeated id: its first node stands for it
-    std::set<std::uint64_t> data_seen;
+    const bool first = index_of(n.id()) == i;  // a repeated id: its first node stands for it
     auto add = [&](std::uint64_t parent, const char* kind) {
-      auto it = index_of.find(parent);
-      if (it == index_of.end()) {
+      const auto p = index_of(parent);
+      if (!p) {
         c.error(n, fmt::format("has {} dependency on node {}, which is not in the file", kind, parent));
-      } else if (it->second == i) {
+      } else if (*p == i) {
         c.error(n, "depends on itself; a trace must be a DAG");
       } else {
-        parents[i].push_back(it->second);
+        parents.items.push_back(*p);
       }
     };
-    for (std::uint64_t d : n.data_deps()) {
-      if (!data_seen.insert(d).second) {
+    for (int k = 0; first && k < n.data_deps_size(); ++k) {
+      const std::uint64_t d = n.data_deps(k);
+      const auto earlier = n.data_deps().begin() + k;
+      if (std::find(n.data_deps().begin(), earlier, d) != earlier) {
         c.warning(n, fmt::format("lists data dependency {} twice (the old Chakra feeder then never issues it)", d));
         continue;
       }
       add(d, "a data");
     }
-    for (std::uint64_t d : n.ctrl_deps()) add(d, "a control");
-    std::sort(parents[i].begin(), parents[i].end());
-    parents[i].erase(std::unique(parents[i].begin(), parents[i].end()), parents[i].end());
+    for (int k = 0; first && k < n.ctrl_deps_size(); ++k) add(n.ctrl_deps(k), "a control");
+    const auto mine = parents.items.begin() + parents.begin.back();
+    std::sort(mine, parents.items.end());
+    parents.items.erase(std::unique(mine, parents.items.end()), parents.items.end());
+    parents.begin.push_back(static_cast<std::uint32_t>(parents.items.size()));
   }
   for (const auto& component : cycles(parents)) {
     // Walk parents inside the component until a node repeats: that loop is one cycle.
@@ -272,12 +301,17 @@ void check_graph(const chakra::Trace& trace, Checker& c) {
           fmt::format("dependency cycle among {} nodes, e.g. {}; a trace must be a DAG", component.size(), loop));
   }
   // Longest path by duration, in dependency order (Kahn); undefined when some node never frees.
-  std::vector<std::vector<std::uint32_t>> children(nodes.size());
+  Adjacency children;
+  children.begin.assign(nodes.size() + 1, 0);
+  for (std::uint32_t p : parents.items) ++children.begin[p + 1];
+  for (std::size_t i = 0; i < nodes.size(); ++i) children.begin[i + 1] += children.begin[i];
+  children.items.resize(parents.items.size());
+  std::vector<std::uint32_t> fill(children.begin.begin(), children.begin.end() - 1);
   std::vector<std::uint32_t> waiting(nodes.size(), 0), ready;
   for (std::uint32_t i = 0; i < nodes.size(); ++i) {
-    for (std::uint32_t p : parents[i]) children[p].push_back(i);
+    for (std::uint32_t p : parents[i]) children.items[fill[p]++] = i;
     waiting[i] = static_cast<std::uint32_t>(parents[i].size());
-    if (waiting[i] == 0 && index_of[nodes[i].id()] == i) ready.push_back(i);
+    if (waiting[i] == 0 && index_of(nodes[i].id()) == i) ready.push_back(i);
   }
   std::vector<std::uint64_t> finish(nodes.size(), 0), hops(nodes.size(), 0);
   std::size_t freed = 0;
@@ -294,7 +328,7 @@ void check_graph(const chakra::Trace& trace, Checker& c) {
       if (--waiting[ch] == 0) ready.push_back(ch);
     }
   }
-  if (freed == index_of.size()) {
+  if (freed == unique_ids) {
     s.critical_path_micros = best;
     s.critical_path_nodes = best_hops;
   }
@@ -332,16 +366,21 @@ TraceSummary summarize_trace(const chakra::Trace& trace, const std::string& file
   if (trace.nodes.empty()) {
     c.add(Severity::kWarning, nullptr, "the trace has no nodes (ASTRA-sim rejects an empty trace)");
   }
+  std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> by_type;  // raw type -> nodes, µs
   for (const Node& n : trace.nodes) {
-    const std::string type = type_name(static_cast<std::uint32_t>(n.type()));
-    s.nodes_by_type[type] += 1;
-    s.micros_by_type[type] += n.duration_micros();
+    auto& [count, micros] = by_type[static_cast<std::uint32_t>(n.type())];
+    count += 1;
+    micros += n.duration_micros();
     const Decoded d = decode(n, c);
     if (n.type() == ChakraProtoMsg::COMP_NODE) {
       s.compute_micros += n.duration_micros();
       (d.is_cpu_op.value_or(false) ? s.cpu_compute_micros : s.gpu_compute_micros) += n.duration_micros();
     }
     check_node(n, d, c, rank, npus);
+  }
+  for (const auto& [type, figures] : by_type) {
+    s.nodes_by_type[type_name(type)] = figures.first;
+    s.micros_by_type[type_name(type)] = figures.second;
   }
   check_graph(trace, c);
   return s;
