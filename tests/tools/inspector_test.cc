@@ -320,5 +320,153 @@ TEST(Inspect, TotalsOverRanks) {
   EXPECT_EQ(t.critical_path_micros, 30u);  // the longest rank's
 }
 
+// ASTRA-sim's microbenchmarks: one collective of 1 MiB per rank, nothing wrong.
+TEST(Inspect, ReferenceMicrobenchmarks) {
+  CHAKRASIM_REQUIRE_REFERENCE(ref);
+  const std::map<std::string, std::string> kinds = {{"all_reduce", "ALL_REDUCE"}, {"all_gather", "ALL_GATHER"},
+                                                    {"reduce_scatter", "REDUCE_SCATTER"}, {"all_to_all", "ALL_TO_ALL"}};
+  for (const auto& [collective, kind] : kinds) {
+    for (std::size_t npus : {4, 8, 16}) {
+      const auto prefix = ref / "traces" / "microbenchmarks" / collective / (std::to_string(npus) + "npus_1MB") / collective;
+      const tools::Inspection in = tools::inspect(prefix.string());
+      ASSERT_EQ(in.ranks.size(), npus) << prefix;
+      EXPECT_EQ(in.errors() + in.warnings(), 0u) << prefix;
+      for (const tools::TraceSummary& r : in.ranks) {
+        EXPECT_EQ(r.version, "0.0.4");
+        EXPECT_EQ(r.nodes, 1u);
+        ASSERT_EQ(r.collectives.count(kind), 1u) << prefix;
+        EXPECT_EQ(r.collectives.at(kind).bytes, 1u << 20);
+        EXPECT_EQ(r.groups.at("").count, 1u);
+        EXPECT_EQ(r.critical_path_micros, 0u);
+        EXPECT_EQ(r.critical_path_nodes, 1u);
+      }
+      EXPECT_EQ(tools::totals(in).collectives.at(kind).bytes, npus << 20);
+    }
+  }
+}
+
+// The text converter's goldens (both ranks identical). Expected figures computed independently
+// from the reference's compact dumps (X.0.dump.txt): nodes, COMP µs, collectives (count,
+// bytes), critical path (µs, nodes).
+TEST(Inspect, ReferenceTextConverterGoldens) {
+  CHAKRASIM_REQUIRE_REFERENCE(ref);
+  struct Expected {
+    std::uint64_t nodes, comp, comp_micros;
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> collectives;
+    std::uint64_t path_micros, path_nodes;
+  };
+  const std::map<std::string, Expected> goldens = {
+      {"data3", {22, 16, 356, {{"ALL_GATHER", {2, 600}}, {"ALL_REDUCE", {4, 600}}}, 356, 18}},
+      {"datanone", {14, 10, 170, {{"ALL_REDUCE", {2, 0}}, {"REDUCE_SCATTER", {2, 400}}}, 170, 12}},
+      {"dlrm", {64, 46, 102756, {{"ALL_REDUCE", {14, 6383616}}, {"ALL_TO_ALL", {4, 393216}}}, 102756, 46}},
+      {"hdm2", {22, 12, 192, {{"ALL_GATHER", {4, 6000}}, {"ALL_REDUCE", {6, 11000}}}, 192, 18}},
+      {"hmd2", {22, 12, 192, {{"ALL_GATHER", {4, 6000}}, {"ALL_REDUCE", {6, 11000}}}, 192, 18}},
+      {"micro", {4, 0, 0, {{"ALL_REDUCE", {2, 2097152}}, {"ALL_TO_ALL", {2, 4096}}}, 0, 1}},
+      {"model3", {28, 18, 378, {{"ALL_GATHER", {6, 12000}}, {"ALL_REDUCE", {4, 10400}}}, 378, 24}},
+  };
+  for (const auto& [name, e] : goldens) {
+    const tools::Inspection in = tools::inspect((ref / "golden" / "text_converter" / name).string());
+    ASSERT_EQ(in.ranks.size(), 2u) << name;
+    EXPECT_EQ(in.errors() + in.warnings(), 0u) << name;
+    for (const tools::TraceSummary& r : in.ranks) {
+      EXPECT_EQ(r.nodes, e.nodes) << name;
+      EXPECT_EQ(r.nodes_by_type.count("COMP_NODE") ? r.nodes_by_type.at("COMP_NODE") : 0u, e.comp) << name;
+      EXPECT_EQ(r.compute_micros, e.comp_micros) << name;
+      EXPECT_EQ(r.gpu_compute_micros, e.comp_micros) << name;
+      std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> got;
+      for (const auto& [k, v] : r.collectives) got[k] = {v.count, v.bytes};
+      EXPECT_EQ(got, e.collectives) << name;
+      EXPECT_EQ(r.critical_path_micros, e.path_micros) << name;
+      EXPECT_EQ(r.critical_path_nodes, e.path_nodes) << name;
+    }
+  }
+}
+
+// Other reference traces: the custom ring all-reduce's sends and receives all match across its
+// 8 ranks (14 of each per rank, 131072 B); the PyTorch converter's SendRecv node lacks what the
+// simulator needs; the generator's send family likewise, and its BARRIER is unsupported.
+TEST(Inspect, OtherReferenceTraces) {
+  CHAKRASIM_REQUIRE_REFERENCE(ref);
+  const tools::Inspection custom = tools::inspect(
+      (ref / "traces" / "custom_collectives" / "custom_ring_allreduce_8npus_1MB" / "custom_allreduce").string());
+  ASSERT_EQ(custom.ranks.size(), 8u);
+  EXPECT_EQ(custom.errors() + custom.warnings(), 0u);
+  EXPECT_EQ(custom.ranks[5].sends.count, 14u);
+  EXPECT_EQ(custom.ranks[5].sends.bytes, 14u * 131072);
+  EXPECT_EQ(custom.ranks[5].recvs.count, 14u);
+  EXPECT_EQ(custom.ranks[5].critical_path_micros, 49u);
+  EXPECT_EQ(custom.ranks[5].critical_path_nodes, 35u);
+
+  const tools::Inspection torch = tools::inspect((ref / "golden" / "pytorch_converter" / "synthetic_etplus.0.et").string());
+  ASSERT_EQ(torch.ranks.size(), 1u);
+  const tools::TraceSummary& t = torch.ranks[0];
+  EXPECT_EQ(t.nodes, 10u);
+  EXPECT_EQ(t.compute_micros, 90u);
+  EXPECT_EQ(t.cpu_compute_micros, 50u);
+  EXPECT_EQ(t.collectives.at("ALL_REDUCE").bytes, 1024u);
+  EXPECT_EQ(t.critical_path_micros, 107u);
+  EXPECT_THAT(errors(t), ElementsAre(HasSubstr("missing the attribute \"comm_dst\""),
+                                     HasSubstr("missing the attribute \"comm_tag\"")));
+
+  const auto generator = ref / "golden" / "generator";
+  EXPECT_EQ(tools::inspect((generator / "one_comm_send_node").string()).errors(), 6u);
+  EXPECT_EQ(tools::inspect((generator / "one_metadata_node_all_types").string()).errors(), 0u);
+  const tools::Inspection barrier = tools::inspect((generator / "BARRIER").string());
+  ASSERT_EQ(barrier.errors(), 2u);
+  EXPECT_THAT(barrier.ranks[1].problems[0].message, HasSubstr("comm_type 9 (BARRIER) is not supported"));
+}
+
+// The command line: text for a person, exit 1 on errors, --json, --help with an example.
+TEST(Inspect, CommandLine) {
+  const auto dir = temp_dir("inspect_cli");
+  const std::string good = (dir / "good").string();
+  write_ranks(good, {collectives({{CommType::kAllReduce, 64, ""}}), collectives({{CommType::kAllReduce, 64, ""}})});
+  CommandResult r = run_binary({"chakra", "inspect", good});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, AllOf(HasSubstr(good + ": 2 ranks (.0.et to .1.et)\n"), HasSubstr("\n  0-1  "),
+                           HasSubstr("  collectives     ALL_REDUCE 2 x 128 B\n"), HasSubstr("no problems\n")));
+
+  r = run_binary({"chakra", "inspect", chakra::rank_path(good, 1)});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, AllOf(HasSubstr(chakra::rank_path(good, 1) + ": 1 node, version \"0.0.4\"\n"),
+                           HasSubstr("  critical path   0 µs over 1 node\n")));
+
+  const std::string bad = (dir / "bad.et").string();
+  TraceBuilder b;
+  b.comp("a", 1, {5});
+  b.node(NodeType::kComp, "b").data_deps({0, 0});
+  chakra::write_trace(bad, b.trace());
+  r = run_binary({"chakra", "inspect", bad});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, AllOf(HasSubstr("1 error, 1 warning:\n"),
+                           HasSubstr("  error: " + bad + ": node 0 (\"a\"): has a data dependency on node 5"),
+                           HasSubstr("  warning: " + bad + ": node 1 (\"b\"): lists data dependency 0 twice")));
+
+  r = run_binary({"chakra", "inspect", bad, "--json"});
+  EXPECT_EQ(r.exit_code, 1);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["errors"], 1);
+  EXPECT_EQ(j["warnings"], 1);
+  EXPECT_EQ(j["prefix"], false);
+  EXPECT_EQ(j["ranks"][0]["nodes"], 2);
+  EXPECT_EQ(j["ranks"][0]["compute_micros"]["total"], 1);
+  EXPECT_EQ(j["ranks"][0]["problems"][0]["node"], 0);
+  EXPECT_EQ(j["ranks"][0]["problems"][0]["severity"], "error");
+  EXPECT_EQ(j["ranks"][0]["critical_path"]["micros"], 1);
+  EXPECT_EQ(j["totals"]["nodes_by_type"]["COMP_NODE"], 2);
+
+  r = run_binary({"chakra", "inspect", good, "--json"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["totals"]["groups"][""]["bytes"], 128);
+
+  r = run_binary({"chakra", "inspect", (dir / "nothing").string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("no such file, and no"));
+
+  r = run_binary({"chakra", "inspect", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("Examples:\n  chakrasim chakra inspect traces/all_reduce.0.et"));
+}
+
 }  // namespace
 }  // namespace chakrasim::test
