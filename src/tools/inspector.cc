@@ -21,6 +21,11 @@ std::string type_name(std::uint32_t raw) {
   return raw < 8 ? chakra::node_type_name(raw) : "type " + std::to_string(raw);
 }
 
+void add_to(Volume& into, const Volume& v) {
+  into.count += v.count;
+  into.bytes += v.bytes;
+}
+
 std::string describe(const Node& n) { return fmt::format("node {} (\"{}\")", n.id(), n.name()); }
 
 // What one summary is being built from, so the checks can add problems in one line.
@@ -48,8 +53,8 @@ struct Checker {
 // The attributes the simulator reads, decoded with its conversions; unreadable ones reported.
 struct Decoded {
   std::optional<bool> is_cpu_op;
-  std::optional<std::int64_t> comm_type, comm_src, comm_dst, comm_tag, comm_priority;
-  std::optional<std::uint64_t> comm_size, num_ops, tensor_size;
+  std::optional<std::int64_t> comm_type, comm_src, comm_dst, comm_tag;
+  std::optional<std::uint64_t> comm_size, tensor_size;
   std::optional<std::string> pg_name;
 };
 
@@ -61,9 +66,9 @@ Decoded decode(const Node& n, Checker& c) {
   d.comm_src = c.read(n, [&] { return attr_int(n, "comm_src"); });
   d.comm_dst = c.read(n, [&] { return attr_int(n, "comm_dst"); });
   d.comm_tag = c.read(n, [&] { return attr_int(n, "comm_tag"); });
-  d.comm_priority = c.read(n, [&] { return attr_int(n, "comm_priority"); });
   d.comm_size = c.read(n, [&] { return attr_uint(n, "comm_size"); });
-  d.num_ops = c.read(n, [&] { return attr_uint(n, "num_ops"); });
+  c.read(n, [&] { return attr_int(n, "comm_priority"); });  // read only to check the type
+  c.read(n, [&] { return attr_uint(n, "num_ops"); });
   d.tensor_size = c.read(n, [&] { return attr_uint(n, "tensor_size"); });
   d.pg_name = c.read(n, [&] { return attr_string(n, "pg_name"); });
   if (auto dims = c.read(n, [&] { return attr_bool_list(n, "involved_dim"); }); dims && dims->size() > 32) {
@@ -111,8 +116,7 @@ void check_node(const Node& n, const Decoded& d, Checker& c, std::optional<std::
       need((send ? d.comm_dst : d.comm_src).has_value(), send ? "comm_dst" : "comm_src");
       need(d.comm_size.has_value(), "comm_size");
       need(d.comm_tag.has_value(), "comm_tag");
-      (send ? s.sends : s.recvs).count += 1;
-      (send ? s.sends : s.recvs).bytes += d.comm_size.value_or(0);
+      add_to(send ? s.sends : s.recvs, {1, d.comm_size.value_or(0)});
       // The side that is this rank may be left out (it defaults to the rank).
       const auto self = send ? d.comm_src : d.comm_dst;
       const auto peer = send ? d.comm_dst : d.comm_src;
@@ -151,12 +155,8 @@ void check_node(const Node& n, const Decoded& d, Checker& c, std::optional<std::
                                *d.comm_type, chakra::comm_type_name(*d.comm_type)));
       }
       if (native) need(d.comm_size.has_value(), "comm_size");
-      Volume& v = s.collectives[chakra::comm_type_name(*d.comm_type)];
-      Volume& g = s.groups[group_key(d.pg_name)];
-      v.count += 1;
-      g.count += 1;
-      v.bytes += d.comm_size.value_or(0);
-      g.bytes += d.comm_size.value_or(0);
+      add_to(s.collectives[chakra::comm_type_name(*d.comm_type)], {1, d.comm_size.value_or(0)});
+      add_to(s.groups[group_key(d.pg_name)], {1, d.comm_size.value_or(0)});
       s.collectives_by_group[group_key(d.pg_name)].push_back({n.id(), *d.comm_type, d.comm_size.value_or(0)});
       break;
     }
@@ -177,7 +177,7 @@ struct Adjacency {
 };
 
 // Tarjan's strongly connected components, iteratively (traces can be deep chains). Returns the
-// components with more than one node; edges go from a node to its parents.
+// components with more than one node, each sorted; edges go from a node to its parents.
 std::vector<std::vector<std::uint32_t>> cycles(const Adjacency& parents) {
   const std::size_t n = parents.size();
   constexpr std::uint32_t kUnseen = 0xffffffffu;
@@ -219,10 +219,33 @@ std::vector<std::vector<std::uint32_t>> cycles(const Adjacency& parents) {
         on_stack[w] = false;
         component.push_back(w);
       } while (w != done);
+      std::sort(component.begin(), component.end());
       if (component.size() > 1) out.push_back(std::move(component));
     }
   }
   return out;
+}
+
+// One loop inside a strongly connected component, as "a -> b -> a" (parent before child): walk
+// parents inside the component from its first node until one repeats.
+std::string cycle_text(const std::vector<std::uint32_t>& component, const Adjacency& parents,
+                       const std::vector<Node>& nodes) {
+  std::vector<std::uint32_t> path;
+  std::map<std::uint32_t, std::size_t> at;
+  std::uint32_t v = component.front();
+  while (!at.contains(v)) {
+    at[v] = path.size();
+    path.push_back(v);
+    for (std::uint32_t p : parents[v]) {
+      if (std::binary_search(component.begin(), component.end(), p)) {
+        v = p;
+        break;
+      }
+    }
+  }
+  std::string loop;
+  for (std::size_t k = path.size(); k-- > at[v];) loop += std::to_string(nodes[path[k]].id()) + " -> ";
+  return loop + std::to_string(nodes[path.back()].id());
 }
 
 // The dependency structure: problems with it, cycles, and the critical path.
@@ -279,26 +302,9 @@ void check_graph(const chakra::Trace& trace, Checker& c) {
     parents.begin.push_back(static_cast<std::uint32_t>(parents.items.size()));
   }
   for (const auto& component : cycles(parents)) {
-    // Walk parents inside the component until a node repeats: that loop is one cycle.
-    const std::set<std::uint32_t> members(component.begin(), component.end());
-    std::vector<std::uint32_t> path;
-    std::map<std::uint32_t, std::size_t> at;
-    std::uint32_t v = *members.begin();
-    while (!at.contains(v)) {
-      at[v] = path.size();
-      path.push_back(v);
-      for (std::uint32_t p : parents[v]) {
-        if (members.contains(p)) {
-          v = p;
-          break;
-        }
-      }
-    }
-    std::string loop;
-    for (std::size_t k = path.size(); k-- > at[v];) loop += std::to_string(nodes[path[k]].id()) + " -> ";
-    loop += std::to_string(nodes[path.back()].id());
-    c.add(Severity::kError, &nodes[*members.begin()],
-          fmt::format("dependency cycle among {} nodes, e.g. {}; a trace must be a DAG", component.size(), loop));
+    c.add(Severity::kError, &nodes[component.front()],
+          fmt::format("dependency cycle among {} nodes, e.g. {}; a trace must be a DAG", component.size(),
+                      cycle_text(component, parents, nodes)));
   }
   // Longest path by duration, in dependency order (Kahn); undefined when some node never frees.
   Adjacency children;
@@ -394,6 +400,15 @@ std::string call_text(const CollectiveCall& call) {
   return fmt::format("{} of {} B (node {})", chakra::comm_type_name(call.comm_type), call.bytes, call.node);
 }
 
+// "rank 3's collectives", or "the collectives of ranks 3, 5, 9 (each)" (at most 8 listed).
+std::string whose_collectives(const std::vector<std::size_t>& ranks) {
+  if (ranks.size() == 1) return fmt::format("rank {}'s collectives", ranks.front());
+  std::string list;
+  for (std::size_t i = 0; i < ranks.size() && i < 8; ++i) list += (i ? ", " : "") + std::to_string(ranks[i]);
+  if (ranks.size() > 8) list += fmt::format(" and {} more", ranks.size() - 8);
+  return fmt::format("the collectives of ranks {} (each)", list);
+}
+
 // Ranks whose collectives on one group differ from the sequence most ranks have (in id order,
 // the order the simulator issues ready nodes in): a collective some ranks never join hangs.
 void compare_collectives(Inspection& in) {
@@ -404,25 +419,31 @@ void compare_collectives(Inspection& in) {
   for (const std::string& key : keys) {
     // Every readable rank takes part in the all-NPU group; other groups' members are unknown
     // without the group file, so only ranks that use the group are compared.
-    std::vector<std::pair<std::size_t, std::vector<CollectiveCall>>> seqs;
-    for (std::size_t r = 0; r < in.ranks.size(); ++r) {
-      if (!in.ranks[r].readable) continue;
+    // Ranks by their sequence (type and size of each collective, without node ids).
+    std::map<std::vector<std::pair<std::int64_t, std::uint64_t>>, std::vector<std::size_t>> ranks_by_sequence;
+    static const std::vector<CollectiveCall> kNone;
+    auto calls_of = [&](std::size_t r) -> const std::vector<CollectiveCall>& {
       auto it = in.ranks[r].collectives_by_group.find(key);
-      if (it != in.ranks[r].collectives_by_group.end()) {
-        seqs.push_back({r, it->second});
-      } else if (key.empty()) {
-        seqs.push_back({r, {}});
-      }
+      return it == in.ranks[r].collectives_by_group.end() ? kNone : it->second;
+    };
+    for (std::size_t r = 0; r < in.ranks.size(); ++r) {
+      if (!in.ranks[r].readable || (!key.empty() && calls_of(r).empty())) continue;
+      std::vector<std::pair<std::int64_t, std::uint64_t>> sequence;
+      for (const CollectiveCall& call : calls_of(r)) sequence.emplace_back(call.comm_type, call.bytes);
+      ranks_by_sequence[std::move(sequence)].push_back(r);
     }
-    std::size_t best = 0, best_count = 0;
-    for (std::size_t i = 0; i < seqs.size(); ++i) {
-      const auto count = static_cast<std::size_t>(
-          std::count_if(seqs.begin(), seqs.end(), [&](const auto& o) { return o.second == seqs[i].second; }));
-      if (count > best_count) std::tie(best, best_count) = std::tie(i, count);
-    }
-    const auto& [ref_rank, ref] = seqs[best];
-    for (const auto& [rank, seq] : seqs) {
-      if (seq == ref) continue;
+    if (ranks_by_sequence.size() < 2) continue;
+    // The sequence most ranks have (on a tie, the one of the lowest rank) is the reference.
+    const auto common = std::max_element(ranks_by_sequence.begin(), ranks_by_sequence.end(), [](const auto& a, const auto& b) {
+      return std::make_pair(a.second.size(), b.second.front()) < std::make_pair(b.second.size(), a.second.front());
+    });
+    const std::size_t ref_rank = common->second.front();
+    const std::size_t best_count = common->second.size();
+    const std::vector<CollectiveCall>& ref = calls_of(ref_rank);
+    for (const auto& [sequence, ranks] : ranks_by_sequence) {
+      if (&ranks == &common->second) continue;
+      const std::size_t rank = ranks.front();
+      const std::vector<CollectiveCall>& seq = calls_of(rank);
       std::size_t k = 0;
       while (k < seq.size() && k < ref.size() && seq[k] == ref[k]) ++k;
       std::string detail;
@@ -434,9 +455,8 @@ void compare_collectives(Inspection& in) {
                              ref.size(), k);
       }
       in.problems.push_back({Severity::kError, in.ranks[rank].file, std::nullopt,
-                             fmt::format("rank {}'s collectives on {} differ from rank {}'s (and {} other ranks'): "
-                                         "{}; the run would hang",
-                                         rank, group_label(key), ref_rank, best_count - 1, detail)});
+                             fmt::format("{} on {} differ from rank {}'s (and {} other ranks'): {}; the run would hang",
+                                         whose_collectives(ranks), group_label(key), ref_rank, best_count - 1, detail)});
     }
   }
 }
@@ -474,10 +494,7 @@ void match_messages(Inspection& in) {
 }
 
 void add_volumes(std::map<std::string, Volume>& into, const std::map<std::string, Volume>& from) {
-  for (const auto& [k, v] : from) {
-    into[k].count += v.count;
-    into[k].bytes += v.bytes;
-  }
+  for (const auto& [k, v] : from) add_to(into[k], v);
 }
 
 }  // namespace
@@ -553,10 +570,8 @@ TraceSummary totals(const Inspection& in) {
     t.cpu_compute_micros += r.cpu_compute_micros;
     add_volumes(t.collectives, r.collectives);
     add_volumes(t.groups, r.groups);
-    t.sends.count += r.sends.count;
-    t.sends.bytes += r.sends.bytes;
-    t.recvs.count += r.recvs.count;
-    t.recvs.bytes += r.recvs.bytes;
+    add_to(t.sends, r.sends);
+    add_to(t.recvs, r.recvs);
     if (!r.critical_path_micros || !t.critical_path_micros) {
       t.critical_path_micros.reset();
     } else if (std::tie(*r.critical_path_micros, r.critical_path_nodes) >

@@ -159,8 +159,8 @@ TEST(Inspect, AttributesOfTheWrongType) {
   EXPECT_THAT(errors(s), ElementsAre(
       "node 0 (\"bad\"): attribute \"is_cpu_op\" holds string_val \"no\"; expected a bool",
       "node 0 (\"bad\"): attribute \"comm_type\" holds double_val 0; expected an integer",
-      "node 0 (\"bad\"): attribute \"comm_priority\" holds string_list; expected an integer",
       "node 0 (\"bad\"): attribute \"comm_size\" holds string_val \"1MB\"; expected a non-negative integer",
+      "node 0 (\"bad\"): attribute \"comm_priority\" holds string_list; expected an integer",
       "node 0 (\"bad\"): attribute \"num_ops\" is -5; expected a non-negative integer",
       "node 0 (\"bad\"): attribute \"pg_name\" holds int64_val 3; expected a string (string_val)",
       "node 0 (\"bad\"): attribute \"involved_dim\" holds int64_val 1; expected a bool_list"));
@@ -266,6 +266,19 @@ TEST(Inspect, RanksWhoseCollectivesDiffer) {
       "2 (the first 1 agree); the run would hang"));
   EXPECT_EQ(in.problems[0].file, chakra::rank_path(prefix, 2));
   EXPECT_EQ(in.errors(), 2u);
+}
+
+// Ranks with the same odd sequence share one problem; the reference is the most common sequence.
+TEST(Inspect, RanksSharingADifferentSequence) {
+  const auto dir = temp_dir("inspect_coll_shared");
+  const std::string prefix = (dir / "t").string();
+  const auto ar = collectives({{CommType::kAllReduce, 64, ""}});
+  const auto ag = collectives({{CommType::kAllGather, 64, ""}});
+  write_ranks(prefix, {ag, ar, ar, ag, ar});
+  const tools::Inspection in = tools::inspect(prefix);
+  EXPECT_THAT(across(in, Problem::Severity::kError), ElementsAre(
+      "the collectives of ranks 0, 3 (each) on all NPUs differ from rank 1's (and 2 other ranks'): its collective #1 "
+      "is ALL_GATHER of 64 B (node 0) where rank 1 has ALL_REDUCE of 64 B (node 0); the run would hang"));
 }
 
 // Messages match on (source, destination, tag, size): the 4096 B receive finds no 4096 B send
