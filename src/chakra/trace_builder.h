@@ -41,7 +41,7 @@ class TraceBuilder;
 
 // A node being built: chained setters for the fields of the Python ChakraNode. It refers to the
 // node by its position in the trace, so it stays valid while more nodes are added (a Node& does
-// not: the node vector may grow).
+// not: the node vector may grow), though not once the builder itself is moved.
 class NodeRef {
  public:
   NodeRef(Trace& trace, std::size_t index) : trace_(&trace), index_(index) {}
@@ -75,7 +75,8 @@ class TraceBuilder {
   // A builder that takes its ids from `ids`, shared with other builders (see ids()).
   TraceBuilder(const std::string& version, std::shared_ptr<IdCounter> ids);
 
-  // A node with the next id (ids start at `first_id`, default 0). Dependencies are data deps.
+  // A node with the next id (ids start at 0, or where set_next_id says). Dependencies are data
+  // deps.
   Node& add(NodeType type, const std::string& name, std::initializer_list<std::uint64_t> deps = {});
 
   // A GPU compute node replayed for `duration_micros`.

@@ -47,6 +47,9 @@ Command add_generate_micro(CLI::App& generate) {
     if (!m->parsed()) return -1;
     std::vector<tools::TraceFamily> families;
     if (!args->bench.collective.empty()) {
+      for (const char* flag : {"--runtime", "--tensor-size", "--comm-size"}) {
+        if (m->count(flag) > 0) fail("{} applies to the families, not to --collective (which takes --coll-size-mb)", flag);
+      }
       args->bench.npus = args->families.npus;
       if (!args->version.empty()) args->bench.version = args->version;
       families.push_back(tools::collective_benchmark(args->bench));

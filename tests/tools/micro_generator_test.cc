@@ -260,6 +260,10 @@ TEST(MicroGenerator, CommandLineHelpAndErrors) {
                   "--coll-size-mb", "2"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, HasSubstr("--coll-size-mb needs --collective"));
+  r = run_binary({"chakra", "generate", "micro", "--npus", "2", "--out", temp_dir("micro_cli_err3").string(),
+                  "--collective", "all_reduce", "--comm-size", "8"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("--comm-size applies to the families, not to --collective"));
 }
 
 }  // namespace
