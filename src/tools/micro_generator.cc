@@ -21,7 +21,7 @@ constexpr std::uint64_t kMaxAttrBytes = static_cast<std::uint64_t>(std::numeric_
 
 void require_npus(std::size_t npus) {
   if (npus == 0) fail("--npus is 0; expected at least 1 NPU");
-  // Node ids and ranks are written as int32 peers in send_recv_ring.
+  // send_recv_ring writes ranks as int32 peers (comm_src, comm_dst).
   if (npus > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
     fail("--npus is {}; expected at most {}", npus, std::numeric_limits<std::int32_t>::max());
   }
