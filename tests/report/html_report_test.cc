@@ -1,0 +1,179 @@
+// The HTML report and the figures behind it: the per-NPU time breakdown, collective
+// bandwidths (nccl-tests' definitions), the critical path, link utilisation bins; and the page
+// itself loaded in headless Chromium (skipped, with a message, where chromium is not installed).
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "report/analysis.h"
+#include "report/html_report.h"
+#include "report/summary.h"
+#include "support/test_support.h"
+
+namespace chakrasim::test {
+namespace {
+
+using network::DimensionKind;
+using ::testing::HasSubstr;
+
+const chakra::Graph& graph_of(const chakra::Trace& trace) {
+  static std::vector<std::unique_ptr<chakra::Graph>> keep;
+  keep.push_back(std::make_unique<chakra::Graph>(chakra::Graph::build(trace, "test")));
+  return *keep.back();
+}
+
+TEST(Analysis, TimeBreakdownSplitsTheRunIntoDisjointParts) {
+  // compute [0,10), all-reduce [5,20), memory load [18,25), finish 30: compute 10, exposed
+  // communication 10 (10..20), exposed memory 5 (20..25), idle 5.
+  chakra::TraceBuilder b;
+  b.comp("c", 1);
+  b.collective("ar", chakra::CommType::kAllReduce, 1024);
+  b.add(chakra::NodeType::kMemLoad, "load");
+  const chakra::Graph& g = graph_of(b.trace());
+  const report::TimeBreakdown t = report::time_breakdown(g, {{0, 0, 10}, {1, 5, 20}, {2, 18, 25}}, 30);
+  EXPECT_EQ(t.compute, 10u);
+  EXPECT_EQ(t.exposed_comm, 10u);
+  EXPECT_EQ(t.exposed_memory, 5u);
+  EXPECT_EQ(t.idle, 5u);
+}
+
+TEST(Analysis, CriticalPathFollowsTheParentThatEndedLast) {
+  // a (0) and c (2) both feed b (1): a ends at 5, c at 8, so b waited for c. d (3) hangs off a.
+  chakra::TraceBuilder t;
+  t.comp("a", 5);
+  t.comp("b", 2, {0, 2});
+  t.comp("c", 8);
+  t.comp("d", 1, {0});
+  const chakra::Graph& g = graph_of(t.trace());
+  const auto path = report::critical_path(g, {{0, 0, 5}, {2, 0, 8}, {3, 5, 6}, {1, 8, 10}});
+  ASSERT_EQ(path.size(), 2u);
+  EXPECT_EQ(g.name(path[0].node), "c");
+  EXPECT_EQ(g.name(path[1].node), "b");
+}
+
+TEST(Analysis, LinkBusyTimeIsBinnedExactly) {
+  report::LinkLog links;
+  links.on_link_busy(1, 5, 25);   // bins of 10 over [0, 40): 5 in bin 0, 10 in bin 1, 5 in bin 2
+  links.on_link_busy(1, 35, 40);  // 5 in bin 3
+  EXPECT_EQ(links.busy_per_bin(1, 40, 4), (std::vector<Tick>{5, 10, 5, 5}));
+  EXPECT_EQ(links.busy_total(1), 25u);
+  EXPECT_EQ(links.busy_per_bin(0, 40, 4), (std::vector<Tick>{0, 0, 0, 0}));
+}
+
+sim::Inputs training_inputs() {
+  sim::Inputs in;
+  in.backend = "congestion-aware";
+  in.network = network_of({{DimensionKind::kRing, 8, 50, 500}});
+  in.system = system_of("ring", 1, 4, 1);
+  chakra::TraceBuilder b;
+  b.comp("fwd", 20);
+  b.collective("grads", chakra::CommType::kAllReduce, 1 << 20, {0});
+  b.comp("bwd", 40, {0});
+  b.collective("params", chakra::CommType::kAllGather, 1 << 20, {1, 2});
+  in.graphs = same_trace(b.trace(), 8);
+  return in;
+}
+
+struct Report {
+  sim::Result result;
+  std::string html;
+  std::filesystem::path dir;
+};
+
+Report make_report(const sim::Inputs& in, const std::string& name) {
+  report::NodeLog log(static_cast<NpuId>(in.graphs.size()));
+  report::LinkLog links;
+  sim::Hooks hooks;
+  hooks.nodes = &log;
+  hooks.collectives = &log;
+  hooks.links = &links;
+  hooks.symmetric_ok = true;
+  Report r;
+  r.result = sim::simulate(in, hooks);
+  log.take_npu0_for_all(r.result.symmetric);
+  r.dir = temp_dir("report_" + name);
+  report::write_html_report(r.dir.string(), in, r.result, log, &links, {"w", "s.json", "n.yml"});
+  std::ifstream file(r.dir / "index.html");
+  std::stringstream ss;
+  ss << file.rdbuf();
+  r.html = ss.str();
+  return r;
+}
+
+TEST(HtmlReport, CollectiveBandwidthsFollowNcclTests) {
+  // The tutorial all-reduce: 1 MiB over 8 NPUs in 117780 ns. algbw = 1048576 / 117780 =
+  // 8.90 GB/s; busbw = algbw x 2 x 7 / 8 = 15.58 GB/s.
+  sim::Inputs in;
+  in.network = network_of({{DimensionKind::kRing, 8, 50, 500}});
+  in.system = system_of("ring", 1, 4, 1);
+  in.graphs = same_trace(single_collective(chakra::CommType::kAllReduce, 1 << 20), 8);
+  report::NodeLog log(8);
+  sim::Hooks hooks;
+  hooks.nodes = &log;
+  hooks.collectives = &log;
+  hooks.symmetric_ok = true;
+  const sim::Result result = sim::simulate(in, hooks);
+  log.take_npu0_for_all(result.symmetric);
+  const auto rows = report::collective_rows(in, log, 3);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].duration, 117780u);
+  EXPECT_EQ(rows[0].npus, 8u);
+  EXPECT_EQ(rows[0].algorithm, "ring (dim 0)");
+  EXPECT_DOUBLE_EQ(rows[0].algbw_gbps, 1048576.0 / 117780.0);
+  EXPECT_DOUBLE_EQ(rows[0].busbw_gbps, 1048576.0 / 117780.0 * 2 * 7 / 8);
+}
+
+TEST(HtmlReport, HasEverySectionWithTheRunsFigures) {
+  const Report r = make_report(training_inputs(), "sections");
+  ASSERT_TRUE(r.result.all_finished());
+  for (const char* id : {"inputs", "npus", "npu-bars", "collectives", "collective-table", "links", "link-heatmap",
+                         "critical-path", "critical-path-table"}) {
+    EXPECT_THAT(r.html, HasSubstr(std::string("id=\"") + id + "\"")) << id;
+  }
+  EXPECT_THAT(r.html, HasSubstr(report::format_duration(r.result.max_finish_ns())));
+  EXPECT_THAT(r.html, HasSubstr("<td>congestion-aware</td>"));
+  // One bar segment title per NPU and part that took time; compute is 60 us on every NPU.
+  EXPECT_THAT(r.html, HasSubstr("<title>NPU 7: compute 60.000 µs</title>"));
+  EXPECT_THAT(r.html, HasSubstr("all-gather"));
+  EXPECT_EQ(r.html.find("http://"), std::string::npos);  // self-contained
+  EXPECT_EQ(r.html.find("https://"), std::string::npos);
+}
+
+// Runs a shell command, returning its exit code and what it printed on stdout and stderr.
+std::pair<int, std::string> shell(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return {-1, out};
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out += buffer.data();
+  return {pclose(pipe), out};
+}
+
+TEST(HtmlReport, LoadsInHeadlessChromium) {
+  if (!std::filesystem::exists("/usr/bin/chromium")) {
+    GTEST_SKIP() << "chromium is not installed (make test installs it: Debian package chromium); skipped";
+  }
+  const Report r = make_report(training_inputs(), "chromium");
+  const std::string page = "file://" + (r.dir / "index.html").string();
+  const std::string flags = "--headless --no-sandbox --disable-gpu --no-first-run --user-data-dir=" + (r.dir / "profile").string();
+  const auto [code, dom] = shell("/usr/bin/chromium " + flags + " --enable-logging=stderr --v=0 --dump-dom '" + page + "'");
+  ASSERT_EQ(code, 0) << dom;
+  // The script at the end of the page ran: it counted the two charts.
+  EXPECT_THAT(dom, HasSubstr("data-charts=\"2\""));
+  EXPECT_THAT(dom, HasSubstr("id=\"critical-path-table\""));
+  EXPECT_EQ(dom.find("Uncaught"), std::string::npos) << dom;
+  EXPECT_EQ(dom.find(":CONSOLE("), std::string::npos) << dom;
+  const auto shot = r.dir / "report.png";
+  const auto [shot_code, shot_log] = shell("/usr/bin/chromium " + flags + " --window-size=1200,1400 --screenshot=" + shot.string() + " '" + page + "'");
+  ASSERT_EQ(shot_code, 0) << shot_log;
+  ASSERT_TRUE(std::filesystem::exists(shot));
+  EXPECT_GT(std::filesystem::file_size(shot), 20000u);  // a page with charts, not a blank one
+}
+
+}  // namespace
+}  // namespace chakrasim::test
