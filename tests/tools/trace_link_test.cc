@@ -309,14 +309,16 @@ TEST(TraceLinkParents, NcclKernelsSkipNcclCoalesced) {
 TEST(TraceLinkParents, ExternalIdFirstThenTheInnermostEnclosingHostOp) {
   const Json host = host_trace(Json::array({host_node(1, "aten::outer", 0, 1), host_node(2, "aten::early", 1, 2),
                                             host_node(3, "aten::inner", 1, 3), host_node(4, "aten::same", 0, 4)}));
-  Json at_60 = launch("cudaLaunchKernel", 60, 2, 0, 9), at_200 = launch("cudaLaunchKernel", 200, 2, 0, 11);
-  at_60["args"].erase("External id");
-  at_200["args"].erase("External id");
+  const auto no_external_id = [](Json e) {
+    e["args"].erase("External id");
+    return e;
+  };
   const Json device = kineto(Json::array({cpu("aten::outer", 0, 100, 1, 1), cpu("aten::early", 10, 10, 2, 2), cpu("aten::inner", 50, 30, 3, 3),
                                           launch("cudaLaunchKernel", 30, 1, 2, 12), gpu("k_early", 32, 1, 12, 2, 7),
-                                          at_60, gpu("k_inner", 65, 1, 9, 3, 7), cpu("aten::not_in_host", 85, 10, 77, 4),
-                                          launch("cudaLaunchKernel", 86, 2, 4, 10), gpu("k_outer", 90, 1, 10, 4, 7),
-                                          cpu("aten::same", 200, 10, 4, 5), at_200, gpu("k_same", 205, 1, 11, 5, 7),
+                                          no_external_id(launch("cudaLaunchKernel", 60, 2, 0, 9)), no_external_id(gpu("k_inner", 65, 1, 9, 0, 7)),
+                                          cpu("aten::not_in_host", 85, 10, 77, 4),
+                                          launch("cudaLaunchKernel", 86, 2, 4, 10), gpu("k_outer", 90, 1, 10, 4, 7), cpu("aten::same", 200, 10, 4, 5),
+                                          no_external_id(launch("cudaLaunchKernel", 200, 2, 0, 11)), no_external_id(gpu("k_same", 205, 1, 11, 0, 7)),
                                           launch("cudaLaunchKernel", 300, 2, 6, 13, 555), gpu("k_lost", 305, 1, 13, 6, 7)}));
   tools::LinkReport report;
   const Json out = link(host, device, &report);
