@@ -17,9 +17,11 @@ Command add_link(CLI::App& parent) {
   app->footer(
       "Example:\n"
       "  chakrasim chakra link --host host_et.0.json --device kineto.0.json --out et_plus.0.json\n"
-      "  chakrasim chakra convert pytorch et_plus.0.json ...\n"
-      "links one rank's host execution trace with the Kineto trace of the same run: each host op gets\n"
-      "its measured durations, and the GPU kernels it launched follow it as nodes of their own.");
+      "links one rank's host execution trace with the Kineto trace of the same run (ET+ JSON, for\n"
+      "`chakrasim chakra convert pytorch`): each host op gets its measured times, and the kernels it\n"
+      "launched follow it as GPU nodes. sync_dep comes from cudaDeviceSynchronize /\n"
+      "cudaStreamSynchronize / cudaEventSynchronize calls: the next op of that thread waits for the\n"
+      "last GPU op launched before the call on each stream it synchronised.");
   app->add_option("--host,--chakra-host-trace", args->host, "PyTorch host execution trace (JSON)")->required();
   app->add_option("--device,--chakra-device-trace", args->device, "Kineto device trace (Chrome-trace JSON)")->required();
   app->add_option("--out,--output-file", args->out, "ET+ JSON to write")->required();

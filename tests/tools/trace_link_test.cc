@@ -379,6 +379,10 @@ TEST(TraceLinkErrors, BadInputNamesTheFileAndWhatWasExpected) {
   EXPECT_THAT(link_error(Json{{"pid", 4242}}, device), HasSubstr("host.json: no \"nodes\""));
   EXPECT_THAT(link_error(host, kineto(Json::array({launch("cudaLaunchKernel", 1, 1, 1, 5), launch("cudaLaunchKernel", 3, 1, 1, 5)}))),
               HasSubstr("kineto.json: traceEvents[1] (\"cudaLaunchKernel\"): correlation 5 is also on traceEvents[0]"));
+  Json uncorrelated = launch("cudaLaunchKernel", 1, 1, 1, 5);
+  uncorrelated["args"].erase("correlation");
+  EXPECT_THAT(link_error(host, kineto(Json::array({uncorrelated}))),
+              HasSubstr("traceEvents[0] (\"cudaLaunchKernel\"): a kernel launch without args.correlation"));
   EXPECT_THAT(link_error(host, kineto(Json::array({cpu("aten::mm", 1, -5, 2, 3)}))),
               HasSubstr("traceEvents[0] (\"aten::mm\"): \"dur\" is -5; expected a duration of 0 µs or more"));
   EXPECT_THAT(link_error(host, kineto(Json::array({cpu("aten::mm", 1, 5, 2, 3), cpu("aten::mm", 9, 5, 2, 4)}))),
@@ -444,7 +448,7 @@ TEST(TraceLinkCli, LinksFilesAndFailsWell) {
   EXPECT_THAT(r.err, HasSubstr("no \"traceEvents\""));
   r = run_binary({"chakra", "link", "--help"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_THAT(r.out, HasSubstr("chakrasim chakra link --host host_et.0.json --device kineto.0.json --out et_plus.0.json"));
+  EXPECT_THAT(r.out, HasSubstr("Example:\n  chakrasim chakra link --host host_et.0.json --device kineto.0.json --out et_plus.0.json"));
 }
 
 // The real host trace (263 nodes, listed children before parents, annotations with rf_id 0)
