@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -101,7 +102,7 @@ Json parse_json(const std::string& text, const std::string& source, const char* 
 std::optional<std::int64_t> integer_field(const Json& object, const char* key, const std::string& where) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return std::nullopt;
-  if (it->is_number_integer()) return it->get<std::int64_t>();
+  if (it->is_number_integer() && !(it->is_number_unsigned() && it->get<std::uint64_t>() > INT64_MAX)) return it->get<std::int64_t>();
   if (it->is_string()) {
     const std::string& s = it->get_ref<const std::string&>();
     std::size_t used = 0;
@@ -254,10 +255,8 @@ void Linker::read_event(const Json& raw, std::size_t index) {
     }
   }
   if (e.kind == Kind::kCpuOp && !cpu_pid_) {
-    if (auto pid = raw.find("pid"); pid != raw.end() && pid->is_number_integer()) {
-      cpu_pid_ = pid->get<std::int64_t>();
-      cpu_pid_event_ = index;
-    }
+    cpu_pid_ = integer_field(raw, "pid", where);
+    cpu_pid_event_ = index;
   }
   events_.push_back(std::move(e));
 }
@@ -365,9 +364,10 @@ void Linker::load_host(const std::string& text) {
            host_[i - 1].json_index, host_[i].json_index, host_[i].id);
     }
   }
-  if (auto pid = host_root_.find("pid"); pid != host_root_.end() && pid->is_number_integer() && cpu_pid_ && *cpu_pid_ != pid->get<std::int64_t>()) {
+  const auto host_pid = integer_field(host_root_, "pid", host_source_);
+  if (host_pid && cpu_pid_ && *cpu_pid_ != *host_pid) {
     fail("{}: CPU ops ran in process {} (traceEvents[{}]) but the host trace {} is of process {}; expected the two traces of one rank",
-         device_source_, *cpu_pid_, cpu_pid_event_, host_source_, pid->get<std::int64_t>());
+         device_source_, *cpu_pid_, cpu_pid_event_, host_source_, *host_pid);
   }
   report_.host_nodes = host_.size();
 }
