@@ -23,9 +23,15 @@
 //  - a new inter-thread group starts when the thread has been idle over 1000 µs (the gap is
 //    measured from the end of everything running, not from the previous op's end), and its
 //    dependency is the latest op of another thread that is in the host trace;
-//  - a GPU op whose launching op is not in the host trace goes to the nearest enclosing op that
-//    is, else to its thread's annotation node;
-//  - a sub-picosecond negative exclusive duration (floating-point rounding) reads as 0.
+//  - a GPU op's launcher is the op with the launch's External id, else the innermost op around
+//    the launch (one starting at the launch's own µs included), else the nearest enclosing op in
+//    the host trace, else the thread's annotation node;
+//  - the process and thread annotation nodes get their spans (the reference computes them but,
+//    its synthetic ops having no rf_id, never writes them);
+//  - a negative "dur" is an error, so a negative exclusive duration can only be rounding of
+//    fractional µs: it reads as 0 (the reference stops there);
+//  - the device trace must be of the host trace's process (pid) and, with --rank, of that rank.
+
 #pragma once
 
 #include <cstddef>
