@@ -577,6 +577,7 @@ chakra::Trace trace_from_json(std::string_view json, const std::string& source) 
          source);
   }
   for (const auto& [key, value] : first.items()) {
+    if (value.is_null()) continue;  // as protobuf reads null: not given
     if (key == "metadata") {
       MessageReader(source, "metadata").read(value, trace.metadata, nullptr);
     } else if (key == "nodes") {
