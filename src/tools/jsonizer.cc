@@ -5,10 +5,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <iterator>
 #include <fstream>
+#include <iterator>
+#include <istream>
 #include <limits>
-#include <sstream>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -290,248 +291,374 @@ class PythonStyleWriter {
 };
 
 
-// Where a value sits inside one message, as a chain of keys and indices ("attr[2].int64Val"),
-// rendered only when an error needs it.
-struct KeyPath {
-  const KeyPath* parent = nullptr;
-  std::string_view key;  // empty: an element of the parent array
-  int index = -1;
+// One scalar JSON value as the SAX parser hands it over. `text` is a string's value, or a
+// float's own text (so that a float field reads the float that was printed, not the double).
+struct Scalar {
+  enum class Kind { kNull, kBool, kSigned, kUnsigned, kFloat, kString } kind = Kind::kNull;
+  bool boolean = false;
+  std::int64_t signed_value = 0;
+  std::uint64_t unsigned_value = 0;
+  double floating = 0;
+  std::string_view text{};
 
-  std::string render() const {
-    std::string head = parent != nullptr ? parent->render() : std::string();
-    if (key.empty()) return head + fmt::format("[{}]", index);
-    return head.empty() ? std::string(key) : head + "." + std::string(key);
+  std::string shown() const {
+    switch (kind) {
+      case Kind::kNull: return "null";
+      case Kind::kBool: return boolean ? "true" : "false";
+      case Kind::kSigned: return std::to_string(signed_value);
+      case Kind::kUnsigned: return std::to_string(unsigned_value);
+      case Kind::kFloat: return std::string(text);
+      case Kind::kString: break;
+    }
+    std::string quoted = Json(std::string(text)).dump();
+    return quoted.size() > 60 ? quoted.substr(0, 57) + "..." : quoted;
   }
 };
 
-// Fills messages from parsed JSON with protobuf's JSON mapping: a field by its json_name or its
-// proto name; 64-bit integers as strings or numbers; floats as numbers or "NaN"/"Infinity";
-// enums by name or number; null as "not given"; bytes and _unknownFields as base64.
-class MessageReader {
- public:
-  MessageReader(const std::string& source, std::string where) : source_(source), where_(std::move(where)) {}
+template <typename Number>
+bool parse_whole(std::string_view text, Number& out) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return !text.empty() && error == std::errc() && end == text.data() + text.size();
+}
 
-  void read(const Json& json, Message& m, const KeyPath* path) const {
-    const Descriptor* descriptor = m.GetDescriptor();
-    if (!json.is_object()) bad(path, fmt::format("a JSON object (a {})", descriptor->name()), json);
-    const Reflection* reflection = m.GetReflection();
-    std::vector<const std::string*> given_as(static_cast<std::size_t>(descriptor->field_count()), nullptr);
-    for (const auto& [key, value] : json.items()) {
-      const KeyPath here{path, key};
-      if (key == kUnknownFieldsKey) {
-        std::string bytes;
-        if (!value.is_string() || !base64_decode(value.get_ref<const std::string&>(), bytes) ||
-            !reflection->MutableUnknownFields(&m)->ParseFromString(bytes)) {
-          bad(&here, "the base64 of protobuf wire bytes (fields this schema does not know)", value);
-        }
-        continue;
+// Integers as protobuf's JSON parser takes them: a number (an integral float too) or a string
+// of digits, in range.
+template <typename Int>
+std::optional<Int> to_integer(const Scalar& v) {
+  using Kind = Scalar::Kind;
+  Int parsed{};
+  if (v.kind == Kind::kUnsigned && std::in_range<Int>(v.unsigned_value)) return static_cast<Int>(v.unsigned_value);
+  if (v.kind == Kind::kSigned && std::in_range<Int>(v.signed_value)) return static_cast<Int>(v.signed_value);
+  if (v.kind == Kind::kFloat) {
+    const double limit = std::ldexp(1.0, std::numeric_limits<Int>::digits);
+    const double d = v.floating;
+    if (std::trunc(d) == d && d < limit && d >= (std::is_signed_v<Int> ? -limit : 0.0)) return static_cast<Int>(d);
+  }
+  if (v.kind == Kind::kString && parse_whole(v.text, parsed)) return parsed;
+  return std::nullopt;
+}
+
+// Doubles and floats: a number, a numeric string, or "NaN", "Infinity", "-Infinity". A float is
+// read from the number's text, so it is the float whose shortest text was printed.
+template <typename Floating>
+std::optional<Floating> to_floating(const Scalar& v) {
+  using Kind = Scalar::Kind;
+  if (v.kind == Kind::kSigned) return static_cast<Floating>(v.signed_value);
+  if (v.kind == Kind::kUnsigned) return static_cast<Floating>(v.unsigned_value);
+  if (v.kind != Kind::kFloat && v.kind != Kind::kString) return std::nullopt;
+  if (v.text == "NaN") return std::numeric_limits<Floating>::quiet_NaN();
+  if (v.text == "Infinity") return std::numeric_limits<Floating>::infinity();
+  if (v.text == "-Infinity") return -std::numeric_limits<Floating>::infinity();
+  Floating parsed{};
+  if (parse_whole(v.text, parsed)) return parsed;  // out of range for the type fails here
+  return std::nullopt;
+}
+
+// What a field takes, for error messages.
+std::string expected_for(const FieldDescriptor* field) {
+  switch (field->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32: return "a signed 32-bit integer";
+    case FieldDescriptor::CPPTYPE_UINT32: return "an unsigned 32-bit integer";
+    case FieldDescriptor::CPPTYPE_INT64: return "a signed 64-bit integer (a string of digits, or a number)";
+    case FieldDescriptor::CPPTYPE_UINT64: return "an unsigned 64-bit integer (a string of digits, or a number)";
+    case FieldDescriptor::CPPTYPE_DOUBLE: return "a number (or \"NaN\", \"Infinity\", \"-Infinity\")";
+    case FieldDescriptor::CPPTYPE_FLOAT: return "a number in the range of a 32-bit float (or \"NaN\", \"Infinity\", \"-Infinity\")";
+    case FieldDescriptor::CPPTYPE_BOOL: return "true or false";
+    case FieldDescriptor::CPPTYPE_STRING: return field->type() == FieldDescriptor::TYPE_BYTES ? "a base64 string" : "a string";
+    case FieldDescriptor::CPPTYPE_MESSAGE: return fmt::format("a JSON object (a {})", field->message_type()->name());
+    case FieldDescriptor::CPPTYPE_ENUM: break;
+  }
+  std::string names;
+  const auto* type = field->enum_type();
+  for (int i = 0; i < type->value_count(); ++i) names += (i > 0 ? ", " : "") + type->value(i)->name();
+  return fmt::format("a {} name ({}) or number", type->name(), names);
+}
+
+// Sets a singular field or appends to a repeated one, through the Set/Add pair of its type.
+template <typename T, typename Value>
+bool store(Message& m, const FieldDescriptor* field, const std::optional<Value>& value,
+           void (Reflection::*set)(Message*, const FieldDescriptor*, T) const,
+           void (Reflection::*add)(Message*, const FieldDescriptor*, T) const) {
+  if (!value) return false;
+  (m.GetReflection()->*(field->is_repeated() ? add : set))(&m, field, *value);
+  return true;
+}
+
+// Sets `field` from a scalar with protobuf's JSON mapping; false if the scalar does not fit.
+bool set_scalar(Message& m, const FieldDescriptor* field, const Scalar& v) {
+  using R = Reflection;
+  using Kind = Scalar::Kind;
+  switch (field->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32: return store(m, field, to_integer<std::int32_t>(v), &R::SetInt32, &R::AddInt32);
+    case FieldDescriptor::CPPTYPE_UINT32: return store(m, field, to_integer<std::uint32_t>(v), &R::SetUInt32, &R::AddUInt32);
+    case FieldDescriptor::CPPTYPE_INT64: return store(m, field, to_integer<std::int64_t>(v), &R::SetInt64, &R::AddInt64);
+    case FieldDescriptor::CPPTYPE_UINT64: return store(m, field, to_integer<std::uint64_t>(v), &R::SetUInt64, &R::AddUInt64);
+    case FieldDescriptor::CPPTYPE_DOUBLE: return store(m, field, to_floating<double>(v), &R::SetDouble, &R::AddDouble);
+    case FieldDescriptor::CPPTYPE_FLOAT: return store(m, field, to_floating<float>(v), &R::SetFloat, &R::AddFloat);
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return store(m, field, v.kind == Kind::kBool ? std::optional(v.boolean) : std::nullopt, &R::SetBool, &R::AddBool);
+    case FieldDescriptor::CPPTYPE_ENUM: {
+      std::optional<int> number;
+      if (v.kind == Kind::kString) {
+        if (const auto* known = field->enum_type()->FindValueByName(std::string(v.text))) number = known->number();
+      } else if (v.kind != Kind::kFloat) {
+        number = to_integer<std::int32_t>(v);  // proto3 enums are open: a newer value is kept
       }
-      const FieldDescriptor* field = field_named(descriptor, key);
-      if (field == nullptr) {
-        std::string valid;
-        for (int i = 0; i < descriptor->field_count(); ++i) valid += descriptor->field(i)->json_name() + ", ";
-        fail("{}: {}: unknown key \"{}\" in a {}; expected one of {}or {}", source_, where_, here.render(),
-             descriptor->name(), valid, kUnknownFieldsKey);
-      }
-      const std::string*& earlier = given_as[static_cast<std::size_t>(field->index())];
-      if (earlier != nullptr) {
-        fail("{}: {}: key \"{}\": field {} is already given as \"{}\"", source_, where_, here.render(), field->name(), *earlier);
-      }
-      earlier = &key;
-      if (value.is_null()) continue;
-      if (const auto* oneof = field->containing_oneof(); oneof != nullptr && reflection->HasOneof(m, oneof)) {
-        fail("{}: {}: key \"{}\": \"{}\" is already set, and a {} holds only one member of `{}`", source_, where_,
-             here.render(), reflection->GetOneofFieldDescriptor(m, oneof)->json_name(), descriptor->name(), oneof->name());
-      }
-      if (!field->is_repeated()) {
-        set_value(m, field, value, &here);
-        continue;
-      }
-      if (!value.is_array()) bad(&here, "a JSON array", value);
-      for (std::size_t i = 0; i < value.size(); ++i) {
-        const KeyPath element{&here, {}, static_cast<int>(i)};
-        set_value(m, field, value[i], &element);
-      }
+      return store(m, field, number, &R::SetEnumValue, &R::AddEnumValue);
     }
+    case FieldDescriptor::CPPTYPE_STRING: {
+      std::optional<std::string> value;
+      std::string decoded;
+      if (v.kind == Kind::kString && field->type() != FieldDescriptor::TYPE_BYTES) value = std::string(v.text);
+      else if (v.kind == Kind::kString && base64_decode(v.text, decoded)) value = std::move(decoded);
+      return store(m, field, value, &R::SetString, &R::AddString);
+    }
+    case FieldDescriptor::CPPTYPE_MESSAGE: return false;
+  }
+  return false;
+}
+
+const FieldDescriptor* field_named(const Descriptor* descriptor, const std::string& key) {
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const FieldDescriptor* field = descriptor->field(i);
+    if (field->json_name() == key || field->name() == key) return field;
+  }
+  return nullptr;
+}
+
+// A std::istream over text already in memory: nlohmann's stream input stops right after one
+// value, which is how the compat form's back-to-back objects are read one by one.
+class ViewBuffer : public std::streambuf {
+ public:
+  explicit ViewBuffer(std::string_view text) {
+    char* begin = const_cast<char*>(text.data());  // only ever read
+    setg(begin, begin, begin + text.size());
+  }
+
+ protected:
+  pos_type seekoff(off_type offset, std::ios_base::seekdir dir, std::ios_base::openmode) override {
+    if (offset != 0 || dir != std::ios_base::cur) return pos_type(off_type(-1));
+    return pos_type(gptr() - eback());
+  }
+};
+
+// Builds the trace straight from nlohmann's SAX events, with protobuf's JSON mapping (a field by
+// its json_name or proto name; null as "not given"; _unknownFields as base64 wire bytes), so
+// that no JSON tree is held: memory stays that of the trace. A stack of frames follows the
+// nesting; each knows the key it is filling, which gives error paths like "attr[2].int64Val".
+class TraceReader {
+ public:
+  TraceReader(const std::string& source, std::string_view text, chakra::Trace& trace)
+      : source_(source), text_(text), trace_(trace) {}
+
+  void begin_value(std::size_t offset) {
+    value_start_ = offset;
+    ++values_;
+  }
+  std::size_t values() const { return values_; }
+
+  // The SAX interface (see nlohmann::json_sax).
+  bool null() { return scalar({}); }
+  bool boolean(bool b) { return scalar({.kind = Scalar::Kind::kBool, .boolean = b}); }
+  bool number_integer(std::int64_t i) { return scalar({.kind = Scalar::Kind::kSigned, .signed_value = i}); }
+  bool number_unsigned(std::uint64_t u) { return scalar({.kind = Scalar::Kind::kUnsigned, .unsigned_value = u}); }
+  bool number_float(double d, const std::string& text) { return scalar({.kind = Scalar::Kind::kFloat, .floating = d, .text = text}); }
+  bool string(std::string& s) { return scalar({.kind = Scalar::Kind::kString, .text = s}); }
+  bool binary(Json::binary_t&) { return true; }  // JSON text has no binary values
+
+  bool start_object(std::size_t) {
+    if (stack_.empty()) {  // a value at the top of the file
+      if (form_ == Form::kDocument) fail("{}: more JSON after the document's closing brace; expected one {}", source_, kDocumentShape);
+      if (values_ == 1) stack_.push_back({.kind = Frame::Kind::kFirst});  // the metadata, or the whole document
+      else push_message(trace_.nodes.emplace_back(), static_cast<long>(trace_.nodes.size()) - 1);
+      return true;
+    }
+    Frame& top = stack_.back();
+    if (top.kind == Frame::Kind::kDocument) {
+      if (top.key == "metadata" && top.element < 0) push_message(trace_.metadata, -1);
+      else if (top.key == "nodes" && top.element >= 0) push_message(trace_.nodes.emplace_back(), top.element);
+      else bad_document_value("an object");
+      return true;
+    }
+    const FieldDescriptor* field = field_for_value(top, nullptr);
+    if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) bad(expected_for(field), "an object");
+    const Reflection* r = top.message->GetReflection();
+    Message& child = field->is_repeated() ? *r->AddMessage(top.message, field) : *r->MutableMessage(top.message, field);
+    stack_.push_back({.kind = Frame::Kind::kMessage, .message = &child});
+    return true;
+  }
+
+  bool key(std::string& key) {
+    Frame& top = stack_.back();
+    if (top.kind == Frame::Kind::kFirst) {  // the first key tells the forms apart
+      const bool document = key == "metadata" || key == "nodes";
+      form_ = document ? Form::kDocument : Form::kCompat;
+      top = document ? Frame{.kind = Frame::Kind::kDocument} : Frame{.kind = Frame::Kind::kMessage, .message = &trace_.metadata};
+    }
+    top.key = key;
+    top.element = -1;
+    top.field = nullptr;
+    if (top.kind == Frame::Kind::kDocument) {
+      const std::uint64_t bit = key == "metadata" ? 1 : key == "nodes" ? 2 : 0;
+      if (bit == 0) fail("{}: unknown top-level key \"{}\"; expected \"metadata\" and \"nodes\"", source_, key);
+      if ((top.given & bit) != 0) fail("{}: top-level key \"{}\" is given twice", source_, key);
+      top.given |= bit;
+      return true;
+    }
+    if (key == kUnknownFieldsKey) return true;
+    const Descriptor* descriptor = top.message->GetDescriptor();
+    top.field = field_named(descriptor, key);
+    if (top.field == nullptr) {
+      std::string valid;
+      for (int i = 0; i < descriptor->field_count(); ++i) valid += descriptor->field(i)->json_name() + ", ";
+      fail("{}: {}: unknown key \"{}\" in a {}; expected one of {}or {}", source_, where(), path(), descriptor->name(),
+           valid, kUnknownFieldsKey);
+    }
+    const std::uint64_t bit = std::uint64_t{1} << (top.field->index() % 64);
+    if ((top.given & bit) != 0) fail("{}: {}: key \"{}\": field {} is given twice", source_, where(), path(), top.field->name());
+    top.given |= bit;
+    return true;
+  }
+
+  bool end_object() {
+    if (stack_.back().kind == Frame::Kind::kFirst) form_ = Form::kCompat;  // "{}": an empty GlobalMetadata
+    stack_.pop_back();
+    if (!stack_.empty() && stack_.back().element >= 0) ++stack_.back().element;
+    return true;
+  }
+
+  bool start_array(std::size_t) {
+    if (stack_.empty()) bad_top_level("an array");
+    Frame& top = stack_.back();
+    if (top.kind == Frame::Kind::kDocument) {
+      if (top.key != "nodes" || top.element >= 0) bad_document_value("an array");
+    } else if (const FieldDescriptor* field = top.field; field == nullptr || !field->is_repeated() || top.element >= 0) {
+      bad(field != nullptr && top.element < 0 ? expected_for(field) : std::string(kUnknownExpected), "an array");
+    }
+    top.element = 0;
+    return true;
+  }
+
+  bool end_array() {
+    stack_.back().element = -1;
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string&, const Json::exception& e) {
+    const std::size_t at = std::min(text_.size(), value_start_ + (position > 0 ? position - 1 : 0));
+    const std::size_t line_start = at == 0 ? std::string_view::npos : text_.rfind('\n', at - 1);
+    const auto line = 1 + std::count(text_.begin(), text_.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+    const std::size_t column = line_start == std::string_view::npos ? at + 1 : at - line_start;
+    std::string reason = e.what();
+    if (const std::size_t colon = reason.find(": "); colon != std::string::npos) reason = reason.substr(colon + 2);
+    fail("{}: line {}, column {}: not valid JSON: {}", source_, line, column, reason);
   }
 
  private:
-  static const FieldDescriptor* field_named(const Descriptor* descriptor, const std::string& key) {
-    for (int i = 0; i < descriptor->field_count(); ++i) {
-      const FieldDescriptor* field = descriptor->field(i);
-      if (field->json_name() == key || field->name() == key) return field;
-    }
-    return nullptr;
+  static constexpr std::string_view kDocumentShape = "document {\"metadata\": {...}, \"nodes\": [{...}, ...]}";
+  static constexpr std::string_view kUnknownExpected = "the base64 of protobuf wire bytes (fields this schema does not know)";
+
+  struct Frame {
+    enum class Kind { kFirst, kDocument, kMessage } kind;
+    Message* message = nullptr;               // the message being filled (kMessage)
+    const FieldDescriptor* field = nullptr;   // the field the current key names; null for _unknownFields
+    std::string key{};                        // the current key
+    long element = -1;                        // inside the current key's array: the element's index
+    std::uint64_t given = 0;                  // one bit per field already given, to catch repeats
+  };
+  enum class Form { kUnknown, kDocument, kCompat };
+
+  void push_message(Message& m, long node) {
+    node_ = node;
+    stack_.push_back({.kind = Frame::Kind::kMessage, .message = &m});
   }
 
-  [[noreturn]] void bad(const KeyPath* path, std::string_view expected, const Json& got) const {
-    std::string shown = got.dump();
-    if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
-    if (path == nullptr) fail("{}: {}: expected {}, got {}", source_, where_, expected, shown);
-    fail("{}: {}: key \"{}\": expected {}, got {}", source_, where_, path->render(), expected, shown);
+  bool scalar(const Scalar& v) {
+    if (stack_.empty()) bad_top_level(v.shown());
+    Frame& top = stack_.back();
+    if (top.kind == Frame::Kind::kDocument) {
+      if (v.kind != Scalar::Kind::kNull || top.element >= 0) bad_document_value(v.shown());
+      return true;  // null: not given
+    }
+    if (top.field == nullptr) {  // _unknownFields
+      std::string bytes;
+      if (v.kind != Scalar::Kind::kString || !base64_decode(v.text, bytes) ||
+          !top.message->GetReflection()->MutableUnknownFields(top.message)->ParseFromString(bytes)) {
+        bad(std::string(kUnknownExpected), v.shown());
+      }
+      return true;
+    }
+    if (v.kind == Scalar::Kind::kNull && top.element < 0) return true;  // as protobuf reads null: not given
+    const FieldDescriptor* field = field_for_value(top, &v);
+    if (!set_scalar(*top.message, field, v)) bad(expected_for(field), v.shown());
+    if (top.element >= 0) ++top.element;
+    return true;
   }
 
-  template <typename Int>
-  Int integer(const Json& v, const KeyPath* path) const {
-    constexpr bool wide = sizeof(Int) == 8;
-    const std::string expected = fmt::format("{} {}-bit integer{}", std::is_signed_v<Int> ? "a signed" : "an unsigned",
-                                             sizeof(Int) * 8, wide ? " (a string of digits, or a number)" : "");
-    if (v.is_number_unsigned()) {
-      if (const auto u = v.get<std::uint64_t>(); std::in_range<Int>(u)) return static_cast<Int>(u);
-    } else if (v.is_number_integer()) {
-      if (const auto s = v.get<std::int64_t>(); std::in_range<Int>(s)) return static_cast<Int>(s);
-    } else if (v.is_number_float()) {
-      const double d = v.get<double>();
-      const double limit = std::ldexp(1.0, std::numeric_limits<Int>::digits);
-      if (std::trunc(d) == d && d < limit && d >= (std::is_signed_v<Int> ? -limit : 0.0)) return static_cast<Int>(d);
-    } else if (v.is_string()) {
-      const std::string& s = v.get_ref<const std::string&>();
-      Int parsed{};
-      const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), parsed);
-      if (!s.empty() && error == std::errc() && end == s.data() + s.size()) return parsed;
+  // The field a value that starts now (`scalar`, or an object when null) belongs to: a repeated
+  // field takes only an array, and a oneof only one member.
+  const FieldDescriptor* field_for_value(const Frame& top, const Scalar* scalar) const {
+    const FieldDescriptor* field = top.field;
+    auto got = [&] { return scalar != nullptr ? scalar->shown() : std::string("an object"); };
+    if (field == nullptr) bad(std::string(kUnknownExpected), got());
+    if (field->is_repeated() && top.element < 0) bad("a JSON array", got());
+    const Reflection* r = top.message->GetReflection();
+    if (const auto* oneof = field->containing_oneof(); oneof != nullptr && r->HasOneof(*top.message, oneof)) {
+      fail("{}: {}: key \"{}\": \"{}\" is already set, and a {} holds only one member of `{}`", source_, where(), path(),
+           r->GetOneofFieldDescriptor(*top.message, oneof)->json_name(), top.message->GetDescriptor()->name(),
+           oneof->name());
     }
-    bad(path, expected, v);
+    return field;
   }
 
-  double floating(const Json& v, const KeyPath* path) const {
-    if (v.is_number()) return v.get<double>();
-    if (v.is_string()) {
-      const std::string& s = v.get_ref<const std::string&>();
-      if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
-      if (s == "Infinity") return std::numeric_limits<double>::infinity();
-      if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
-      double parsed = 0;
-      const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), parsed);
-      if (!s.empty() && error == std::errc() && end == s.data() + s.size()) return parsed;
-    }
-    bad(path, "a number (or \"NaN\", \"Infinity\", \"-Infinity\")", v);
+  // "metadata", or "node 3 (id 17)" once the node's id has been read.
+  std::string where() const {
+    if (node_ < 0) return form_ == Form::kCompat ? "metadata (the first JSON object)" : "metadata";
+    const chakra::Node& node = trace_.nodes[static_cast<std::size_t>(node_)];
+    return node.id() != 0 ? fmt::format("node {} (id {})", node_, node.id()) : fmt::format("node {}", node_);
   }
 
-  // The float that printed as the text `d` was read from. Rounding that text to a double and
-  // then to a float can, rarely, land on a neighbour; the float whose shortest text reads back
-  // as `d` is the one that was written.
-  float single(const Json& v, const KeyPath* path) const {
-    const double d = floating(v, path);
-    if (std::isnan(d)) return std::numeric_limits<float>::quiet_NaN();
-    const double overflow = std::ldexp(2.0 - std::ldexp(1.0, -24), 127);  // rounds to infinity
-    if (std::isinf(d)) return d > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
-    if (std::abs(d) >= overflow) bad(path, "a number in the range of a 32-bit float", v);
-    const float nearest = static_cast<float>(d);
-    for (float candidate : {nearest, std::nextafter(nearest, -INFINITY), std::nextafter(nearest, INFINITY)}) {
-      std::array<char, 32> buf;
-      const auto end = std::to_chars(buf.data(), buf.data() + buf.size(), candidate).ptr;
-      double back = 0;
-      std::from_chars(buf.data(), end, back);
-      if (back == d) return candidate;
+  // The key path from the node or metadata down to the current value, e.g. "attr[2].int64Val".
+  std::string path() const {
+    std::string out;
+    for (const Frame& frame : stack_) {
+      if (frame.kind != Frame::Kind::kMessage) continue;
+      if (frame.key.empty()) break;
+      if (!out.empty()) out += '.';
+      out += frame.key;
+      if (frame.element >= 0) out += fmt::format("[{}]", frame.element);
     }
-    return nearest;
+    return out;
   }
 
-  int enum_number(const FieldDescriptor* field, const Json& v, const KeyPath* path) const {
-    const auto* type = field->enum_type();
-    if (v.is_string()) {
-      if (const auto* known = type->FindValueByName(v.get_ref<const std::string&>())) return known->number();
-    } else if (v.is_number()) {
-      return integer<std::int32_t>(v, path);  // proto3 enums are open: a newer value is kept
-    }
-    std::string names;
-    for (int i = 0; i < type->value_count(); ++i) names += (i > 0 ? ", " : "") + type->value(i)->name();
-    bad(path, fmt::format("a {} name ({}) or number", type->name(), names), v);
+  [[noreturn]] void bad(const std::string& expected, const std::string& got) const {
+    const std::string at = path();
+    if (at.empty()) fail("{}: {}: expected {}, got {}", source_, where(), expected, got);
+    fail("{}: {}: key \"{}\": expected {}, got {}", source_, where(), at, expected, got);
   }
 
-  void set_value(Message& m, const FieldDescriptor* field, const Json& v, const KeyPath* path) const {
-    const Reflection* r = m.GetReflection();
-    const bool rep = field->is_repeated();
-    switch (field->cpp_type()) {
-      case FieldDescriptor::CPPTYPE_INT32: {
-        const auto x = integer<std::int32_t>(v, path);
-        rep ? r->AddInt32(&m, field, x) : r->SetInt32(&m, field, x);
-        break;
-      }
-      case FieldDescriptor::CPPTYPE_UINT32: {
-        const auto x = integer<std::uint32_t>(v, path);
-        rep ? r->AddUInt32(&m, field, x) : r->SetUInt32(&m, field, x);
-        break;
-      }
-      case FieldDescriptor::CPPTYPE_INT64: {
-        const auto x = integer<std::int64_t>(v, path);
-        rep ? r->AddInt64(&m, field, x) : r->SetInt64(&m, field, x);
-        break;
-      }
-      case FieldDescriptor::CPPTYPE_UINT64: {
-        const auto x = integer<std::uint64_t>(v, path);
-        rep ? r->AddUInt64(&m, field, x) : r->SetUInt64(&m, field, x);
-        break;
-      }
-      case FieldDescriptor::CPPTYPE_DOUBLE: {
-        const double x = floating(v, path);
-        rep ? r->AddDouble(&m, field, x) : r->SetDouble(&m, field, x);
-        break;
-      }
-      case FieldDescriptor::CPPTYPE_FLOAT: {
-        const float x = single(v, path);
-        rep ? r->AddFloat(&m, field, x) : r->SetFloat(&m, field, x);
-        break;
-      }
-      case FieldDescriptor::CPPTYPE_BOOL: {
-        if (!v.is_boolean()) bad(path, "true or false", v);
-        rep ? r->AddBool(&m, field, v.get<bool>()) : r->SetBool(&m, field, v.get<bool>());
-        break;
-      }
-      case FieldDescriptor::CPPTYPE_ENUM: {
-        const int x = enum_number(field, v, path);
-        rep ? r->AddEnumValue(&m, field, x) : r->SetEnumValue(&m, field, x);
-        break;
-      }
-      case FieldDescriptor::CPPTYPE_STRING: {
-        const bool bytes = field->type() == FieldDescriptor::TYPE_BYTES;
-        std::string x;
-        if (!v.is_string() || (bytes && !base64_decode(v.get_ref<const std::string&>(), x))) {
-          bad(path, bytes ? "a base64 string" : "a string", v);
-        }
-        if (!bytes) x = v.get<std::string>();
-        rep ? r->AddString(&m, field, std::move(x)) : r->SetString(&m, field, std::move(x));
-        break;
-      }
-      case FieldDescriptor::CPPTYPE_MESSAGE:
-        read(v, rep ? *r->AddMessage(&m, field) : *r->MutableMessage(&m, field), path);
-        break;
-    }
+  [[noreturn]] void bad_top_level(const std::string& got) const {
+    if (values_ == 1) fail("{}: expected a JSON object (the {} or the GlobalMetadata), got {}", source_, kDocumentShape, got);
+    if (form_ == Form::kDocument) fail("{}: more JSON after the document's closing brace; expected one {}", source_, kDocumentShape);
+    fail("{}: node {}: expected a JSON object (a Node), got {}", source_, trace_.nodes.size(), got);
+  }
+
+  [[noreturn]] void bad_document_value(const std::string& got) const {
+    const Frame& top = stack_.back();
+    if (top.key == "metadata") fail("{}: key \"metadata\": expected a JSON object (a GlobalMetadata), got {}", source_, got);
+    if (top.element < 0) fail("{}: key \"nodes\": expected a JSON array of Node objects, got {}", source_, got);
+    fail("{}: nodes[{}]: expected a JSON object (a Node), got {}", source_, top.element, got);
   }
 
   const std::string& source_;
-  std::string where_;
+  std::string_view text_;
+  chakra::Trace& trace_;
+  std::vector<Frame> stack_;
+  Form form_ = Form::kUnknown;
+  std::size_t values_ = 0;       // top-level values begun
+  std::size_t value_start_ = 0;  // byte offset of the current one
+  long node_ = -1;               // the node being read; -1: the metadata
 };
-
-// The JSON values in `text`, one after another (the compat form is several objects back to
-// back). Malformed JSON fails with the file's line and column.
-std::vector<Json> parse_values(std::string_view text, const std::string& source) {
-  std::istringstream in{std::string(text)};
-  std::vector<Json> values;
-  while (true) {
-    in >> std::ws;
-    if (in.peek() == std::char_traits<char>::eof()) break;
-    const auto start = static_cast<std::size_t>(in.tellg());
-    try {
-      in >> values.emplace_back();
-    } catch (const Json::parse_error& e) {
-      const std::size_t at = std::min(text.size(), start + (e.byte > 0 ? e.byte - 1 : 0));
-      const std::size_t line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
-      const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-      const std::size_t column = line_start == std::string_view::npos ? at + 1 : at - line_start;
-      std::string reason = e.what();
-      if (const std::size_t colon = reason.find(": "); colon != std::string::npos) reason = reason.substr(colon + 2);
-      fail("{}: line {}, column {}: not valid JSON: {}", source, line, column, reason);
-    }
-  }
-  return values;
-}
-
-std::string node_where(const Json& node, std::size_t index) {
-  const auto id = node.is_object() ? node.find("id") : node.end();
-  if (id == node.end()) return fmt::format("node {} (id 0)", index);
-  return fmt::format("node {} (id {})", index, id->is_string() ? id->get<std::string>() : id->dump());
-}
 
 }  // namespace
 
@@ -555,46 +682,32 @@ std::string trace_to_json(const chakra::Trace& trace, JsonForm form) {
 }
 
 chakra::Trace trace_from_json(std::string_view json, const std::string& source) {
-  std::vector<Json> values = parse_values(json, source);
-  if (values.empty()) {
+  chakra::Trace trace;
+  TraceReader reader(source, json, trace);
+  ViewBuffer buffer(json);
+  std::istream in(&buffer);
+  while (true) {
+    in >> std::ws;
+    if (in.peek() == std::char_traits<char>::eof()) break;
+    reader.begin_value(static_cast<std::size_t>(in.tellg()));
+    Json::sax_parse(in, &reader, Json::input_format_t::json, /*strict=*/false);
+  }
+  if (reader.values() == 0) {
     fail("{}: the file holds no JSON; expected {{\"metadata\": ..., \"nodes\": [...]}} as `chakra jsonize` writes "
          "it, or the GlobalMetadata and Node objects back to back (`--compat`)",
          source);
-  }
-  chakra::Trace trace;
-  const Json& first = values.front();
-  const bool document = first.is_object() && (first.contains("metadata") || first.contains("nodes"));
-  if (!document) {  // the compat form: the GlobalMetadata, then one object per node
-    MessageReader(source, "metadata (the first JSON object)").read(first, trace.metadata, nullptr);
-    trace.nodes.resize(values.size() - 1);
-    for (std::size_t i = 1; i < values.size(); ++i) {
-      MessageReader(source, node_where(values[i], i - 1)).read(values[i], trace.nodes[i - 1], nullptr);
-    }
-    return trace;
-  }
-  if (values.size() > 1) {
-    fail("{}: more JSON after the document's closing brace; expected one document {{\"metadata\": ..., \"nodes\": [...]}}",
-         source);
-  }
-  for (const auto& [key, value] : first.items()) {
-    if (value.is_null()) continue;  // as protobuf reads null: not given
-    if (key == "metadata") {
-      MessageReader(source, "metadata").read(value, trace.metadata, nullptr);
-    } else if (key == "nodes") {
-      if (!value.is_array()) fail("{}: key \"nodes\": expected a JSON array of Node objects, got {}", source, value.type_name());
-      trace.nodes.resize(value.size());
-      for (std::size_t i = 0; i < value.size(); ++i) {
-        MessageReader(source, node_where(value[i], i)).read(value[i], trace.nodes[i], nullptr);
-      }
-    } else {
-      fail("{}: unknown top-level key \"{}\"; expected \"metadata\" and \"nodes\"", source, key);
-    }
   }
   return trace;
 }
 
 void jsonize_file(const std::string& et_path, const std::string& json_path, JsonForm form) {
-  const std::string json = trace_to_json(chakra::read_trace(et_path), form);
+  const chakra::Trace trace = chakra::read_trace(et_path);
+  std::string json;
+  try {
+    json = trace_to_json(trace, form);
+  } catch (const Error& e) {
+    fail("{}: {}", et_path, e.what());
+  }
   std::ofstream out(json_path, std::ios::binary | std::ios::trunc);
   if (!out) fail("{}: cannot create the JSON file (does the directory exist?)", json_path);
   out.write(json.data(), static_cast<std::streamsize>(json.size()));

@@ -55,6 +55,9 @@ TEST(Jsonizer, CompatFormIsByteIdenticalToTheReferenceJsonizer) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const chakra::Trace trace = chakra::read_trace(ref / "golden/text_converter/data3.0.et");
   EXPECT_EQ(tools::trace_to_json(trace, JsonForm::kCompat), slurp(ref / "golden/jsonizer/data3.0.json"));
+  // and the reference's file reads back into the .et it was made from
+  const chakra::Trace back = tools::trace_from_json(slurp(ref / "golden/jsonizer/data3.0.json"), "data3.0.json");
+  EXPECT_EQ(chakra::serialize_trace(back), slurp(ref / "golden/text_converter/data3.0.et"));
 }
 
 TEST(Jsonizer, EveryReferenceEtRoundTripsByteForByteInBothForms) {
@@ -200,6 +203,8 @@ TEST(Jsonizer, CompatFormIsTheObjectsBackToBackWithoutATrailingNewline) {
   builder.add(chakra::NodeType::kComp, "c").set_duration_micros(3);
   EXPECT_EQ(tools::trace_to_json(builder.trace(), JsonForm::kCompat),
             "{}{}{\n  \"id\": \"1\",\n  \"name\": \"c\",\n  \"type\": \"COMP_NODE\",\n  \"durationMicros\": \"3\"\n}");
+  const std::string bytes = chakra::serialize_trace(builder.trace());
+  EXPECT_EQ(round_trip(bytes, JsonForm::kCompat), bytes);  // the all-default node stays a 0-byte message
   EXPECT_EQ(tools::trace_to_json(chakra::TraceBuilder("v").trace(), JsonForm::kDocument),
             "{\n  \"metadata\": {\n    \"version\": \"v\"\n  },\n  \"nodes\": []\n}\n");
 }
@@ -220,6 +225,15 @@ TEST(Jsonizer, UnknownFieldsAndEnumValuesAreKeptAndWrittenBack) {
   EXPECT_EQ(doc["nodes"][0]["_unknownFields"], "mAYF");
   EXPECT_EQ(round_trip(bytes, JsonForm::kDocument), bytes);
   EXPECT_EQ(round_trip(bytes, JsonForm::kCompat), bytes);
+}
+
+TEST(Jsonizer, AStringThatIsNotUtf8IsAnErrorNamingTheNodeAndField) {
+  // Only a trace built in code can hold one: protobuf rejects it when it reads a file.
+  chakra::TraceBuilder builder;
+  builder.comp("ok", 1);
+  builder.comp("bad \xff", 1);
+  EXPECT_THAT(error_of([&] { tools::trace_to_json(builder.trace(), JsonForm::kDocument); }),
+              HasSubstr("node 1: string field ChakraProtoMsg.Node.name is not valid UTF-8"));
 }
 
 TEST(Dejsonizer, AcceptsWhatProtobufsJsonParserAccepts) {
@@ -276,7 +290,7 @@ TEST(Dejsonizer, BadValuesNameTheNodeTheKeyAndWhatWasExpected) {
               HasSubstr("node 1 (id 17): unknown key \"dataDep\" in a Node; expected one of id, name, type, ctrlDeps, dataDeps"));
   EXPECT_THAT(node_error(R"("attr": [{"int64Val": "1", "boolVal": true}])"),
               HasSubstr("key \"attr[0].boolVal\": \"int64Val\" is already set, and a AttributeProto holds only one member of `value`"));
-  EXPECT_THAT(node_error(R"("dataDeps": [], "data_deps": [])"), HasSubstr("field data_deps is already given as \"dataDeps\""));
+  EXPECT_THAT(node_error(R"("dataDeps": [], "data_deps": [])"), HasSubstr("key \"data_deps\": field data_deps is given twice"));
   EXPECT_THAT(node_error(R"("name": 5)"), HasSubstr("key \"name\": expected a string, got 5"));
   EXPECT_THAT(node_error(R"("dataDeps": "1")"), HasSubstr("key \"dataDeps\": expected a JSON array"));
   EXPECT_THAT(node_error(R"("inputs": [])"), HasSubstr("key \"inputs\": expected a JSON object (a IOInfo)"));
@@ -287,9 +301,9 @@ TEST(Dejsonizer, BadValuesNameTheNodeTheKeyAndWhatWasExpected) {
 }
 
 TEST(Dejsonizer, BadShapesAreNamed) {
-  EXPECT_THAT(error_in("[1, 2]"), HasSubstr("bad.json: metadata (the first JSON object): expected a JSON object (a GlobalMetadata)"));
-  EXPECT_THAT(error_in("{} 5"), HasSubstr("bad.json: node 0 (id 0): expected a JSON object (a Node), got 5"));
-  EXPECT_THAT(error_in(R"({"nodes": {}})"), HasSubstr("key \"nodes\": expected a JSON array of Node objects, got object"));
+  EXPECT_THAT(error_in("[1, 2]"), HasSubstr("bad.json: expected a JSON object (the document {\"metadata\": {...}, \"nodes\": [{...}, ...]} or the GlobalMetadata), got an array"));
+  EXPECT_THAT(error_in("{} 5"), HasSubstr("bad.json: node 0: expected a JSON object (a Node), got 5"));
+  EXPECT_THAT(error_in(R"({"nodes": {}})"), HasSubstr("key \"nodes\": expected a JSON array of Node objects, got an object"));
   EXPECT_THAT(error_in(R"({"nodes": [], "extra": 1})"), HasSubstr("unknown top-level key \"extra\"; expected \"metadata\" and \"nodes\""));
   EXPECT_THAT(error_in(R"({"nodes": []} {})"), HasSubstr("more JSON after the document's closing brace"));
   EXPECT_THAT(error_in(R"({"version": 1})"), HasSubstr("metadata (the first JSON object): key \"version\": expected a string"));
@@ -311,7 +325,7 @@ TEST(JsonizerCli, JsonizeThenDejsonizeGivesTheSameEtAndErrorsExitNonZero) {
   spit(dir / "bad.json", R"({"nodes": [{"id": "x"}]})");
   const CommandResult bad = run_binary({"chakra", "dejsonize", (dir / "bad.json").string(), (dir / "o.et").string()});
   EXPECT_NE(bad.exit_code, 0);
-  EXPECT_THAT(bad.err, HasSubstr("bad.json: node 0 (id x): key \"id\": expected an unsigned 64-bit integer"));
+  EXPECT_THAT(bad.err, HasSubstr("bad.json: node 0: key \"id\": expected an unsigned 64-bit integer (a string of digits, or a number), got \"x\""));
   const CommandResult missing = run_binary({"chakra", "jsonize", (dir / "none.et").string(), (dir / "o.json").string()});
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_THAT(missing.err, HasSubstr("none.et"));
