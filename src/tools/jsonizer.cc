@@ -533,7 +533,7 @@ class TraceReader {
     if (top.kind == Frame::Kind::kDocument) {
       if (top.key != "nodes" || top.element >= 0) bad_document_value("an array");
     } else if (const FieldDescriptor* field = top.field; field == nullptr || !field->is_repeated() || top.element >= 0) {
-      bad(field != nullptr && top.element < 0 ? expected_for(field) : std::string(kUnknownExpected), "an array");
+      bad(field == nullptr ? std::string(kUnknownExpected) : expected_for(field), "an array");
     }
     top.element = 0;
     return true;

@@ -119,6 +119,7 @@ chakra::Trace every_type_trace() {
   add("dl").mutable_double_list()->add_values(-std::numeric_limits<double>::infinity());
   add("big").set_double_val(1e16);
   add("tiny").set_double_val(1e-5);
+  add("subnormal").mutable_double_list()->add_values(std::numeric_limits<double>::denorm_min());
   add("f").set_float_val(0.1f);
   add("fl").mutable_float_list()->add_values(std::numeric_limits<float>::max());
   add("i32").set_int32_val(std::numeric_limits<std::int32_t>::min());
@@ -254,15 +255,22 @@ TEST(Dejsonizer, AcceptsWhatProtobufsJsonParserAccepts) {
 }
 
 TEST(Dejsonizer, AFloatComesBackAsTheFloatThatWasPrinted) {
-  // Every float whose shortest text is tricky to read back through a double: a sweep of bit
-  // patterns across the whole range.
+  // 0x15ae43fd prints as 7.038531e-26, and that text read as a double and then rounded to a
+  // float gives its neighbour: of all positive floats it is the only one (searched
+  // exhaustively), so a float field is read from the number's text. Plus a sweep of bit
+  // patterns across the whole range, subnormals first.
   chakra::TraceBuilder builder;
-  chakra::Node& node = builder.comp("f", 1);
-  for (std::uint32_t bits = 0x00000001; bits < 0x7f800000; bits += 0x000f4243) {
+  chakra::Node& node = builder.comp("f", 1);  // attr 0 is comp()'s is_cpu_op; the floats follow
+  std::vector<std::uint32_t> patterns = {0x15ae43fd, 0x95ae43fd};
+  for (std::uint32_t bits = 0x00000001; bits < 0x7f800000; bits += 0x000f4243) patterns.push_back(bits);
+  for (std::uint32_t bits : patterns) {
     float f;
     std::memcpy(&f, &bits, sizeof f);
     node.add_attr()->mutable_float_list()->add_values(f);
   }
+  const std::string json = tools::trace_to_json(builder.trace(), JsonForm::kDocument);
+  EXPECT_THAT(json, HasSubstr("7.038531e-26"));
+  EXPECT_NE(static_cast<float>(7.038531e-26), node.attr(1).float_list().values(0)) << "the double route lands on a neighbour";
   const std::string bytes = chakra::serialize_trace(builder.trace());
   EXPECT_EQ(round_trip(bytes, JsonForm::kDocument), bytes);
 }
@@ -293,6 +301,9 @@ TEST(Dejsonizer, BadValuesNameTheNodeTheKeyAndWhatWasExpected) {
   EXPECT_THAT(node_error(R"("dataDeps": [], "data_deps": [])"), HasSubstr("key \"data_deps\": field data_deps is given twice"));
   EXPECT_THAT(node_error(R"("name": 5)"), HasSubstr("key \"name\": expected a string, got 5"));
   EXPECT_THAT(node_error(R"("dataDeps": "1")"), HasSubstr("key \"dataDeps\": expected a JSON array"));
+  EXPECT_THAT(node_error(R"("dataDeps": ["1", [2]])"),
+              HasSubstr("key \"dataDeps[1]\": expected an unsigned 64-bit integer (a string of digits, or a number), got an array"));
+  EXPECT_THAT(node_error(R"("name": [])"), HasSubstr("key \"name\": expected a string, got an array"));
   EXPECT_THAT(node_error(R"("inputs": [])"), HasSubstr("key \"inputs\": expected a JSON object (a IOInfo)"));
   EXPECT_THAT(node_error(R"("attr": [{"bytesVal": "a*b"}])"), HasSubstr("expected a base64 string"));
   EXPECT_THAT(node_error(R"("attr": [{"floatVal": 1e39}])"), HasSubstr("expected a number in the range of a 32-bit float"));
