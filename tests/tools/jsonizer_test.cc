@@ -255,10 +255,11 @@ TEST(Dejsonizer, AcceptsWhatProtobufsJsonParserAccepts) {
 }
 
 TEST(Dejsonizer, AFloatComesBackAsTheFloatThatWasPrinted) {
-  // 0x15ae43fd prints as 7.038531e-26, and that text read as a double and then rounded to a
-  // float gives its neighbour: of all positive floats it is the only one (searched
-  // exhaustively), so a float field is read from the number's text. Plus a sweep of bit
-  // patterns across the whole range, subnormals first.
+  // 0x15ae43fd: its shortest text is 7.038531e-26, but that text read as a double and then
+  // rounded to a float gives its neighbour (of all positive floats it is the only one: searched
+  // exhaustively). Python's json_format checks candidates through a double, so it prints
+  // 7.0385307e-26, and so do we; a float field is read from the number's own text, so either text
+  // gives the float back. Plus a sweep of bit patterns across the whole range, subnormals first.
   chakra::TraceBuilder builder;
   chakra::Node& node = builder.comp("f", 1);  // attr 0 is comp()'s is_cpu_op; the floats follow
   std::vector<std::uint32_t> patterns = {0x15ae43fd, 0x95ae43fd};
@@ -269,10 +270,13 @@ TEST(Dejsonizer, AFloatComesBackAsTheFloatThatWasPrinted) {
     node.add_attr()->mutable_float_list()->add_values(f);
   }
   const std::string json = tools::trace_to_json(builder.trace(), JsonForm::kDocument);
-  EXPECT_THAT(json, HasSubstr("7.038531e-26"));
+  EXPECT_THAT(json, HasSubstr("              7.0385307e-26\n"));
+  EXPECT_THAT(json, HasSubstr("              1.4013e-45\n"));  // Python's 6 digits at least, for the smallest subnormal
   EXPECT_NE(static_cast<float>(7.038531e-26), node.attr(1).float_list().values(0)) << "the double route lands on a neighbour";
   const std::string bytes = chakra::serialize_trace(builder.trace());
   EXPECT_EQ(round_trip(bytes, JsonForm::kDocument), bytes);
+  const chakra::Trace shortest = tools::trace_from_json(R"({"nodes": [{"attr": [{"floatVal": 7.038531e-26}]}]})", "f.json");
+  EXPECT_EQ(shortest.nodes[0].attr(0).float_val(), node.attr(1).float_list().values(0));
 }
 
 std::string error_in(const std::string& json) {
