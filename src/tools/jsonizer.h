@@ -15,6 +15,9 @@
 // base64 of their wire bytes, after the known keys; the reference drops them. An unknown enum
 // value prints as its number, as protobuf does. Known loss: a NaN prints as "NaN", so a NaN with
 // a non-default payload comes back as the default NaN.
+//
+// dejsonize builds the trace from the parser's events, holding no JSON tree, so its memory is
+// that of the trace (a 1M-node, 105 MB JSON: about 0.4 GB).
 #pragma once
 
 #include <string>
