@@ -259,7 +259,7 @@ Result simulate(const Inputs& inputs, const Hooks& hooks) {
 
   executor.start();
   const auto started_at = std::chrono::steady_clock::now();
-  double next_progress_s = 0.5;
+  double next_progress_s = hooks.progress_every_s;
   std::uint64_t total_nodes = 0;
   if (hooks.progress) {
     for (NpuId r = 0; r < executor.npu_count(); ++r) total_nodes += executor.graph(r).size();
@@ -268,7 +268,7 @@ Result simulate(const Inputs& inputs, const Hooks& hooks) {
     if (hooks.progress && (queue.events_processed() & 0xffff) == 0) {
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
       if (wall >= next_progress_s) {
-        next_progress_s = wall + 0.5;
+        next_progress_s = wall + hooks.progress_every_s;
         std::uint64_t done = 0;
         for (NpuId r = 0; r < executor.npu_count(); ++r) done += executor.totals(r).nodes_done;
         hooks.progress(Progress{queue.now(), queue.events_processed(), done, total_nodes, wall});

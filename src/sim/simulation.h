@@ -107,8 +107,10 @@ struct Hooks {
   system::CollectiveObserver* collectives = nullptr;
   network::LinkObserver* links = nullptr;  // told of every link's use (congestion-aware)
   bool symmetric_ok = false;
-  // Called about twice a second of wall time, from the simulation's own thread.
+  // Called every `progress_every_s` of wall time (checked every 65536 events), from the
+  // simulation's own thread.
   std::function<void(const Progress&)> progress;
+  double progress_every_s = 0.5;
 };
 
 // Bytes of state a network of `npus` NPUs needs before any trace is read (queues, timers, ...).

@@ -253,3 +253,36 @@ TEST(Timeline, CommandLineSelectsNpus) {
 
 }  // namespace
 }  // namespace chakrasim::test
+
+namespace chakrasim::test {
+namespace {
+
+// The progress hook: with no minimum interval it is called every 65536 events, with the
+// simulated time and the counts growing and never past the totals.
+TEST(Progress, ReportsGrowingFiguresWhileTheRunGoesOn) {
+  sim::Inputs in;
+  in.network = network_of({{DimensionKind::kRing, 64, 50, 500}});
+  in.system = system_of("ring", 1, 4, 1);
+  in.graphs = same_trace(single_collective(chakra::CommType::kAllReduce, 1 << 20), 64);
+  in.allow_symmetry = false;  // enough events: 64 NPUs x 4 chunks x 126 steps
+  std::vector<sim::Progress> seen;
+  sim::Hooks hooks;
+  hooks.progress = [&](const sim::Progress& p) { seen.push_back(p); };
+  hooks.progress_every_s = 0;
+  const sim::Result r = sim::simulate(in, hooks);
+  ASSERT_TRUE(r.all_finished());
+  ASSERT_GE(seen.size(), 2u);
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].nodes, 64u);
+    EXPECT_LE(seen[i].nodes_done, 64u);
+    EXPECT_LE(seen[i].now, r.max_finish_ns());
+    EXPECT_EQ(seen[i].events % 65536, 0u);
+    if (i > 0) {
+      EXPECT_GT(seen[i].events, seen[i - 1].events);
+      EXPECT_GE(seen[i].now, seen[i - 1].now);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace chakrasim::test
