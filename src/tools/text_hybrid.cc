@@ -12,7 +12,8 @@
 // whose group is a single NPU is not written (ASTRA-sim 1.0 finishes a collective over no
 // dimension at once). Group ids start at 1, a family of groups at a time (model-parallel, then
 // data-parallel; for HYBRID_CUSTOMIZED those of its HYBRID_DATA_MODEL layers before those of its
-// HYBRID_MODEL_DATA layers), each family in the order of its first rank.
+// HYBRID_MODEL_DATA layers), each family in the order of its first rank; a family no collective
+// uses is left out.
 //
 // Graph, per pass (FWD/IG/WG compute, *COMM their collectives; a NONE comm makes no node and
 // whatever would wait on it waits on the compute that would have fed it, as in text_converter.cc):
