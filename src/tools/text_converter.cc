@@ -15,11 +15,13 @@
 //  - negative times and sizes and values beyond int64 are errors (the reference crashes on a
 //    negative time and writes a negative size), as are lines that are not UTF-8 (a trace with
 //    such a string is one protobuf cannot read back).
+// The kinds the reference rejects are converted in text_hybrid.cc.
 #include "tools/text_converter.h"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -30,14 +32,19 @@
 #include "core/error.h"
 #include "core/read_file.h"
 #include "core/resources.h"
+#include "tools/text_workload.h"
 
 namespace chakrasim::tools {
 namespace {
 
+using text::Layer;
+using text::parse_count;
+using text::Phase;
 using Id = std::uint64_t;
 using Deps = std::vector<Id>;
 
-enum class Parallelism { kMicro, kData, kModel, kHybridDataModel, kHybridModelData, kHybridDlrm };
+// kHybrid: one of text::is_hybrid_parallelism's kinds, converted by text::convert_hybrid.
+enum class Parallelism { kMicro, kData, kModel, kHybridDataModel, kHybridModelData, kHybridDlrm, kHybrid };
 
 struct ParallelismName {
   const char* keyword;
@@ -48,7 +55,8 @@ constexpr std::array<ParallelismName, 7> kParallelisms{
      {"HYBRID_DATA_MODEL", Parallelism::kHybridDataModel}, {"HYBRID_MODEL_DATA", Parallelism::kHybridModelData},
      {"HYBRID_DLRM", Parallelism::kHybridDlrm}, {"HYBRID_DLRM_ENHANCED", Parallelism::kHybridDlrm}}};
 constexpr const char* kSupportedList =
-    "MICRO, DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_DLRM or HYBRID_DLRM_ENHANCED";
+    "MICRO, DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_DLRM, HYBRID_DLRM_ENHANCED, "
+    "HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD or HYBRID_CUSTOMIZED";
 
 struct CommName {
   const char* keyword;
@@ -61,22 +69,10 @@ constexpr std::array<CommName, 5> kCommTypes{{{"ALLREDUCE", chakra::CommType::kA
                                               {"REDUCESCATTER", chakra::CommType::kReduceScatter},
                                               {"NONE", chakra::CommType::kAllReduce}}};
 
-// One of a layer's three phases: forward, input gradient, weight gradient.
-struct Phase {
-  std::uint64_t compute_micros = 0;
-  std::string comm_type;  // as written; checked against kCommTypes where the mode uses it
-  std::int64_t comm_bytes = 0;
-};
-
-struct Layer {
-  std::string name;
-  std::size_t line = 0;
-  Phase fwd, ig, wg;
-};
-
 struct Workload {
   Parallelism kind = Parallelism::kData;
   std::size_t last_bottom_layer = 0;  // HYBRID_DLRM only
+  std::vector<std::string_view> head;  // line 1's words, for the hybrid kinds' settings
   std::vector<Layer> layers;
 };
 
@@ -145,15 +141,6 @@ std::vector<std::string_view> split_words(std::string_view line) {
   return words;
 }
 
-// A non-negative decimal integer (an optional '+' allowed, as Python's int() does), or nullopt.
-std::optional<std::uint64_t> parse_count(std::string_view word) {
-  if (!word.empty() && word.front() == '+') word.remove_prefix(1);
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
-  if (word.empty() || ec != std::errc() || end != word.data() + word.size()) return std::nullopt;
-  return value;
-}
-
 // The text's lines, LF-separated; a last line without LF is a line.
 std::vector<std::string_view> split_lines(std::string_view all) {
   std::vector<std::string_view> lines;
@@ -178,12 +165,16 @@ class Parser {
     for (const ParallelismName& p : kParallelisms) {
       if (head[0] == p.keyword) kind = &p;
     }
-    if (kind == nullptr) {
+    if (kind == nullptr && text::is_hybrid_parallelism(head[0])) {
+      w.kind = Parallelism::kHybrid;
+    } else if (kind == nullptr) {
       fail("{}: line 1: parallelism \"{}\" is not supported; expected {} (the parallelisms the Chakra text "
            "converter supports)",
            source_, head[0], kSupportedList);
+    } else {
+      w.kind = kind->kind;
     }
-    w.kind = kind->kind;
+    w.head = head;
 
     const std::vector<std::string_view> count_words = words_of(2);
     const std::optional<std::uint64_t> count = count_words.size() == 1 ? parse_count(count_words[0]) : std::nullopt;
@@ -202,7 +193,7 @@ class Parser {
            source_, *count, w.layers.size(), w.layers.back().line);
     }
     if (w.kind == Parallelism::kHybridDlrm) w.last_bottom_layer = parse_last_bottom_layer(head, w.layers.size());
-    check_comm_types(w);
+    if (w.kind != Parallelism::kHybrid) check_comm_types(w);  // the hybrid kinds check their own
     return w;
   }
 
@@ -245,6 +236,7 @@ class Parser {
     layer.fwd = phase(2, "forward compute time", "forward comm size");
     layer.ig = phase(5, "input-gradient compute time", "input-gradient comm size");
     layer.wg = phase(8, "weight-gradient compute time", "weight-gradient comm size");
+    if (words.size() > 12) layer.policy = std::string(words[12]);
     return layer;
   }
 
@@ -272,13 +264,7 @@ class Parser {
     }
   }
   void check_comm(const Layer& layer, const Phase& phase, int field, const char* what) const {
-    for (const CommName& c : kCommTypes) {
-      if (phase.comm_type == c.keyword) return;
-    }
-    // Fix: the reference writes any unknown type as ALL_REDUCE.
-    fail("{}: line {}: layer \"{}\": field {} ({} comm type) is \"{}\"; expected ALLREDUCE, ALLGATHER, "
-         "REDUCESCATTER, ALLTOALL or NONE",
-         source_, layer.line, layer.name, field, what, phase.comm_type);
+    text::check_comm_type(source_, layer, phase, field, what);
   }
 
   const std::string& source_;
@@ -308,6 +294,7 @@ class RankWriter {
       case Parallelism::kHybridDataModel: return hybrid("_IG_COMM_");
       case Parallelism::kHybridModelData: return hybrid("");
       case Parallelism::kHybridDlrm: return dlrm();
+      case Parallelism::kHybrid: return;  // text::convert_hybrid writes these; never here
     }
   }
 
@@ -322,10 +309,7 @@ class RankWriter {
   // A collective named after `label`, or nothing for NONE (outside DATA: see the file's top).
   std::optional<Id> comm(const std::string& label, const Phase& phase, const Deps& deps) {
     if (phase.comm_type == "NONE" && w_.kind != Parallelism::kData) return std::nullopt;
-    chakra::CommType type = chakra::CommType::kAllReduce;
-    for (const CommName& c : kCommTypes) {
-      if (phase.comm_type == c.keyword) type = c.type;
-    }
+    const chakra::CommType type = text::comm_type_of(phase.comm_type).value_or(chakra::CommType::kAllReduce);
     chakra::Node& node = out_.add(chakra::NodeType::kCommColl, "COMM_COLL_NODE_" + label + "_" + phase.comm_type);
     for (Id d : deps) node.add_data_deps(d);
     *node.add_attr() = chakra::make_int64("comm_type", static_cast<std::int64_t>(type));
@@ -449,40 +433,77 @@ void check_counts(const TextOptions& options) {
   if (options.passes < 1) fail("--passes is {}; expected at least 1 pass", options.passes);
 }
 
+}  // namespace
+
+namespace text {
+
+std::optional<std::uint64_t> parse_count(std::string_view word) {
+  if (!word.empty() && word.front() == '+') word.remove_prefix(1);  // as Python's int() allows
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
+  if (word.empty() || ec != std::errc() || end != word.data() + word.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<chakra::CommType> comm_type_of(std::string_view keyword) {
+  if (keyword == "NONE") return std::nullopt;
+  for (const CommName& c : kCommTypes) {
+    if (keyword == c.keyword) return c.type;
+  }
+  return std::nullopt;
+}
+
+void check_comm_type(const std::string& source, const Layer& layer, const Phase& phase, int field, const char* what) {
+  for (const CommName& c : kCommTypes) {
+    if (phase.comm_type == c.keyword) return;
+  }
+  // Fix: the reference writes any unknown type as ALL_REDUCE.
+  fail("{}: line {}: layer \"{}\": field {} ({} comm type) is \"{}\"; expected ALLREDUCE, ALLGATHER, "
+       "REDUCESCATTER, ALLTOALL or NONE",
+       source, layer.line, layer.name, field, what, phase.comm_type);
+}
+
 // Refuses runs whose traces would not fit in memory, or whose ids would not fit in 64 bits.
-void check_size(const TextOptions& options, const Workload& w) {
+void check_trace_size(const TextOptions& options, std::size_t layers, std::uint64_t nodes_per_pass) {
   // A protobuf node with its name and dependencies takes about this much memory.
   constexpr std::uint64_t kBytesPerNode = 256;
   const std::uint64_t available = available_memory_bytes();
-  const std::uint64_t per_pass = 6 * std::uint64_t{w.layers.size()};  // at most a compute and a comm per phase
   const auto passes = static_cast<std::uint64_t>(options.passes);
-  if (passes > available / kBytesPerNode / per_pass) {
+  if (passes > available / kBytesPerNode / nodes_per_pass) {
     fail("--passes {}: one rank's trace ({} layers x {} passes) would need more than the {} of memory "
          "available; expected at most {} passes",
-         options.passes, w.layers.size(), options.passes, format_bytes(available), available / kBytesPerNode / per_pass);
+         options.passes, layers, options.passes, format_bytes(available), available / kBytesPerNode / nodes_per_pass);
   }
   const auto npus = static_cast<std::uint64_t>(options.npus);
-  if (npus > std::numeric_limits<std::uint64_t>::max() / (passes * per_pass)) {
+  if (npus > std::numeric_limits<std::uint64_t>::max() / (passes * nodes_per_pass)) {
     fail("--npus {} x --passes {}: the node ids, which run on across rank files, would not fit in 64 bits",
          options.npus, options.passes);
   }
 }
 
-}  // namespace
+}  // namespace text
 
-void convert_text_each(const std::string& raw_text, const std::string& source, const TextOptions& options,
-                       const TextRankSink& sink) {
+std::string convert_text_each(const std::string& raw_text, const std::string& source, const TextOptions& options,
+                              const TextRankSink& sink) {
   check_counts(options);
   const std::string text = universal_newlines(raw_text);
   check_utf8(text, source);
   std::string_view body = text;
   if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // a byte-order mark is no part of line 1
   const Workload workload = Parser(body, source).parse();
-  check_size(options, workload);
 
   chakra::GlobalMetadata metadata;
   *metadata.add_attr() = chakra::make_string("schema", kTextSchema);
   *metadata.add_attr() = chakra::make_string("input_file", text);
+  if (workload.kind == Parallelism::kHybrid) {
+    return text::convert_hybrid(workload.head, workload.layers, source, options, metadata, sink);
+  }
+  if (options.model_parallel_group != 0) {
+    fail("{}: --model-parallel-group {} applies to {} only; {} has no model-parallel groups", source,
+         options.model_parallel_group, text::kHybridList, workload.head[0]);
+  }
+  // At most a compute and a comm per phase.
+  text::check_trace_size(options, workload.layers.size(), 6 * std::uint64_t{workload.layers.size()});
   Id next_id = 0;
   for (std::size_t rank = 0; rank < static_cast<std::size_t>(options.npus); ++rank) {
     chakra::TraceBuilder builder("");
@@ -493,6 +514,7 @@ void convert_text_each(const std::string& raw_text, const std::string& source, c
     next_id = builder.next_id();
     sink(rank, builder.trace());
   }
+  return {};
 }
 
 std::vector<chakra::Trace> convert_text(const std::string& text, const std::string& source,
@@ -502,14 +524,23 @@ std::vector<chakra::Trace> convert_text(const std::string& text, const std::stri
   return traces;
 }
 
-std::size_t convert_text_file(const std::string& text_path, const std::string& prefix, const TextOptions& options) {
+std::string text_groups_path(const std::string& prefix) { return prefix + ".groups.json"; }
+
+TextFiles convert_text_file(const std::string& text_path, const std::string& prefix, const TextOptions& options) {
   check_counts(options);
   const std::string text = read_file(text_path, "text workload", "an ASTRA-sim 1.0 text workload file");
-  std::size_t files = 0;
-  convert_text_each(text, text_path, options, [&](std::size_t rank, const chakra::Trace& trace) {
+  TextFiles files;
+  const std::string groups = convert_text_each(text, text_path, options, [&](std::size_t rank, const chakra::Trace& trace) {
     chakra::write_trace(chakra::rank_path(prefix, rank), trace);
-    ++files;
+    ++files.ranks;
   });
+  if (!groups.empty()) {
+    files.groups_path = text_groups_path(prefix);
+    std::ofstream out(files.groups_path, std::ios::binary | std::ios::trunc);
+    if (!out) fail("{}: cannot create the communicator-group file (does the directory exist?)", files.groups_path);
+    out << groups;
+    if (!out) fail("{}: error while writing the communicator-group file", files.groups_path);
+  }
   return files;
 }
 
