@@ -132,7 +132,7 @@ TEST(PytorchConverter, HostOnlyTraceSimulates) {
   const chakra::Trace fixed = chakra::read_trace(chakra::rank_path((dir / "fixed").string(), 0));
   EXPECT_THAT(node(compat, 10).ctrl_deps(), ElementsAre());
   EXPECT_THAT(node(fixed, 10).ctrl_deps(), ElementsAre(9u));
-  // The thread root's caller, the process op, is dropped as dangling, so the fix drops that ctrl dep.
+  // The thread root's caller, the process op, is dropped as dangling, and so is the fixed ctrl dep on it.
   EXPECT_EQ(fixed.nodes[0].id(), 2u);
   EXPECT_THAT(fixed.nodes[0].ctrl_deps(), ElementsAre());
 }
@@ -248,6 +248,31 @@ TEST(PytorchConverter, SchemasAndRoots) {
     EXPECT_EQ(t.metadata.attr(0).string_val(), schema);
     ASSERT_EQ(t.nodes.size(), 3u) << schema;
     EXPECT_THAT(node(t, 3).data_deps(), ElementsAre(2u));
+  }
+}
+
+// What `chakra link` writes: the process node 0 is its own caller and every thread node's. It
+// has no dependency and none on it, so it is dropped; the reference still writes the thread's
+// ctrl dep on it, a file no simulator loads: here that dependency goes too. An op whose caller is
+// no node (7, under 99; trace_link keeps such ops) roots a walk of its own: kernel 8 and callee 9
+// depend on it, and it on its inter-thread dependency; alone (10, under 98) it is dropped.
+TEST(PytorchConverter, TraceLinkOutputConverts) {
+  const std::string text = trace_of({op(0, "[pytorch|profiler|execution_trace|process]", 0), op(1, kThread["name"], 0),
+                                     op(2, "A", 1), op(7, "orphan", 99, {{"inter_thread_dep", 2}}), kernel(8, "k", 7),
+                                     op(9, "callee", 7), op(10, "alone", 98)});
+  for (const bool fix : {false, true}) {
+    SCOPED_TRACE(fix ? "fixed" : "compat");
+    const chakra::Trace t = tools::convert_pytorch(text, "et_plus.json", {fix});
+    std::vector<std::uint64_t> ids;
+    for (const chakra::Node& n : t.nodes) ids.push_back(n.id());
+    EXPECT_THAT(ids, ElementsAre(1u, 2u, 7u, 8u, 9u));
+    EXPECT_THAT(node(t, 1).ctrl_deps(), ElementsAre());
+    EXPECT_THAT(node(t, 2).ctrl_deps(), ElementsAre(1u));
+    EXPECT_THAT(node(t, 7).data_deps(), ElementsAre(2u));
+    EXPECT_THAT(node(t, 7).ctrl_deps(), ElementsAre());
+    EXPECT_THAT(node(t, 8).data_deps(), ElementsAre(7u));
+    EXPECT_THAT(node(t, 9).data_deps(), ElementsAre(7u));
+    EXPECT_THAT(node(t, 9).ctrl_deps(), ElementsAre(7u));
   }
 }
 
