@@ -3,7 +3,6 @@
 // `chakra jsonize` -> `dejsonize` -> `inspect` on what the converter wrote.
 #include <cmath>
 #include <fstream>
-#include <sstream>
 #include <utility>
 
 #include <gmock/gmock.h>
@@ -18,13 +17,6 @@ namespace chakrasim::test {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Links and converts both ranks into `dir`: compat.R.et without options, fixed.R.et with
 // --fix-defects. Fails the test on any tool error.
@@ -118,7 +110,7 @@ TEST(ChakraPipeline, JsonizeDejsonizeInspect) {
     ASSERT_EQ(c.exit_code, 0) << c.err;
     c = run_binary({"chakra", "dejsonize", json, back});
     ASSERT_EQ(c.exit_code, 0) << c.err;
-    EXPECT_EQ(slurp(back), slurp(et)) << "rank " << rank;
+    EXPECT_EQ(file_bytes(back), file_bytes(et)) << "rank " << rank;
   }
   const std::string prefix = (dir / "back").string();
   const CommandResult c = run_binary({"chakra", "inspect", prefix});
