@@ -131,5 +131,26 @@ TEST(ChakraPipeline, JsonizeDejsonizeInspect) {
             "no problems\n");
 }
 
+// `chakrasim --help` gives the chakra group one line; it names every tool of `chakra --help`.
+TEST(ChakraPipeline, TheGroupsLineNamesEveryTool) {
+  const CommandResult top = run_binary({"--help"});
+  const std::size_t at = top.out.find("\n  chakra ");
+  ASSERT_NE(at, std::string::npos) << top.out;
+  const std::string line = top.out.substr(at + 1, top.out.find('\n', at + 1) - at - 1);
+  EXPECT_THAT(line, HasSubstr("The Chakra tool chain: "));
+  const CommandResult group = run_binary({"chakra", "--help"});
+  std::size_t tools = 0;
+  for (const char* tool : {"convert", "generate", "link", "jsonize", "dejsonize", "visualize", "inspect", "msccl"}) {
+    EXPECT_THAT(group.out, HasSubstr(std::string("\n  ") + tool + " ")) << tool;
+    EXPECT_THAT(line, HasSubstr(tool)) << tool;
+    ++tools;
+  }
+  // No tool beyond those: one "\n  name" line each under "Subcommands:".
+  const std::string subcommands = group.out.substr(group.out.find("Subcommands:"));
+  std::size_t listed = 0;
+  for (std::size_t p = subcommands.find("\n  "); p != std::string::npos; p = subcommands.find("\n  ", p + 1)) ++listed;
+  EXPECT_EQ(listed, tools) << subcommands;
+}
+
 }  // namespace
 }  // namespace chakrasim::test
