@@ -36,6 +36,11 @@ struct Problem {
 struct Volume {
   std::uint64_t count = 0;
   std::uint64_t bytes = 0;
+  Volume& operator+=(const Volume& v) {
+    count += v.count;
+    bytes += v.bytes;
+    return *this;
+  }
 };
 
 // One collective as the cross-rank check compares them.

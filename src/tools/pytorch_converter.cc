@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -11,81 +10,25 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "chakra/attributes.h"
 #include "chakra/graph.h"
 #include "core/error.h"
 #include "core/read_file.h"
+#include "tools/pytorch_ops.h"
 #include "tools/pytorch_repr.h"
+#include "tools/text_format.h"
 
 namespace chakrasim::tools {
 namespace {
 
-// Key order is kept, as Python's json.load keeps it, so objects print in the input's order.
-using Json = nlohmann::ordered_json;
-
-// The integer attributes every converted node carries, in the order they are written.
-constexpr const char* kIntAttrs[] = {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid"};
-constexpr std::size_t kIntAttrCount = std::size(kIntAttrs);
-constexpr const char* kAttrList = "rf_id, fw_parent, seq_id, scope, tid, fw_tid and op_schema";
-
-// Upstream lists "1.1.1-chakra.1.0.0" too (CHAKRA-FORMAT.md calls it broken there); it reads like
-// 1.1.1-chakra.0.0.4 here.
-constexpr const char* kSchemas[] = {"1.0.2-chakra.0.0.4", "1.0.3-chakra.0.0.4", "1.1.0-chakra.0.0.4",
-                                    "1.1.1-chakra.0.0.4", "1.1.1-chakra.1.0.0"};
-
-bool contains(const std::string& text, const char* word) { return text.find(word) != std::string::npos; }
-
-std::string shown(const Json& v) {
-  std::string text = v.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-}
-
-std::optional<std::int64_t> as_int64(const Json& v) {
-  if (v.is_number_unsigned()) {
-    const auto u = v.get<std::uint64_t>();
-    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
-    return static_cast<std::int64_t>(u);
-  }
-  if (v.is_number_integer()) return v.get<std::int64_t>();
-  return std::nullopt;
-}
-
-std::optional<std::uint64_t> as_uint64(const Json& v) {
-  return v.is_number_unsigned() ? std::optional(v.get<std::uint64_t>()) : std::nullopt;
-}
-
-Json parse_json(std::string_view text, const std::string& source) {
-  try {
-    return Json::parse(text);
-  } catch (const Json::exception& e) {
-    fail("{}: invalid JSON: {}", source, e.what());
-  }
-}
-
-// An op of the input: a CPU op, a GPU kernel (it has "cat"), or a process-group record.
-enum class OpKind { kCpu, kGpu, kMetadata };
-
-struct Op {
-  const Json* json = nullptr;
-  std::uint64_t id = 0;
-  std::string name;
-  OpKind kind = OpKind::kCpu;
-  bool gpu = false;  // has "cat" (a process-group record can too)
-  std::optional<std::size_t> parent;  // the caller (ctrl_deps), when it is in the trace
-  std::uint64_t duration_micros = 0;
-  std::optional<double> ts;
-  std::uint64_t inter_thread_dep = 0;  // 0 is none, for the reference too
-  std::vector<std::uint64_t> sync_deps;
-  std::optional<std::int64_t> stream;
-  std::optional<std::int64_t> int_attrs[kIntAttrCount];
-  std::optional<std::string> op_schema;
-  std::string pg_name;
-  std::vector<std::size_t> children;              // every callee, ascending id
-  std::vector<std::size_t> gpu_children;          // kernels it launched, in file order
-  std::optional<std::size_t> record_param_comms;  // its last record_param_comms callee
-};
+using pytorch::as_int64;
+using pytorch::contains;
+using pytorch::Json;
+using pytorch::kAttrList;
+using pytorch::kIntAttrCount;
+using pytorch::kIntAttrs;
+using pytorch::Op;
+using pytorch::OpKind;
 
 class Converter {
  public:
@@ -94,14 +37,18 @@ class Converter {
 
   chakra::Trace run() {
     chakra::Trace trace;
-    write_metadata(trace.metadata);
-    read_ops();
+    pytorch::read_metadata(root_, source_, trace.metadata);
+    ops_ = pytorch::read_ops(root_, source_);
     convert_ops();
     for (std::size_t n = 0; n < out_.size(); ++n) {
-      if (ops_[out_[n].op].name == "[pytorch|profiler|execution_trace|thread]" ||
-          ops_[out_[n].op].name == "[pytorch|profiler|execution_graph|thread]") {
-        chain_from(n);
-      }
+      if (is_thread_root(ops_[out_[n].op])) chain_from(n);
+    }
+    // Not in the reference: an op whose caller is not in the trace roots a call tree of its own.
+    // trace_link keeps such ops (the reference linker drops everything outside node 1's tree), so
+    // they get the same chain as a thread's ops instead of being dropped for having no dependency.
+    for (std::size_t n = 0; n < out_.size(); ++n) {
+      const Op& op = ops_[out_[n].op];
+      if (!op.parent && !is_thread_root(op)) chain_from(n);
     }
     drop_dangling();
     std::vector<std::size_t> order;
@@ -130,134 +77,12 @@ class Converter {
     bool dropped = false;
   };
 
-  [[noreturn]] void bad_node(const Op& op, const std::string& what) const {
-    fail("{}: node {} (\"{}\"): {}", source_, op.id, op.name, what);
-  }
+  [[noreturn]] void bad_node(const Op& op, const std::string& what) const { pytorch::fail_node(source_, op, what); }
 
   std::uint64_t id_of(std::size_t out) const { return ops_[out_[out].op].id; }
 
-  const Json& top(const char* key) const {
-    if (!root_.contains(key)) {
-      fail("{}: no key \"{}\"; expected a PyTorch ET with schema, pid, time, start_ts, finish_ts and nodes", source_, key);
-    }
-    return root_[key];
-  }
-
-  void write_metadata(chakra::GlobalMetadata& gm) const {
-    if (!root_.is_object()) fail("{}: expected a JSON object (a PyTorch execution trace), got {}", source_, shown(root_));
-    const Json& schema = top("schema");
-    if (!schema.is_string() || std::find(std::begin(kSchemas), std::end(kSchemas), schema.get<std::string>()) == std::end(kSchemas)) {
-      fail("{}: key \"schema\" is {}; expected a supported PyTorch ET schema: 1.0.2-chakra.0.0.4, 1.0.3-chakra.0.0.4, "
-           "1.1.0-chakra.0.0.4, 1.1.1-chakra.0.0.4 or 1.1.1-chakra.1.0.0", source_, shown(schema));
-    }
-    for (const char* key : {"schema", "pid", "time", "start_ts", "finish_ts"}) {
-      const Json& v = top(key);
-      const bool text = std::string_view(key) == "schema" || std::string_view(key) == "time";
-      if (text && !v.is_string()) fail("{}: key \"{}\" is {}; expected a string", source_, key, shown(v));
-      if (!text && !as_uint64(v)) fail("{}: key \"{}\" is {}; expected a non-negative integer", source_, key, shown(v));
-      *gm.add_attr() = text ? chakra::make_string(key, v.get<std::string>()) : chakra::make_uint64(key, v.get<std::uint64_t>());
-    }
-  }
-
-  // ---- reading ------------------------------------------------------------------------------
-
-  void read_ops() {
-    const Json& nodes = top("nodes");
-    if (!nodes.is_array()) fail("{}: key \"nodes\" is {}; expected a list of nodes", source_, shown(nodes));
-    ops_.resize(nodes.size());
-    for (std::size_t i = 0; i < nodes.size(); ++i) read_op(nodes[i], i, ops_[i]);
-    // Callers, linked as the reference links them: by ctrl_deps, when that id is in the trace.
-    for (std::size_t i = 0; i < ops_.size(); ++i) {
-      const Json& caller = (*ops_[i].json)["ctrl_deps"];
-      const auto found = caller.is_number_unsigned() ? index_.find(caller.get<std::uint64_t>()) : index_.end();
-      if (found == index_.end()) continue;
-      Op& parent = ops_[found->second];
-      ops_[i].parent = found->second;
-      parent.children.push_back(i);
-      if (ops_[i].gpu) parent.gpu_children.push_back(i);
-      if (contains(ops_[i].name, "record_param_comms")) parent.record_param_comms = i;
-    }
-    for (Op& op : ops_) {
-      std::sort(op.children.begin(), op.children.end(), [&](std::size_t a, std::size_t b) { return ops_[a].id < ops_[b].id; });
-    }
-  }
-
-  void read_op(const Json& j, std::size_t index, Op& op) {
-    if (!j.is_object()) fail("{}: nodes[{}] is {}; expected a node object", source_, index, shown(j));
-    if (!j.contains("id") || !as_uint64(j["id"])) {
-      fail("{}: nodes[{}]: key \"id\" is {}; expected a non-negative integer", source_, index, j.contains("id") ? shown(j["id"]) : "missing");
-    }
-    op.json = &j;
-    op.id = j["id"].get<std::uint64_t>();
-    if (!j.contains("name") || !j["name"].is_string()) {
-      fail("{}: node {}: key \"name\" is {}; expected a string", source_, op.id, j.contains("name") ? shown(j["name"]) : "missing");
-    }
-    op.name = j["name"].get<std::string>();
-    if (!index_.emplace(op.id, index).second) bad_node(op, fmt::format("duplicate id: nodes[{}] has it too; expected unique ids", index_[op.id]));
-    auto bad = [&](const std::string& key, const Json& v, const char* expected) {
-      bad_node(op, fmt::format("{} is {}; expected {}", key, shown(v), expected));
-    };
-    auto given = [&](const char* key) { return j.contains(key) && !j[key].is_null(); };
-    if (!j.contains("ctrl_deps")) bad_node(op, "no key \"ctrl_deps\"; expected the caller's id");
-    if (given("ctrl_deps") && !j["ctrl_deps"].is_number_integer()) bad("key \"ctrl_deps\"", j["ctrl_deps"], "the caller's id");
-    for (const char* key : {"inputs", "outputs"}) {
-      for (const char* field : {"values", "shapes", "types"}) {
-        if (!j.contains(key) || !j[key].is_object() || !j[key].contains(field)) {
-          bad_node(op, fmt::format("no key \"{}\".\"{}\"; expected {} with values, shapes and types", key, field, key));
-        }
-      }
-    }
-    op.gpu = given("cat");
-    op.kind = contains(op.name, "process_group:init") ? OpKind::kMetadata : op.gpu ? OpKind::kGpu : OpKind::kCpu;
-    if (j.contains("exclusive_dur")) {
-      // Python's int() truncates toward zero: -0.5 is 0, but -1 cannot be a duration.
-      const Json& v = j["exclusive_dur"];
-      const double micros = v.is_number() ? v.get<double>() : -1;
-      if (micros <= -1 || micros >= 1.8e19) bad("key \"exclusive_dur\"", v, "a duration in microseconds");
-      op.duration_micros = v.is_number_unsigned() ? v.get<std::uint64_t>() : micros < 1 ? 0 : static_cast<std::uint64_t>(micros);
-    }
-    if (contains(op.name, "Optimizer.step")) op.duration_micros = 0;  // as the reference: it spans the others
-    if (given("ts") && j["ts"].is_number()) op.ts = j["ts"].get<double>();
-    if (given("inter_thread_dep")) {
-      if (!as_uint64(j["inter_thread_dep"])) bad("key \"inter_thread_dep\"", j["inter_thread_dep"], "a node id");
-      op.inter_thread_dep = j["inter_thread_dep"].get<std::uint64_t>();
-    }
-    if (given("sync_dep")) {
-      if (!j["sync_dep"].is_array()) bad("key \"sync_dep\"", j["sync_dep"], "a list of node ids");
-      for (const Json& dep : j["sync_dep"]) {
-        if (!as_uint64(dep)) bad("an entry of sync_dep", dep, "a node id");
-        op.sync_deps.push_back(dep.get<std::uint64_t>());
-      }
-    }
-    if (!j.contains("stream")) op.stream = 0;  // "stream": null writes none
-    if (given("stream")) {
-      op.stream = as_int64(j["stream"]);
-      if (!op.stream) bad("key \"stream\"", j["stream"], "an integer");
-    }
-    auto set_pg_name = [&](const Json& v) {
-      if (!v.is_string()) bad("pg_name", v, "a string");
-      op.pg_name = v.get<std::string>();
-    };
-    if (j.contains("pg_name")) set_pg_name(j["pg_name"]);
-    if (!j.contains("attrs")) return;  // missing attributes are an error only on a node that is written
-    if (!j["attrs"].is_array()) bad("key \"attrs\"", j["attrs"], "a list of {name, type, value}");
-    for (const Json& a : j["attrs"]) {
-      if (!a.is_object() || !a.contains("name") || !a["name"].is_string() || !a.contains("value")) {
-        bad("an attribute", a, "an object with a string \"name\" and a \"value\"");
-      }
-      const std::string& name = a["name"].get_ref<const std::string&>();
-      const Json& value = a["value"];
-      if (name == "pg_name") set_pg_name(value);
-      if (name == "op_schema") {
-        if (!value.is_string()) bad("attribute \"op_schema\"", value, "a string");
-        op.op_schema = value.get<std::string>();
-      }
-      for (std::size_t k = 0; k < kIntAttrCount; ++k) {
-        if (name != kIntAttrs[k]) continue;
-        op.int_attrs[k] = as_int64(value);
-        if (!op.int_attrs[k]) bad("attribute \"" + name + "\"", value, "a 64-bit integer");
-      }
-    }
+  static bool is_thread_root(const Op& op) {
+    return op.name == "[pytorch|profiler|execution_trace|thread]" || op.name == "[pytorch|profiler|execution_graph|thread]";
   }
 
   // ---- conversion ---------------------------------------------------------------------------
@@ -367,19 +192,19 @@ class Converter {
       const auto width = count ? as_int64(tensor[4]) : std::nullopt;
       if (!width || *count < 0 || *width < 0 || (*width > 0 && *count > (std::numeric_limits<std::int64_t>::max() - bytes) / *width)) {
         bad_node(op, fmt::format("inputs.values[{}] holds {}; expected a tensor [id, storage id, offset, elements, "
-                                 "bytes per element, device]", k, shown(tensor)));
+                                 "bytes per element, device]", k, json_excerpt(tensor)));
       }
       bytes += *count * *width;
     };
     for (std::size_t k = 0; k < std::min(values.size(), types.size()); ++k) {
-      if (!types[k].is_string()) bad_node(op, fmt::format("inputs.types[{}] is {}; expected a type name", k, shown(types[k])));
+      if (!types[k].is_string()) bad_node(op, fmt::format("inputs.types[{}] is {}; expected a type name", k, json_excerpt(types[k])));
       const std::string& type = types[k].get_ref<const std::string&>();
       if (!contains(type, "Tensor")) continue;
       if (type.rfind("GenericList[Tensor", 0) != 0) {
         add(values[k], k);
         continue;
       }
-      if (!values[k].is_array()) bad_node(op, fmt::format("inputs.values[{}] is {}; expected a list of tensors", k, shown(values[k])));
+      if (!values[k].is_array()) bad_node(op, fmt::format("inputs.values[{}] is {}; expected a list of tensors", k, json_excerpt(values[k])));
       for (const Json& t : values[k]) add(t, k);
     }
     return bytes;
@@ -513,10 +338,10 @@ class Converter {
       }
     }
     for (std::size_t n = 0; n < out_.size(); ++n) out_[n].dropped = out_[n].data.empty() && !needed[n];
-    // Fixed: a dropped caller cannot stay a dependency of a trace that should load.
-    if (options_.fix_defects) {
-      for (Out& o : out_) std::erase_if(o.ctrl, [&](std::uint64_t d) { return out_[by_id_.at(d)].dropped; });
-    }
+    // The reference writes a ctrl dependency on a dropped caller (trace_link's process node, id 0
+    // and its own caller, is one: every thread node names it). A dependency on a node that is not
+    // in the file can never be met, so it goes; the goldens hold no such reference.
+    for (Out& o : out_) std::erase_if(o.ctrl, [&](std::uint64_t d) { return out_[by_id_.at(d)].dropped; });
   }
 
   static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
@@ -524,7 +349,6 @@ class Converter {
   const std::string& source_;
   const PytorchOptions& options_;
   std::vector<Op> ops_;                                    // in file order
-  std::unordered_map<std::uint64_t, std::size_t> index_;  // id -> ops_ index
   std::vector<Out> out_;                                   // in the order converted
   std::vector<std::size_t> out_of_op_;                     // ops_ index -> out_ index, or kNone
   std::unordered_map<std::uint64_t, std::size_t> by_id_;  // id -> out_ index
@@ -536,7 +360,7 @@ class Converter {
 }  // namespace
 
 chakra::Trace convert_pytorch(std::string_view json_text, const std::string& source, const PytorchOptions& options) {
-  const Json root = parse_json(json_text, source);
+  const Json root = pytorch::parse_json(json_text, source);
   return Converter(root, source, options).run();
 }
 

@@ -32,6 +32,7 @@
 #include "core/error.h"
 #include "core/read_file.h"
 #include "core/resources.h"
+#include "tools/text_format.h"
 #include "tools/text_workload.h"
 
 namespace chakrasim::tools {
@@ -87,33 +88,13 @@ std::string universal_newlines(std::string_view raw) {
   return text;
 }
 
-// Length of the valid UTF-8 prefix of `s` (RFC 3629: no overlong forms, no surrogates).
+// Length of the valid UTF-8 prefix of `s`.
 std::size_t utf8_valid_prefix(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size()) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    std::size_t len = 0;
-    unsigned min_second = 0x80, max_second = 0xBF;
-    if (b < 0x80) len = 1;
-    else if (b >= 0xC2 && b <= 0xDF) len = 2;
-    else if (b >= 0xE0 && b <= 0xEF) {
-      len = 3;
-      if (b == 0xE0) min_second = 0xA0;
-      if (b == 0xED) max_second = 0x9F;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      len = 4;
-      if (b == 0xF0) min_second = 0x90;
-      if (b == 0xF4) max_second = 0x8F;
-    } else {
-      return i;
-    }
-    if (i + len > s.size()) return i;
-    for (std::size_t k = 1; k < len; ++k) {
-      const auto c = static_cast<unsigned char>(s[i + k]);
-      const unsigned lo = k == 1 ? min_second : 0x80, hi = k == 1 ? max_second : 0xBF;
-      if (c < lo || c > hi) return i;
-    }
-    i += len;
+    const std::optional<Utf8Char> character = decode_utf8(s, i);
+    if (!character) return i;
+    i += character->length;
   }
   return i;
 }

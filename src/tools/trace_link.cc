@@ -4,87 +4,15 @@
 #include <cctype>
 #include <cstdint>
 #include <fstream>
-#include <limits>
-#include <map>
 #include <set>
-#include <string_view>
 #include <unordered_map>
-
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/read_file.h"
+#include "tools/trace_link_linker.h"
 
 namespace chakrasim::tools {
-namespace {
-
-// Ordered, so every host node keeps its keys in the order the host trace wrote them and the
-// keys added come after them, as Python's dict does in the reference tool.
-using Json = nlohmann::ordered_json;
-constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-constexpr double kInterThreadGapMicros = 1000;  // the reference's idle-gap threshold
-constexpr std::string_view kProcessAnnotation = "[pytorch|profiler|execution_trace|process]";
-constexpr std::string_view kThreadAnnotations[] = {"[pytorch|profiler|execution_trace|thread]",
-                                                   "[pytorch|profiler|execution_graph|thread]"};
-
-// A time or duration in µs as the trace wrote it: integers stay integers in the ET+ (as they do
-// in Python), and anything fractional makes a result fractional. Doubles hold every integer µs
-// time exactly (2^53 µs is 285 years).
-struct Micros {
-  double value = 0;
-  bool fractional = false;
-};
-Micros operator+(Micros a, Micros b) { return {a.value + b.value, a.fractional || b.fractional}; }
-Micros operator-(Micros a, Micros b) { return {a.value - b.value, a.fractional || b.fractional}; }
-Json to_json(Micros m) { return m.fractional ? Json(m.value) : Json(static_cast<std::int64_t>(m.value)); }
-
-bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
-bool is_thread_annotation(std::string_view name) {
-  return name == kThreadAnnotations[0] || name == kThreadAnnotations[1];
-}
-
-enum class Kind { kCpuOp, kLaunch, kGpuOp, kSync };
-
-// One Kineto event the linker uses (CPU op, kernel launch, GPU op, synchronisation call).
-struct DeviceEvent {
-  std::size_t index = 0;  // position in traceEvents, for errors
-  Kind kind = Kind::kCpuOp;
-  std::string cat, name, tid;  // tid: the JSON text of "tid" (Kineto writes numbers or strings)
-  Json ph;
-  Micros ts, dur;
-  std::optional<std::int64_t> external_id, rf_id, correlation, stream;
-  std::optional<std::string> pg_name;
-  // CPU ops: derived below.
-  Micros exclusive;
-  std::size_t enclosing = kNone;         // innermost CPU op of the same thread around it
-  std::size_t host = kNone;              // the host node it is linked to
-  // GPU ops: the launch event and the host node it hangs under.
-  std::size_t launch = kNone;
-  std::size_t parent_host = kNone;
-  Micros end() const { return ts + dur; }
-};
-
-struct HostNode {
-  std::size_t json_index = 0;  // position in "nodes"
-  std::int64_t id = 0;
-  std::string name;
-  std::optional<std::int64_t> rf_id, ctrl_dep;
-  std::size_t device_op = kNone;
-  std::optional<Micros> ts, inclusive, exclusive;  // set when linked (or an annotation with a span)
-  std::size_t inter_thread_dep = kNone;            // host node
-  std::vector<std::size_t> gpu_ops;                // device events, by ts
-  std::set<std::size_t> sync_deps;                 // device events (GPU ops)
-};
-
-struct Span {
-  Micros start, end;
-  bool seen = false;
-  void add(Micros ts, Micros end_ts) {
-    if (!seen || ts.value < start.value) start = ts;
-    if (!seen || end_ts.value > end.value) end = end_ts;
-    seen = true;
-  }
-};
+namespace trace_linker {
 
 Json parse_json(const std::string& text, const std::string& source, const char* expected) {
   Json root;
@@ -97,8 +25,6 @@ Json parse_json(const std::string& text, const std::string& source, const char* 
   return root;
 }
 
-// An integer field, or nullopt when absent or null. Kineto has written some ids as strings of
-// digits; those are read as the reference's int() reads them.
 std::optional<std::int64_t> integer_field(const Json& object, const char* key, const std::string& where) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return std::nullopt;
@@ -120,216 +46,6 @@ std::string string_field(const Json& object, const char* key, const std::string&
   if (it == object.end() || it->is_null()) return {};
   if (!it->is_string()) fail("{}: \"{}\" is {}; expected a string", where, key, it->dump());
   return it->get<std::string>();
-}
-
-class Linker {
- public:
-  Linker(const std::string& host_source, const std::string& device_source, LinkReport& report)
-      : host_source_(host_source), device_source_(device_source), report_(report) {}
-
-  void load_device(const std::string& text, const LinkOptions& options);
-  void load_host(const std::string& text);
-  void link();
-  std::string write();
-
- private:
-  [[noreturn]] void event_fail(const DeviceEvent& e, const std::string& what) const {
-    fail("{}: traceEvents[{}] (\"{}\"): {}", device_source_, e.index, e.name, what);
-  }
-  void read_event(const Json& raw, std::size_t index);
-  void index_device();
-  void compute_exclusive(const std::vector<std::size_t>& ops);
-  void compute_nesting(std::vector<std::size_t> ops);
-  void match_host_ops();
-  void annotate_process_and_threads();
-  std::size_t launching_host_node(const DeviceEvent& gpu) const;
-  void attach_gpu_ops();
-  void group_inter_thread();
-  void add_sync_deps();
-
-  std::string host_source_, device_source_;
-  LinkReport& report_;
-  std::vector<DeviceEvent> events_;  // by ts, stable
-  Span process_span_;
-  std::map<std::string, Span> thread_spans_;
-  std::map<std::string, std::vector<std::size_t>> thread_ops_;      // CPU ops by thread, by ts
-  std::map<std::string, std::vector<std::size_t>> thread_nesting_;  // the same, outer before inner
-  std::map<std::pair<std::string, std::int64_t>, std::vector<std::size_t>> ops_by_external_id_;
-  std::unordered_map<std::int64_t, std::size_t> launch_by_correlation_, op_by_rf_id_;
-  std::unordered_map<std::int64_t, std::int64_t> sync_stream_by_correlation_;  // "cuda_sync" records
-  std::optional<std::int64_t> cpu_pid_;
-  std::size_t cpu_pid_event_ = 0;
-
-  Json host_root_;
-  std::vector<HostNode> host_;  // by id
-  std::map<std::string, std::size_t> thread_anchor_;  // Kineto tid -> host thread annotation node
-};
-
-void Linker::load_device(const std::string& text, const LinkOptions& options) {
-  Json root = parse_json(text, device_source_, "a Kineto trace with \"traceEvents\"");
-  auto events = root.find("traceEvents");
-  if (events == root.end()) fail("{}: no \"traceEvents\"; expected a Kineto (Chrome-trace) JSON with a \"traceEvents\" list", device_source_);
-  if (!events->is_array()) fail("{}: \"traceEvents\" is {}; expected a list of events", device_source_, events->type_name());
-  if (auto info = root.find("distributedInfo"); options.rank && info != root.end() && info->is_object()) {
-    const auto rank = integer_field(*info, "rank", device_source_ + ": distributedInfo");
-    if (rank && *rank != *options.rank) {
-      fail("{}: distributedInfo.rank is {} but --rank is {}; expected the device trace of rank {}", device_source_, *rank, *options.rank, *options.rank);
-    }
-  }
-  for (std::size_t i = 0; i < events->size(); ++i) read_event((*events)[i], i);
-  std::stable_sort(events_.begin(), events_.end(), [](const DeviceEvent& a, const DeviceEvent& b) { return a.ts.value < b.ts.value; });
-  index_device();
-}
-
-void Linker::read_event(const Json& raw, std::size_t index) {
-  const std::string where = fmt::format("{}: traceEvents[{}]", device_source_, index);
-  if (!raw.is_object()) fail("{} is {}; expected an event object", where, raw.type_name());
-  DeviceEvent e;
-  e.index = index;
-  e.cat = string_field(raw, "cat", where);
-  e.name = string_field(raw, "name", where);
-  if (auto ph = raw.find("ph"); ph != raw.end()) e.ph = *ph;
-  const bool complete = e.ph == "X";
-  auto time_of = [&](const char* key, Micros& out) {
-    auto it = raw.find(key);
-    if (it == raw.end() || !it->is_number()) return false;
-    out = {it->get<double>(), it->is_number_float()};
-    return true;
-  };
-  const bool cpu_side = e.cat == "cpu_op" || e.cat == "user_annotation" || e.cat == "cuda_runtime" || e.cat == "cuda_driver";
-  if (auto tid = raw.find("tid"); tid != raw.end()) e.tid = tid->dump();
-  if (complete && time_of("ts", e.ts) && time_of("dur", e.dur)) {  // spans use every complete event
-    process_span_.add(e.ts, e.end());
-    if (cpu_side) thread_spans_[e.tid].add(e.ts, e.end());
-  }
-
-  static const std::set<std::string_view> kLaunches = {
-      "cuLaunchKernel", "cuLaunchKernelEx", "cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpy",
-      "cudaMemcpyAsync", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbol", "cudaLaunchCooperativeKernel",
-      "hipLaunchKernel", "hipExtLaunchKernel", "hipExtModuleLaunchKernel", "hipModuleLaunchKernel",
-      "hipMemcpyWithStream", "hipMemcpyAsync"};
-  static const std::set<std::string_view> kSyncs = {
-      "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cuCtxSynchronize",
-      "cuStreamSynchronize", "cuEventSynchronize", "hipDeviceSynchronize", "hipStreamSynchronize",
-      "hipEventSynchronize"};
-  const Json no_args = Json::object();
-  auto args_it = raw.find("args");
-  if (args_it != raw.end() && !args_it->is_object()) fail("{}: \"args\" is {}; expected an object", where, args_it->type_name());
-  const Json& args = args_it == raw.end() ? no_args : *args_it;
-
-  if (e.cat == "ac2g") {  // CPU->GPU flow arrows: the correlation is on both ends already
-    if (e.ph != "s" && e.ph != "f") fail("{}: ac2g flow event with ph {}; expected \"s\" or \"f\"", where, e.ph.dump());
-    if (!raw.contains("id")) fail("{}: ac2g flow event without \"id\"; expected the launch's correlation id", where);
-    return;
-  }
-  if (e.cat == "cuda_sync") {  // the GPU side of a synchronisation, where the profiler records it
-    const auto correlation = integer_field(args, "correlation", where + ": args");
-    const auto stream = integer_field(args, "stream", where + ": args");
-    if (correlation && stream) sync_stream_by_correlation_.emplace(*correlation, *stream);
-    return;
-  }
-  if ((e.cat == "cpu_op" || e.cat == "user_annotation") && !contains(e.name, "ProfilerStep")) {
-    e.kind = Kind::kCpuOp;
-  } else if ((e.cat == "cuda_runtime" || e.cat == "cuda_driver") && kLaunches.count(e.name)) {
-    e.kind = Kind::kLaunch;
-  } else if ((e.cat == "cuda_runtime" || e.cat == "cuda_driver") && kSyncs.count(e.name)) {
-    e.kind = Kind::kSync;
-  } else if (e.cat == "kernel" || e.cat == "gpu_memcpy") {
-    e.kind = Kind::kGpuOp;
-  } else {
-    return;
-  }
-  if (!time_of("ts", e.ts)) event_fail(e, fmt::format("\"ts\" is {}; expected a time in µs", raw.contains("ts") ? raw["ts"].dump() : "missing"));
-  if (!time_of("dur", e.dur)) event_fail(e, fmt::format("\"dur\" is {}; expected a duration in µs", raw.contains("dur") ? raw["dur"].dump() : "missing"));
-  if (e.dur.value < 0) event_fail(e, fmt::format("\"dur\" is {}; expected a duration of 0 µs or more", e.dur.value));
-  const std::string args_where = where + ": args";
-  e.external_id = integer_field(args, "External id", args_where);
-  e.rf_id = integer_field(args, "Record function id", args_where);
-  e.correlation = integer_field(args, "correlation", args_where);
-  e.stream = integer_field(args, "stream", args_where);
-  if (auto pg = args.find("Process Group Name"); pg != args.end() && !pg->is_null()) {
-    if (pg->is_number_integer()) {
-      e.pg_name = std::to_string(pg->get<std::int64_t>());
-    } else {
-      e.pg_name = string_field(args, "Process Group Name", args_where);
-    }
-  }
-  if (e.kind == Kind::kCpuOp && !cpu_pid_) {
-    cpu_pid_ = integer_field(raw, "pid", where);
-    cpu_pid_event_ = index;
-  }
-  events_.push_back(std::move(e));
-}
-
-void Linker::index_device() {
-  for (std::size_t i = 0; i < events_.size(); ++i) {
-    DeviceEvent& e = events_[i];
-    if (e.kind == Kind::kCpuOp) {
-      thread_ops_[e.tid].push_back(i);
-      if (e.external_id) ops_by_external_id_[{e.tid, *e.external_id}].push_back(i);
-      if (e.rf_id) {
-        auto [it, fresh] = op_by_rf_id_.emplace(*e.rf_id, i);
-        if (!fresh) event_fail(e, fmt::format("Record function id {} is also on traceEvents[{}]; expected each CPU op to have its own", *e.rf_id, events_[it->second].index));
-      }
-    } else if (e.kind == Kind::kLaunch) {
-      if (!e.correlation) event_fail(e, "a kernel launch without args.correlation; expected the id that ties it to its GPU op");
-      auto [it, fresh] = launch_by_correlation_.emplace(*e.correlation, i);
-      if (!fresh) event_fail(e, fmt::format("correlation {} is also on traceEvents[{}]; expected each kernel launch to have its own correlation id", *e.correlation, events_[it->second].index));
-    }
-  }
-  for (const auto& [tid, ops] : thread_ops_) {
-    compute_exclusive(ops);
-    compute_nesting(ops);
-  }
-}
-
-// Exclusive duration = duration less the union of the later ops (by ts, then duration) of the
-// same thread that lie wholly inside it, subtracted interval by interval as the reference does.
-void Linker::compute_exclusive(const std::vector<std::size_t>& ops) {
-  std::vector<std::size_t> sorted = ops;
-  std::stable_sort(sorted.begin(), sorted.end(), [&](std::size_t a, std::size_t b) {
-    if (events_[a].ts.value != events_[b].ts.value) return events_[a].ts.value < events_[b].ts.value;
-    return events_[a].dur.value < events_[b].dur.value;
-  });
-  std::vector<std::pair<Micros, Micros>> inside;
-  for (std::size_t i = 0; i < sorted.size(); ++i) {
-    DeviceEvent& op = events_[sorted[i]];
-    const double op_end = op.end().value;
-    inside.clear();
-    for (std::size_t j = i + 1; j < sorted.size(); ++j) {
-      const DeviceEvent& child = events_[sorted[j]];
-      if (child.ts.value >= op.ts.value && child.end().value <= op_end) inside.emplace_back(child.ts, child.end());
-      if (op_end < child.ts.value) break;
-    }
-    std::stable_sort(inside.begin(), inside.end(), [](const auto& a, const auto& b) { return a.first.value < b.first.value; });
-    Micros exclusive = op.dur;
-    for (std::size_t k = 0; k < inside.size();) {
-      Micros start = inside[k].first, end = inside[k].second;
-      for (++k; k < inside.size() && inside[k].first.value <= end.value; ++k) {
-        if (inside[k].second.value > end.value) end = inside[k].second;
-      }
-      exclusive = exclusive - (end - start);
-    }
-    // Durations are checked to be >= 0, so a negative result is rounding in fractional µs (the
-    // reference stops with an error there).
-    if (exclusive.value < 0) exclusive.value = 0;
-    op.exclusive = exclusive;
-  }
-}
-
-// The innermost enclosing op of each CPU op: a sweep, outer ops first at equal start.
-void Linker::compute_nesting(std::vector<std::size_t> ops) {
-  std::stable_sort(ops.begin(), ops.end(), [&](std::size_t a, std::size_t b) {
-    if (events_[a].ts.value != events_[b].ts.value) return events_[a].ts.value < events_[b].ts.value;
-    return events_[a].dur.value > events_[b].dur.value;
-  });
-  std::vector<std::size_t> open;
-  for (std::size_t op : ops) {
-    while (!open.empty() && events_[open.back()].end().value < events_[op].end().value) open.pop_back();
-    events_[op].enclosing = open.empty() ? kNone : open.back();
-    open.push_back(op);
-  }
-  thread_nesting_[events_[ops.front()].tid] = std::move(ops);
 }
 
 void Linker::load_host(const std::string& text) {
@@ -637,13 +353,13 @@ std::string Linker::write() {
   return host_root_.dump(4, ' ', true);
 }
 
-}  // namespace
+}  // namespace trace_linker
 
 std::string link_traces(const std::string& host_json, const std::string& host_source,
                         const std::string& device_json, const std::string& device_source,
                         const LinkOptions& options, LinkReport* report) {
   LinkReport local;
-  Linker linker(host_source, device_source, report ? *report : local);
+  trace_linker::Linker linker(host_source, device_source, report ? *report : local);
   linker.load_device(device_json, options);
   linker.load_host(host_json);
   linker.link();

@@ -25,6 +25,17 @@ std::filesystem::path temp_dir(const std::string& name) {
   return dir;
 }
 
+std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
 network::TopologySpec network_of(std::initializer_list<network::DimensionSpec> dims) {
   network::TopologySpec spec;
   spec.dims.assign(dims.begin(), dims.end());
@@ -89,14 +100,8 @@ CommandResult run_binary(const std::vector<std::string>& args) {
   CommandResult r;
   const int status = std::system(command.c_str());
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  auto slurp = [](const std::filesystem::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  r.out = slurp(dir / "out");
-  r.err = slurp(dir / "err");
+  r.out = file_bytes(dir / "out");
+  r.err = file_bytes(dir / "err");
   std::filesystem::remove_all(dir);
   return r;
 }

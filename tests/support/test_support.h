@@ -46,6 +46,10 @@ std::optional<std::filesystem::path> reference_dir();
 // A fresh, empty directory under the build tree for this test's files.
 std::filesystem::path temp_dir(const std::string& name);
 
+// The bytes of a file ("" when it cannot be read), and writing `bytes` into one.
+std::string file_bytes(const std::filesystem::path& path);
+void write_bytes(const std::filesystem::path& path, const std::string& bytes);
+
 // A network of the given dimensions: {kind, npus, GB/s, ns}.
 network::TopologySpec network_of(std::initializer_list<network::DimensionSpec> dims);
 

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <string>
@@ -31,16 +30,6 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using tools::JsonForm;
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-void spit(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
 std::string round_trip(const std::string& et_bytes, JsonForm form) {
   const std::string json = tools::trace_to_json(chakra::parse_trace(et_bytes, "in.et"), form);
   return chakra::serialize_trace(tools::trace_from_json(json, "in.json"));
@@ -54,10 +43,10 @@ nlohmann::ordered_json document_of(const chakra::Trace& trace) {
 TEST(Jsonizer, CompatFormIsByteIdenticalToTheReferenceJsonizer) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const chakra::Trace trace = chakra::read_trace(ref / "golden/text_converter/data3.0.et");
-  EXPECT_EQ(tools::trace_to_json(trace, JsonForm::kCompat), slurp(ref / "golden/jsonizer/data3.0.json"));
+  EXPECT_EQ(tools::trace_to_json(trace, JsonForm::kCompat), file_bytes(ref / "golden/jsonizer/data3.0.json"));
   // and the reference's file reads back into the .et it was made from
-  const chakra::Trace back = tools::trace_from_json(slurp(ref / "golden/jsonizer/data3.0.json"), "data3.0.json");
-  EXPECT_EQ(chakra::serialize_trace(back), slurp(ref / "golden/text_converter/data3.0.et"));
+  const chakra::Trace back = tools::trace_from_json(file_bytes(ref / "golden/jsonizer/data3.0.json"), "data3.0.json");
+  EXPECT_EQ(chakra::serialize_trace(back), file_bytes(ref / "golden/text_converter/data3.0.et"));
 }
 
 TEST(Jsonizer, EveryReferenceEtRoundTripsByteForByteInBothForms) {
@@ -86,7 +75,7 @@ TEST(Jsonizer, EveryReferenceEtRoundTripsByteForByteInBothForms) {
   EXPECT_GE(from_archives, 1u);
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.string());
-    const std::string bytes = slurp(path);
+    const std::string bytes = file_bytes(path);
     EXPECT_EQ(round_trip(bytes, JsonForm::kDocument), bytes);
     EXPECT_EQ(round_trip(bytes, JsonForm::kCompat), bytes);
   }
@@ -94,7 +83,7 @@ TEST(Jsonizer, EveryReferenceEtRoundTripsByteForByteInBothForms) {
 
 TEST(Jsonizer, EveryAttributeTypeOfTheGeneratorRoundTrips) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
-  const std::string bytes = slurp(ref / "golden/generator/one_metadata_node_all_types.0.et");
+  const std::string bytes = file_bytes(ref / "golden/generator/one_metadata_node_all_types.0.et");
   const chakra::Trace trace = chakra::parse_trace(bytes, "all_types.et");
   const auto doc = document_of(trace);
   const auto& attrs = doc["nodes"][0]["attr"];
@@ -327,7 +316,7 @@ TEST(Dejsonizer, BadShapesAreNamed) {
 TEST(JsonizerCli, JsonizeThenDejsonizeGivesTheSameEtAndErrorsExitNonZero) {
   const fs::path dir = temp_dir("jsonizer_cli");
   const std::string bytes = chakra::serialize_trace(every_type_trace());
-  spit(dir / "t.et", bytes);
+  write_bytes(dir / "t.et", bytes);
   for (const std::string form : {"", "--compat"}) {
     std::vector<std::string> args = {"chakra", "jsonize", (dir / "t.et").string(), (dir / "t.json").string()};
     if (!form.empty()) args.push_back(form);
@@ -335,9 +324,9 @@ TEST(JsonizerCli, JsonizeThenDejsonizeGivesTheSameEtAndErrorsExitNonZero) {
     ASSERT_EQ(jsonize.exit_code, 0) << jsonize.err;
     const CommandResult back = run_binary({"chakra", "dejsonize", (dir / "t.json").string(), (dir / "back.et").string()});
     ASSERT_EQ(back.exit_code, 0) << back.err;
-    EXPECT_EQ(slurp(dir / "back.et"), bytes) << form;
+    EXPECT_EQ(file_bytes(dir / "back.et"), bytes) << form;
   }
-  spit(dir / "bad.json", R"({"nodes": [{"id": "x"}]})");
+  write_bytes(dir / "bad.json", R"({"nodes": [{"id": "x"}]})");
   const CommandResult bad = run_binary({"chakra", "dejsonize", (dir / "bad.json").string(), (dir / "o.et").string()});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.err, HasSubstr("bad.json: node 0: key \"id\": expected an unsigned 64-bit integer (a string of digits, or a number), got \"x\""));

@@ -3,7 +3,6 @@
 // across families, the runnable send/receive ring, and that the runnable families simulate.
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -20,13 +19,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using network::DimensionKind;
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<std::string> names_of(const std::vector<tools::TraceFamily>& families) {
   std::vector<std::string> out;
@@ -52,7 +44,7 @@ TEST(MicroGenerator, ReferenceGoldensAreByteIdentical) {
   std::size_t compared = 0;
   for (const auto& entry : std::filesystem::directory_iterator(golden)) {
     const std::string name = entry.path().filename().string();
-    EXPECT_EQ(slurp(dir / name), slurp(entry.path())) << name;
+    EXPECT_EQ(file_bytes(dir / name), file_bytes(entry.path())) << name;
     ++compared;
   }
   EXPECT_EQ(compared, 28u);  // 14 families x 2 ranks; send_recv_ring is ours
@@ -132,7 +124,7 @@ TEST(MicroGenerator, AstraSimMicrobenchmarksAreByteIdentical) {
       ASSERT_EQ(f.ranks.size(), npus);
       for (std::size_t r = 0; r < npus; ++r) {
         EXPECT_EQ(chakra::serialize_trace(f.ranks[r]),
-                  slurp(dir / (collective + "." + std::to_string(r) + ".et")))
+                  file_bytes(dir / (collective + "." + std::to_string(r) + ".et")))
             << collective << " " << npus << " rank " << r;
       }
     }
@@ -221,8 +213,6 @@ TEST(MicroGenerator, SendRecvErrorsSayWhatIsMissing) {
               HasSubstr("BARRIER"));
 }
 
-void write_text(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
-
 // The command line end to end: generate, then run the ring and a collective with the binary.
 TEST(MicroGenerator, CommandLineGeneratesRunnableTraces) {
   const auto dir = temp_dir("micro_cli");
@@ -230,11 +220,11 @@ TEST(MicroGenerator, CommandLineGeneratesRunnableTraces) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("wrote 60 files"));
   EXPECT_TRUE(std::filesystem::exists(dir / "m" / "one_metadata_node_all_types.3.et"));
-  write_text(dir / "system.json", R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
+  write_bytes(dir / "system.json", R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
       "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"], "all-gather-implementation": ["ring"],
       "reduce-scatter-implementation": ["ring"], "all-to-all-implementation": ["ring"],
       "collective-optimization": "localBWAware", "local-mem-bw": 50, "boost-mode": 0})");
-  write_text(dir / "network.yml", "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n");
+  write_bytes(dir / "network.yml", "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n");
   for (const char* family : {"send_recv_ring", "ALL_REDUCE"}) {
     r = run_binary({"run", "--workload", (dir / "m" / family).string(), "--system", (dir / "system.json").string(),
                     "--network", (dir / "network.yml").string(), "-q"});

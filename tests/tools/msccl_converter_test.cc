@@ -1,8 +1,5 @@
 // The MSCCL-IR -> Chakra converter: byte-identical to the reference converter's output on the
 // real custom ring all-reduce, and the dependency rules on small hand-written algorithms.
-#include <fstream>
-#include <sstream>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -16,20 +13,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 TEST(MscclConverter, ReferenceRingAllReduceIsByteIdentical) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const auto dir = ref / "traces" / "custom_collectives" / "custom_ring_allreduce_8npus_1MB";
-  const auto traces = tools::convert_msccl(slurp(dir / "custom_allreduce.xml"), "custom_allreduce.xml", {"allreduce", 1 << 20});
+  const auto traces = tools::convert_msccl(file_bytes(dir / "custom_allreduce.xml"), "custom_allreduce.xml", {"allreduce", 1 << 20});
   ASSERT_EQ(traces.size(), 8u);
   for (const auto& [gpu, trace] : traces) {
-    EXPECT_EQ(chakra::serialize_trace(trace), slurp(dir / ("custom_allreduce." + std::to_string(gpu) + ".et")))
+    EXPECT_EQ(chakra::serialize_trace(trace), file_bytes(dir / ("custom_allreduce." + std::to_string(gpu) + ".et")))
         << "rank " << gpu;
   }
 }
@@ -96,7 +86,7 @@ TEST(MscclConverter, CommandLine) {
   const CommandResult r = run_binary({"chakra", "msccl", xml.string(), "--coll-size", "1048576", "--collective",
                                       "allreduce", "--out", (dir / "algo").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(slurp(dir / "algo.3.et"), slurp(xml.parent_path() / "custom_allreduce.3.et"));
+  EXPECT_EQ(file_bytes(dir / "algo.3.et"), file_bytes(xml.parent_path() / "custom_allreduce.3.et"));
 }
 
 }  // namespace

@@ -3,8 +3,6 @@
 // SendRecv), the converted real trace simulates, and each rule and error on small traces written
 // here.
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -23,15 +21,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_text(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
 
 // The golden README's compact dump: "id TYPE name data=[..] ctrl=[..] dur=.. attr:oneof=value".
 std::string dump(const chakra::Node& n) {
@@ -55,7 +44,7 @@ std::string dump(const chakra::Node& n) {
 
 // Compares with a golden .et; on a difference, says which node differs first and how.
 void expect_same_as_golden(const chakra::Trace& mine, const std::filesystem::path& golden) {
-  const std::string bytes = slurp(golden);
+  const std::string bytes = file_bytes(golden);
   if (chakra::serialize_trace(mine) == bytes) return;
   const chakra::Trace want = chakra::parse_trace(bytes, golden.string());
   ASSERT_EQ(mine.metadata.SerializeAsString(), want.metadata.SerializeAsString())
@@ -89,14 +78,14 @@ std::filesystem::path host_trace(const std::filesystem::path& ref, const std::fi
 TEST(PytorchConverter, SyntheticEtPlusIsByteIdentical) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const auto dir = ref / "golden" / "pytorch_converter";
-  const chakra::Trace t = tools::convert_pytorch(slurp(dir / "synthetic_etplus.json"), "synthetic_etplus.json", {});
+  const chakra::Trace t = tools::convert_pytorch(file_bytes(dir / "synthetic_etplus.json"), "synthetic_etplus.json", {});
   expect_same_as_golden(t, dir / "synthetic_etplus.0.et");
 }
 
 TEST(PytorchConverter, HostOnlyTraceIsByteIdentical) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const auto json = host_trace(ref, temp_dir("pytorch_hostonly"));
-  const chakra::Trace t = tools::convert_pytorch(slurp(json), json.string(), {});
+  const chakra::Trace t = tools::convert_pytorch(file_bytes(json), json.string(), {});
   EXPECT_EQ(t.nodes.size(), 262u);  // 263 ops; the process op (id 1, its own caller) is dangling
   expect_same_as_golden(t, ref / "golden" / "pytorch_converter" / "hostonly_1.0.2.0.et");
 }
@@ -108,10 +97,10 @@ TEST(PytorchConverter, HostOnlyTraceSimulates) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const auto dir = temp_dir("pytorch_hostonly_run");
   const auto json = host_trace(ref, dir);
-  write_text(dir / "system.json", R"({"preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],
+  write_bytes(dir / "system.json", R"({"preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],
     "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
     "all-to-all-implementation": ["ring"], "local-mem-bw": 50})");
-  write_text(dir / "network.yml", "topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n");
+  write_bytes(dir / "network.yml", "topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n");
   for (const bool fix : {false, true}) {
     const std::string prefix = (dir / (fix ? "fixed" : "compat")).string();
     std::vector<std::string> convert = {"chakra", "convert", "pytorch", json.string(), "--out", chakra::rank_path(prefix, 0)};
@@ -132,7 +121,7 @@ TEST(PytorchConverter, HostOnlyTraceSimulates) {
   const chakra::Trace fixed = chakra::read_trace(chakra::rank_path((dir / "fixed").string(), 0));
   EXPECT_THAT(node(compat, 10).ctrl_deps(), ElementsAre());
   EXPECT_THAT(node(fixed, 10).ctrl_deps(), ElementsAre(9u));
-  // The thread root's caller, the process op, is dropped as dangling, so the fix drops that ctrl dep.
+  // The thread root's caller, the process op, is dropped as dangling, and so is the fixed ctrl dep on it.
   EXPECT_EQ(fixed.nodes[0].id(), 2u);
   EXPECT_THAT(fixed.nodes[0].ctrl_deps(), ElementsAre());
 }
@@ -143,7 +132,7 @@ TEST(PytorchConverter, CommandLine) {
   EXPECT_THAT(help.out, HasSubstr("Example:\n  chakrasim chakra convert pytorch"));
   EXPECT_THAT(help.out, HasSubstr("--fix-defects"));
   const auto dir = temp_dir("pytorch_cli");
-  write_text(dir / "bad.json", R"({"schema": "1.0.1", "pid": 1, "time": "", "start_ts": 0, "finish_ts": 0, "nodes": []})");
+  write_bytes(dir / "bad.json", R"({"schema": "1.0.1", "pid": 1, "time": "", "start_ts": 0, "finish_ts": 0, "nodes": []})");
   const CommandResult bad = run_binary({"chakra", "convert", "pytorch", (dir / "bad.json").string(), "--out", (dir / "x.et").string()});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(bad.err, HasSubstr((dir / "bad.json").string() + ": key \"schema\" is \"1.0.1\""));
@@ -152,7 +141,7 @@ TEST(PytorchConverter, CommandLine) {
   const CommandResult r = run_binary({"chakra", "convert", "pytorch", (golden / "synthetic_etplus.json").string(),
                                       "--out", (dir / "synthetic.0.et").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(slurp(dir / "synthetic.0.et"), slurp(golden / "synthetic_etplus.0.et"));
+  EXPECT_EQ(file_bytes(dir / "synthetic.0.et"), file_bytes(golden / "synthetic_etplus.0.et"));
 }
 
 // Inputs and outputs are stored as Python's str() of the JSON lists (expected strings: Python 3.11).
@@ -248,6 +237,31 @@ TEST(PytorchConverter, SchemasAndRoots) {
     EXPECT_EQ(t.metadata.attr(0).string_val(), schema);
     ASSERT_EQ(t.nodes.size(), 3u) << schema;
     EXPECT_THAT(node(t, 3).data_deps(), ElementsAre(2u));
+  }
+}
+
+// What `chakra link` writes: the process node 0 is its own caller and every thread node's. It
+// has no dependency and none on it, so it is dropped; the reference still writes the thread's
+// ctrl dep on it, a file no simulator loads: here that dependency goes too. An op whose caller is
+// no node (7, under 99; trace_link keeps such ops) roots a walk of its own: kernel 8 and callee 9
+// depend on it, and it on its inter-thread dependency; alone (10, under 98) it is dropped.
+TEST(PytorchConverter, TraceLinkOutputConverts) {
+  const std::string text = trace_of({op(0, "[pytorch|profiler|execution_trace|process]", 0), op(1, kThread["name"], 0),
+                                     op(2, "A", 1), op(7, "orphan", 99, {{"inter_thread_dep", 2}}), kernel(8, "k", 7),
+                                     op(9, "callee", 7), op(10, "alone", 98)});
+  for (const bool fix : {false, true}) {
+    SCOPED_TRACE(fix ? "fixed" : "compat");
+    const chakra::Trace t = tools::convert_pytorch(text, "et_plus.json", {fix});
+    std::vector<std::uint64_t> ids;
+    for (const chakra::Node& n : t.nodes) ids.push_back(n.id());
+    EXPECT_THAT(ids, ElementsAre(1u, 2u, 7u, 8u, 9u));
+    EXPECT_THAT(node(t, 1).ctrl_deps(), ElementsAre());
+    EXPECT_THAT(node(t, 2).ctrl_deps(), ElementsAre(1u));
+    EXPECT_THAT(node(t, 7).data_deps(), ElementsAre(2u));
+    EXPECT_THAT(node(t, 7).ctrl_deps(), ElementsAre());
+    EXPECT_THAT(node(t, 8).data_deps(), ElementsAre(7u));
+    EXPECT_THAT(node(t, 9).data_deps(), ElementsAre(7u));
+    EXPECT_THAT(node(t, 9).ctrl_deps(), ElementsAre(7u));
   }
 }
 

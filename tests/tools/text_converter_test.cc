@@ -4,7 +4,6 @@
 // defects that are fixed here, and an error naming the file, line and field for each kind of bad
 // input.
 #include <fstream>
-#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -22,13 +21,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // One node as the golden README's compact dumps print it:
 // "id TYPE name data=[..] ctrl=[..] dur=.. attr:oneof=value ...".
@@ -102,10 +94,10 @@ TEST_P(TextGolden, ByteIdentical) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const auto dir = ref / "golden" / "text_converter";
   const std::string name = GetParam();
-  const auto traces = tools::convert_text(slurp(dir / (name + ".txt")), name + ".txt", {2, 2});
+  const auto traces = tools::convert_text(file_bytes(dir / (name + ".txt")), name + ".txt", {2, 2});
   ASSERT_EQ(traces.size(), 2u);
   for (std::size_t rank = 0; rank < 2; ++rank) {
-    const std::string golden = slurp(dir / (name + "." + std::to_string(rank) + ".et"));
+    const std::string golden = file_bytes(dir / (name + "." + std::to_string(rank) + ".et"));
     ASSERT_FALSE(golden.empty()) << name << "." << rank << ".et is missing";
     const std::string ours = chakra::serialize_trace(traces[rank]);
     EXPECT_TRUE(ours == golden) << name << " rank " << rank << ": " << first_difference(ours, golden);
@@ -125,7 +117,7 @@ class TextWorkload : public ::testing::TestWithParam<const char*> {};
 TEST_P(TextWorkload, ConvertsAndSimulates) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const std::string file = std::string(GetParam()) + ".txt";
-  const auto traces = tools::convert_text(slurp(ref / "text-workloads" / file), file, {4, 2});
+  const auto traces = tools::convert_text(file_bytes(ref / "text-workloads" / file), file, {4, 2});
   ASSERT_EQ(traces.size(), 4u);
   sim::Inputs in;
   in.network = network_of({{network::DimensionKind::kRing, 4, 50, 500}});

@@ -30,11 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 // A graph as both formats describe it: node id -> its attributes; edges (parent, child, kind)
 // where kind is the DOT arrowhead or the GraphML dependency.
 struct Graph {
@@ -154,7 +149,7 @@ std::string graphml_of(const chakra::Trace& trace) {
 
 TEST(Visualizer, DotHasTheReferenceGraph) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
-  const Graph golden = parse_dot(slurp(ref / "golden/visualizer/model3.0.dot"));
+  const Graph golden = parse_dot(file_bytes(ref / "golden/visualizer/model3.0.dot"));
   const Graph ours = parse_dot(dot_of(chakra::read_trace(ref / "golden/text_converter/model3.0.et")));
   ASSERT_EQ(ours.nodes.size(), 28u);
   ASSERT_EQ(ours.nodes.size(), golden.nodes.size());
@@ -169,7 +164,7 @@ TEST(Visualizer, DotHasTheReferenceGraph) {
 
 TEST(Visualizer, GraphmlHasTheReferenceGraph) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
-  const Graph golden = parse_graphml(slurp(ref / "golden/visualizer/model3.0.graphml"));
+  const Graph golden = parse_graphml(file_bytes(ref / "golden/visualizer/model3.0.graphml"));
   const Graph ours = parse_graphml(graphml_of(chakra::read_trace(ref / "golden/text_converter/model3.0.et")));
   EXPECT_EQ(ours.nodes.size(), 28u);
   EXPECT_EQ(ours.nodes, golden.nodes);
@@ -244,11 +239,11 @@ TEST(Visualizer, SvgAndPdfAreDrawnByGraphviz) {
   const fs::path dir = temp_dir("visualizer_graphviz");
   write_mixed(dir / "t.et");
   tools::visualize_file((dir / "t.et").string(), (dir / "t.svg").string());
-  const std::string svg = slurp(dir / "t.svg");
+  const std::string svg = file_bytes(dir / "t.svg");
   EXPECT_THAT(svg, HasSubstr("<svg"));
   EXPECT_THAT(svg, HasSubstr(">c</text>"));
   tools::visualize_file((dir / "t.et").string(), (dir / "t.pdf").string());
-  EXPECT_EQ(slurp(dir / "t.pdf").substr(0, 5), "%PDF-");
+  EXPECT_EQ(file_bytes(dir / "t.pdf").substr(0, 5), "%PDF-");
   EXPECT_THAT(error_of([&] { tools::visualize_file((dir / "t.et").string(), (dir / "no_such_dir" / "t.svg").string()); }),
               HasSubstr("graphviz's dot (" + tools::find_on_path("dot") + ") failed drawing the graph (exit status"));
 }
@@ -271,9 +266,9 @@ TEST(VisualizerCli, WritesDotAndGraphmlAndFailsClearly) {
   for (const char* name : {"t.dot", "t.graphml"}) {
     const CommandResult r = run_binary({"chakra", "visualize", (dir / "t.et").string(), (dir / name).string()});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_FALSE(slurp(dir / name).empty()) << name;
+    EXPECT_FALSE(file_bytes(dir / name).empty()) << name;
   }
-  EXPECT_EQ(parse_dot(slurp(dir / "t.dot")).edges.size(), 5u);
+  EXPECT_EQ(parse_dot(file_bytes(dir / "t.dot")).edges.size(), 5u);
   const CommandResult png = run_binary({"chakra", "visualize", (dir / "t.et").string(), (dir / "t.png").string()});
   EXPECT_NE(png.exit_code, 0);
   EXPECT_THAT(png.err, HasSubstr("expected a file name ending in .dot, .graphml, .svg or .pdf"));
