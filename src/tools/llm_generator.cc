@@ -50,7 +50,14 @@ GenerateResult generate_llm(const GenerateOptions& o) {
   // Check the optional files' settings before writing any trace.
   std::string network, system;
   if (!o.network_out.empty()) network = network_yaml(g.gpu, g.layout.ranks());
-  if (!o.system_out.empty()) system = system_json(g.gpu, g.layout.ranks());
+  if (!o.system_out.empty()) {
+    std::vector<std::uint64_t> sizes;
+    for (std::size_t k = 0; k < kGroupKinds; ++k) {
+      const auto kind = static_cast<GroupKind>(k);
+      if (kind != GroupKind::kPp && g.layout.active(kind)) sizes.push_back(g.layout.group_size(kind));
+    }
+    system = system_json(g.gpu, g.layout.ranks(), sizes);
+  }
 
   result.files = write_rank_files(g.stages, g.layout, o.out_prefix);
   // Files of an earlier, larger run with this prefix would make the simulator see more ranks

@@ -79,10 +79,26 @@ std::string network_yaml(const GpuSpec& gpu, std::uint64_t ranks) {
   return out;
 }
 
-std::string system_json(const GpuSpec& gpu, std::uint64_t ranks) {
-  // One "ring" per network dimension: collectives over every NPU use each, and group collectives
-  // run as one ring over their members whatever the list holds.
-  const std::string rings = ranks <= gpu.gpus_per_node ? "[\"ring\"]" : "[\"ring\", \"ring\"]";
+std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vector<std::uint64_t>& group_sizes) {
+  auto power_of_two = [](std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; };
+  const std::uint64_t node = gpu.gpus_per_node;
+  const std::vector<std::uint64_t> dims =
+      ranks <= node ? std::vector<std::uint64_t>{ranks} : std::vector<std::uint64_t>{node, ranks / node};
+  bool world = false, halving = true;
+  for (std::uint64_t n : group_sizes) {
+    world = world || n == ranks;
+    halving = halving && power_of_two(n);
+  }
+  for (std::uint64_t n : dims) halving = halving && power_of_two(n);
+  // Collectives over every rank run per network dimension and need a token each; then group
+  // collectives are forced onto rings. Otherwise one token serves every group.
+  const std::size_t tokens = world ? dims.size() : 1;
+  auto list = [&](const char* token) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < tokens; ++i) out += fmt::format("{}\"{}\"", i == 0 ? "" : ", ", token);
+    return out + "]";
+  };
+  const std::string reduce = list(halving ? "halvingDoubling" : "ring");
   return fmt::format(
       "{{\n"
       "  \"scheduling-policy\": \"LIFO\",\n"
@@ -93,12 +109,12 @@ std::string system_json(const GpuSpec& gpu, std::uint64_t ranks) {
       "  \"all-reduce-implementation\": {0},\n"
       "  \"reduce-scatter-implementation\": {0},\n"
       "  \"all-gather-implementation\": {0},\n"
-      "  \"all-to-all-implementation\": {0},\n"
-      "  \"local-mem-bw\": {1:.1f},\n"
-      "  \"peak-perf\": {2:.1f},\n"
+      "  \"all-to-all-implementation\": {1},\n"
+      "  \"local-mem-bw\": {2:.1f},\n"
+      "  \"peak-perf\": {3:.1f},\n"
       "  \"roofline-enabled\": 0\n"
       "}}\n",
-      rings, gpu.hbm_gbps * gpu.memory_efficiency, gpu.peak_tflops * gpu.flops_efficiency);
+      reduce, list("direct"), gpu.hbm_gbps * gpu.memory_efficiency, gpu.peak_tflops * gpu.flops_efficiency);
 }
 
 }  // namespace chakrasim::tools::llm

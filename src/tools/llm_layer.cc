@@ -107,10 +107,12 @@ LayerEmitter::Ref LayerEmitter::tp_reduce(const char* part) {
                        {b_.last_compute()});
 }
 
-LayerEmitter::Ref LayerEmitter::tp_gather(const char* part, std::initializer_list<Ref> needs) {
+LayerEmitter::Ref LayerEmitter::tp_gather(const char* part, bool after_compute, Ref also) {
   if (!x_.split_seq) return kNone;
   const auto bytes = static_cast<std::uint64_t>(x_.n_sp * x_.h * x_.bytes);
-  return b_.collective(GroupKind::kTp, CommType::kAllGather, bytes, part, needs);
+  // Only now, when there is a gather, may the compute so far become a node of its own.
+  return b_.collective(GroupKind::kTp, CommType::kAllGather, bytes, part,
+                       {after_compute ? b_.last_compute() : kNone, also});
 }
 
 void LayerEmitter::embedding_forward(Ref input) {
@@ -122,14 +124,14 @@ void LayerEmitter::embedding_forward(Ref input) {
 }
 
 void LayerEmitter::embedding_backward(Ref input) {
-  const Ref grad = tp_gather("emb.ag", {input, b_.last_compute()});
+  const Ref grad = tp_gather("emb.ag", true, input);
   b_.compute(elementwise("emb.bw", x_.n * x_.h, 1, 3, x_.bytes), {input, grad});
 }
 
 void LayerEmitter::layer_forward(Ref input) {
   const Shard& x = x_;
   b_.compute(elementwise("ln1", x.n_sp * x.h, 8, 3, x.bytes), {input});
-  const Ref gathered = tp_gather("ag1", {b_.last_compute()});
+  const Ref gathered = tp_gather("ag1", true);
   b_.compute(gemm("qkv", x.n, x.h, (x.h + 2 * x.kv) / x.t, x.bytes), {gathered});
   Ref kv = kNone;
   if (x.cp) {
@@ -150,7 +152,7 @@ void LayerEmitter::layer_forward(Ref input) {
 
 void LayerEmitter::mlp_forward() {
   const Shard& x = x_;
-  const Ref gathered = tp_gather("ag2", {b_.last_compute()});
+  const Ref gathered = tp_gather("ag2", true);
   b_.compute(gemm("fc1", x.n, x.h, x.mlp_inputs * x.ffn / x.t, x.bytes), {gathered});
   // GeLU: about 8 operations on one input; SwiGLU: about 6 on two inputs (gate and up).
   const double act_elems = x.n * x.ffn / x.t;
@@ -191,7 +193,7 @@ void LayerEmitter::layer_backward(Ref grad) {
   } else {
     mlp_backward(grad);
   }
-  const Ref grad_out = tp_gather("ag.g1", {b_.last_compute()});
+  const Ref grad_out = tp_gather("ag.g1", true);
   b_.compute(gemm("proj.dg", x.n, x.h, x.h / x.t, x.bytes), {grad_out});
   b_.compute(gemm("proj.wg", x.h / x.t, x.n, x.h, x.bytes));
   if (recompute_ == Recompute::kSelective) b_.compute(attention("attn.re", x, 1));
@@ -202,7 +204,7 @@ void LayerEmitter::layer_backward(Ref grad) {
     const auto bytes = static_cast<std::uint64_t>(2 * x.micro * x.seq * x.kv / x.t * x.bytes);
     kv = b_.collective(GroupKind::kCp, CommType::kReduceScatter, bytes, "kv.rs", {b_.last_compute()});
   }
-  const Ref input = tp_gather("ag.in1", {});
+  const Ref input = tp_gather("ag.in1", false);
   b_.compute(gemm("qkv.dg", x.n, (x.h + 2 * x.kv) / x.t, x.h, x.bytes), {kv});
   const Ref reduced = tp_reduce(x.split_seq ? "rs.g1" : "ar.g1");
   b_.compute(gemm("qkv.wg", x.h, x.n, (x.h + 2 * x.kv) / x.t, x.bytes), {input});
@@ -213,11 +215,11 @@ void LayerEmitter::mlp_backward(Ref grad) {
   const Shard& x = x_;
   // Dropout's backward on this rank's tokens, then (--sp) the gradient of every token for fc2.
   b_.compute(elementwise("res.bw", x.n_sp * x.h, 1, 2, x.bytes), {grad});
-  const Ref grad_out = tp_gather("ag.g2", {b_.last_compute()});
+  const Ref grad_out = tp_gather("ag.g2", true);
   b_.compute(gemm("fc2.dg", x.n, x.h, x.ffn / x.t, x.bytes), {grad_out});
   b_.compute(gemm("fc2.wg", x.ffn / x.t, x.n, x.h, x.bytes));
   b_.compute(elementwise("act.bw", x.n * x.ffn / x.t, x.mlp_inputs > 1 ? 10 : 12, 2 * x.mlp_inputs + 1, x.bytes));
-  const Ref input = tp_gather("ag.in2", {});
+  const Ref input = tp_gather("ag.in2", false);
   b_.compute(gemm("fc1.dg", x.n, x.mlp_inputs * x.ffn / x.t, x.h, x.bytes));
   const Ref reduced = tp_reduce(x.split_seq ? "rs.g2" : "ar.g2");
   b_.compute(gemm("fc1.wg", x.h, x.n, x.mlp_inputs * x.ffn / x.t, x.bytes), {input});
@@ -252,7 +254,7 @@ void LayerEmitter::moe_backward(Ref grad) {
 void LayerEmitter::output_forward(Ref input) {
   const Shard& x = x_;
   b_.compute(elementwise("lnf", x.n_sp * x.h, 8, 3, x.bytes), {input});
-  const Ref gathered = tp_gather("lnf.ag", {b_.last_compute()});
+  const Ref gathered = tp_gather("lnf.ag", true);
   b_.compute(gemm("logits", x.n, x.h, x.vocab / x.t, x.bytes), {gathered});
   b_.compute(elementwise("ce", x.n * x.vocab / x.t, 5, 2, x.bytes));
   Ref reduced = kNone;
@@ -268,7 +270,7 @@ void LayerEmitter::output_forward(Ref input) {
 void LayerEmitter::output_backward(Ref input) {
   const Shard& x = x_;
   b_.compute(elementwise("ce.bw", x.n * x.vocab / x.t, 3, 2, x.bytes), {input});
-  const Ref gathered = tp_gather("lnf.ag.in", {});
+  const Ref gathered = tp_gather("lnf.ag.in", false);
   b_.compute(gemm("logits.dg", x.n, x.vocab / x.t, x.h, x.bytes));
   const Ref reduced = tp_reduce(x.split_seq ? "lnf.rs" : "lnf.ar");
   b_.compute(gemm("logits.wg", x.h, x.n, x.vocab / x.t, x.bytes), {gathered});

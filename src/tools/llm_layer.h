@@ -77,7 +77,9 @@ class LayerEmitter {
 
  private:
   Ref tp_reduce(const char* part);  // the all-reduce (reduce-scatter with --sp) of n x h
-  Ref tp_gather(const char* part, std::initializer_list<Ref> needs);  // all-gather of the n_sp x h slice
+  // The all-gather of the n_sp x h slice (--sp only), after the compute so far if
+  // `after_compute`, and after `also`.
+  Ref tp_gather(const char* part, bool after_compute, Ref also = StageBuilder::kNone);
   void mlp_forward();
   void moe_forward();
   void mlp_backward(Ref grad);

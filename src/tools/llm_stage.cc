@@ -46,15 +46,16 @@ void StageBuilder::compute(const Op& op, std::initializer_list<Ref> needs) {
   pending_stats_.bytes += op.bytes;
   pending_stats_.ns_by_kind[static_cast<std::size_t>(op.kind)] += ns;
   pending_ns_ += ns;
-  pending_last_part_ = op.part;
   ++pending_ops_;
 }
 
 void StageBuilder::flush() {
   if (!pending_) return;
   pending_ = false;
+  // A fused node is named after its first op, with "+" for the rest ("F3.L12.qkv+"): names of
+  // up to 15 characters need no allocation of their own.
   std::string name = pending_name_;
-  if (pending_ops_ > 1) name += std::string("-") + pending_last_part_;
+  if (pending_ops_ > 1) name += "+";
   chakra::Node& node = builder_.add(chakra::NodeType::kComp, name);
   for (Ref r : pending_needs_) {
     if (r != kNone) node.add_data_deps(r);
@@ -64,7 +65,6 @@ void StageBuilder::flush() {
   const auto micros = static_cast<std::uint64_t>(std::llround(pending_ns_ / 1000.0));
   pending_stats_.duration_micros = micros == 0 ? 1 : micros;
   node.set_duration_micros(pending_stats_.duration_micros);
-  *node.add_attr() = chakra::make_bool("is_cpu_op", false);
   *node.add_attr() = chakra::make_int64("num_ops", std::llround(pending_stats_.matmul_flops + pending_stats_.other_ops));
   // At least one byte: the roofline skips a node whose tensor_size is 0.
   const auto bytes = static_cast<std::uint64_t>(std::llround(pending_stats_.bytes));
@@ -84,7 +84,6 @@ StageBuilder::Ref StageBuilder::collective(GroupKind group, chakra::CommType typ
                                            const char* part, std::initializer_list<Ref> needs) {
   const auto g = static_cast<std::size_t>(group);
   chakra::Node& node = add_node(chakra::NodeType::kCommColl, scope_ + "." + part, needs, last_coll_[g]);
-  *node.add_attr() = chakra::make_bool("is_cpu_op", false);
   *node.add_attr() = chakra::make_int64("comm_type", static_cast<std::int64_t>(type));
   *node.add_attr() = chakra::make_int64("comm_size", static_cast<std::int64_t>(bytes));
   if (layout_.group_size(group) != layout_.ranks()) {
@@ -102,7 +101,6 @@ StageBuilder::Ref StageBuilder::collective(GroupKind group, chakra::CommType typ
 StageBuilder::Ref StageBuilder::send(std::int64_t stage_delta, std::uint64_t tag, std::uint64_t bytes,
                                      const char* part, std::initializer_list<Ref> needs) {
   chakra::Node& node = add_node(chakra::NodeType::kCommSend, scope_ + "." + part, needs, kNone);
-  *node.add_attr() = chakra::make_bool("is_cpu_op", false);
   *node.add_attr() = chakra::make_int32("comm_tag", static_cast<std::int32_t>(tag));
   *node.add_attr() = chakra::make_int64("comm_size", static_cast<std::int64_t>(bytes));
   out_.late.back() = {{LateField::kCommSrc, 0}, {LateField::kCommDst, static_cast<std::int32_t>(stage_delta)}};
@@ -116,7 +114,6 @@ StageBuilder::Ref StageBuilder::send(std::int64_t stage_delta, std::uint64_t tag
 StageBuilder::Ref StageBuilder::recv(std::int64_t stage_delta, std::uint64_t tag, std::uint64_t bytes,
                                      const char* part, std::initializer_list<Ref> needs) {
   chakra::Node& node = add_node(chakra::NodeType::kCommRecv, scope_ + "." + part, needs, kNone);
-  *node.add_attr() = chakra::make_bool("is_cpu_op", false);
   *node.add_attr() = chakra::make_int32("comm_tag", static_cast<std::int32_t>(tag));
   *node.add_attr() = chakra::make_int64("comm_size", static_cast<std::int64_t>(bytes));
   out_.late.back() = {{LateField::kCommSrc, static_cast<std::int32_t>(stage_delta)}, {LateField::kCommDst, 0}};

@@ -8,6 +8,8 @@
 // them are fused into one node (unless fusion is off): its num_ops and tensor_size are the sums,
 // its duration the sum of the ops' roofline times. A collective depends on what it needs and on
 // the previous collective of its group kind, as NCCL runs one communicator's work in order.
+// No node carries is_cpu_op: every node is a GPU node, the attribute's default, and each
+// attribute costs the simulator time to read.
 #pragma once
 
 #include <array>
@@ -113,7 +115,6 @@ class StageBuilder {
   // The compute ops not yet written as a node.
   bool pending_ = false;
   std::string pending_name_;
-  const char* pending_last_part_ = "";
   std::vector<Ref> pending_needs_;
   NodeStats pending_stats_;
   double pending_ns_ = 0;
