@@ -89,9 +89,10 @@ std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vect
     world = world || n == ranks;
     halving = halving && power_of_two(n);
   }
-  for (std::uint64_t n : dims) halving = halving && power_of_two(n);
   // Collectives over every rank run per network dimension and need a token each; then group
-  // collectives are forced onto rings. Otherwise one token serves every group.
+  // collectives are forced onto rings anyway, and rings keep a run of identical ranks eligible
+  // for the simulator's one-NPU symmetric run. Otherwise one token serves every group.
+  halving = halving && !world;
   const std::size_t tokens = world ? dims.size() : 1;
   auto list = [&](const char* token) {
     std::string out = "[";

@@ -40,8 +40,8 @@ std::string network_yaml(const GpuSpec& gpu, std::uint64_t ranks);
 
 // A system JSON to run the traces of `ranks` GPUs on network_yaml's network, whose collectives
 // run on groups of `group_sizes` ranks. One chunk per collective: NCCL pipelines its chunks, so
-// one chunk's latency is what a real collective pays. Halving-doubling when every group and
-// dimension size is a power of two, else rings: both move the bandwidth-optimal bytes, and
+// one chunk's latency is what a real collective pays. Halving-doubling when every group size is
+// a power of two and no group spans every rank, else rings: both move the bandwidth-optimal bytes, and
 // halving-doubling takes log2(n) steps (NCCL's trees and NVLS also pay log-depth latency)
 // instead of n - 1, which is 2.3 times fewer simulated messages on 8 GPUs. All-to-all: direct.
 // Reductions cost the GPU's effective HBM bandwidth; the roofline settings (effective peak and

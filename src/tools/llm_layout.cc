@@ -113,6 +113,7 @@ Layout::Layout(const ModelSpec& m, const ParallelSpec& par) : par_(par) {
     fail("--zero 3 with a mixture of experts is not modelled; expected --zero 0, 1 or 2");
   }
   tied_group_ = m.tied_embeddings && par.pp > 1;
+  moe_ = m.moe();
 
   std::uint32_t next = 1;
   for (std::size_t k = 0; k < kGroupKinds; ++k) {
@@ -144,7 +145,7 @@ std::uint64_t Layout::group_size(GroupKind kind) const {
     case GroupKind::kCp: return par_.cp;
     case GroupKind::kDp: return par_.dp * par_.cp;
     case GroupKind::kEp: return par_.ep;
-    case GroupKind::kExpertDp: return par_.tp * par_.cp * par_.dp / par_.ep;
+    case GroupKind::kExpertDp: return moe_ ? par_.tp * par_.cp * par_.dp / par_.ep : 1;
     case GroupKind::kPp: return par_.pp;
     case GroupKind::kEmbedding: return tied_group_ ? 2 : 1;
   }

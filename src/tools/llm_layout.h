@@ -87,6 +87,7 @@ class Layout {
   std::uint64_t microbatches_ = 0;
   std::uint64_t layers_per_chunk_ = 0;
   bool tied_group_ = false;
+  bool moe_ = false;  // expert weights exist (else no expert-DP groups)
   std::uint32_t first_id_[kGroupKinds] = {};
 };
 
