@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "chakra/workload_files.h"
 #include "config/network_config.h"
 #include "config/other_configs.h"
@@ -11,6 +13,7 @@
 #include "core/read_file.h"
 #include "support/test_support.h"
 #include "tools/llm_generator.h"
+#include "workload/executor.h"
 
 namespace chakrasim::test {
 namespace {
@@ -33,10 +36,28 @@ ModelSpec tiny(bool moe) {
 struct SimRun {
   sim::Result result;
   Summary summary;
+  WrittenFiles files;
+};
+
+// When NPU 0 starts and ends its nodes, by name.
+class Timeline final : public workload::NodeObserver {
+ public:
+  explicit Timeline(const chakra::Graph& graph) : graph_(graph) {}
+  void on_node_start(NpuId npu, std::uint32_t node, Tick now) override {
+    if (npu == 0) starts.emplace_back(graph_.name(node), now);
+  }
+  void on_node_end(NpuId npu, std::uint32_t node, Tick now) override {
+    if (npu == 0) ends.emplace_back(graph_.name(node), now);
+  }
+  std::vector<std::pair<std::string, Tick>> starts, ends;
+
+ private:
+  const chakra::Graph& graph_;
 };
 
 // Generates into a fresh directory with the matching network and system files and simulates.
-SimRun simulate(const std::string& name, const GenerateOptions& base) {
+// With `timeline`, every NPU is simulated and NPU 0's node times are recorded there.
+SimRun simulate(const std::string& name, const GenerateOptions& base, std::unique_ptr<Timeline>* timeline = nullptr) {
   const auto dir = temp_dir("llm_sim_" + name);
   GenerateOptions o = base;
   o.out_prefix = (dir / "t").string();
@@ -51,7 +72,12 @@ SimRun simulate(const std::string& name, const GenerateOptions& base) {
   const std::uint64_t ranks = g.summary.ranks;
   in.groups = config::load_comm_groups(g.groups_path, static_cast<NpuId>(ranks));
   in.graphs = chakra::load_workload(o.out_prefix, ranks);
-  return {run(in), g.summary};
+  if (timeline != nullptr) {
+    *timeline = std::make_unique<Timeline>(*in.graphs[0]);
+    in.allow_symmetry = false;
+    return {sim::simulate(in, timeline->get()), g.summary, g.files};
+  }
+  return {run(in), g.summary, g.files};
 }
 
 GenerateOptions options(bool moe, std::uint64_t dp, std::uint64_t tp, std::uint64_t pp, std::uint64_t batch) {
@@ -113,7 +139,37 @@ TEST(LlmSim, EveryParallelismFinishes) {
 // files are hard links of one and the simulator runs NPU 0 alone.
 TEST(LlmSim, PureDataParallelRanksShareOneFile) {
   const SimRun r = simulate("shared", options(false, 8, 1, 1, 8));
+  EXPECT_EQ(r.files.files, 8u);
+  EXPECT_EQ(r.files.distinct, 1u);
   EXPECT_TRUE(r.result.symmetric);
+  // Any other layout has rank-specific groups and peers: every file is its own.
+  EXPECT_EQ(simulate("distinct", options(false, 4, 2, 1, 8)).files.distinct, 8u);
+}
+
+// Megatron's overlapped gradient reduction: the first bucket's all-reduce starts while the
+// last microbatch's backward still runs (buckets of one layer, 8 layers).
+TEST(LlmSim, GradientBucketsOverlapTheBackward) {
+  GenerateOptions o = options(false, 2, 1, 1, 2);
+  o.model.hidden = 2048;
+  o.model.ffn = 8192;
+  o.model.heads = 16;
+  o.model.kv_heads = 16;
+  o.model.seq = 2048;
+  o.parallel.grad_bucket_params = 1;  // a bucket per layer
+  std::unique_ptr<Timeline> timeline;
+  const SimRun r = simulate("overlap", o, &timeline);
+  ASSERT_TRUE(r.result.all_finished());
+  Tick first_reduce = 0, last_backward = 0;
+  std::size_t reduces = 0;
+  for (const auto& [name, t] : timeline->starts) {
+    if (name == "step.grad.ar" && reduces++ == 0) first_reduce = t;
+  }
+  for (const auto& [name, t] : timeline->ends) {
+    if (name.rfind("B0", 0) == 0) last_backward = std::max(last_backward, t);
+  }
+  EXPECT_EQ(reduces, 8u + 2u);  // a bucket per layer, the embedding's and the final norm's
+  EXPECT_GT(first_reduce, 0u);
+  EXPECT_LT(first_reduce, last_backward);
 }
 
 // The pipeline bubble: on 4 stages with 4 microbatches, interleaving 2 chunks per stage

@@ -410,6 +410,15 @@ TEST(LlmTrace, FusionKeepsTheWork) {
   }
 }
 
+// --gpus-per-node changes the scale-up domain of the network file.
+TEST(LlmTrace, GpusPerNodeOverride) {
+  GenerateOptions o = options(small_gpt(), 4, 2, 2, 4);
+  o.gpus_per_node = 4;
+  const Generated g = build_iteration(o);
+  EXPECT_EQ(g.gpu.gpus_per_node, 4u);
+  EXPECT_THAT(network_yaml(g.gpu, g.layout.ranks()), ::testing::HasSubstr("npus_count: [ 4, 4 ]"));
+}
+
 // A node's duration is the sum of its ops' derated rooflines: one GEMM alone (per-op nodes),
 // the QKV projection of a layer with h = 4096, 2048 tokens, t = 1: 2 x 2048 x 4096 x 12288
 // FLOPs at 989 x 0.70 TFLOP/s = 298 us.
