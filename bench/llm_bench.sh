@@ -25,6 +25,8 @@ timed() {
   rm -f "$t"
 }
 
+dir=""
+trap 'rm -rf "$dir"' EXIT
 printf '%-44s %16s %16s %12s %8s %10s\n' "case" "generate s (cpu)" "simulate s (cpu)" "iteration" "MFU" "sim RSS"
 for c in "${cases[@]}"; do
   IFS='|' read -r name flags <<< "$c"
@@ -41,7 +43,7 @@ for c in "${cases[@]}"; do
   read -r swall suser ssys srss < <(timed "$bin" run --workload "$dir/t" --comm-groups "$dir/t.groups.json" \
     --network "$dir/network.yml" --system "$dir/system.json" -q)
   # The iteration ends when the last NPU finishes (one cycle is one ns).
-  ns=$(awk '/finished,/ {gsub(",", "", $3); if ($3 + 0 > m) m = $3 + 0} END {printf "%d", m}' "$out")
+  ns=$(awk '/finished,/ {gsub(",", "", $3); if ($3 + 0 > m) m = $3 + 0} END {printf "%.0f", m}' "$out")
   finished=$(grep -c 'finished,' "$out" || true)
   if [ "$finished" != "$ranks" ]; then
     echo "$name: only $finished of $ranks NPUs finished" >&2

@@ -10,8 +10,8 @@
 namespace chakrasim::tools::llm {
 namespace {
 
-// Generated traces are held in memory one stage at a time per template; this bounds what one
-// command may ask for (nodes per stage x stages), about 2 GB of templates.
+// Every stage's template is held in memory while the files are written (a few hundred bytes per
+// node): this bounds the nodes of all templates together, about 6 GB of them.
 constexpr double kMaxTemplateNodes = 20e6;
 
 void write_text(const std::string& path, const std::string& text, const char* flag) {
@@ -59,6 +59,23 @@ GenerateResult generate_llm(const GenerateOptions& o) {
     system = system_json(g.gpu, g.layout.ranks(), sizes);
   }
 
+  // The traces' size, before writing any: a late attribute adds at most about 20 bytes.
+  double bytes = 0;
+  for (const StageTemplate& stage : g.stages) {
+    double stage_bytes = 0;
+    for (std::size_t i = 0; i < stage.trace.nodes.size(); ++i) {
+      stage_bytes += static_cast<double>(stage.trace.nodes[i].ByteSizeLong() + 5 + 20 * stage.late[i].size());
+    }
+    bytes += stage_bytes * static_cast<double>(g.layout.ranks() / g.layout.parallel().pp);
+  }
+  std::filesystem::path dir = std::filesystem::path(o.out_prefix).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code space_error;
+  const std::filesystem::space_info space = std::filesystem::space(dir, space_error);
+  if (!space_error && bytes > static_cast<double>(space.available)) {
+    fail("--out: the {} traces need about {:.1f} GB, but {} has {:.1f} GB free", g.layout.ranks(), bytes / 1e9,
+         dir.string(), static_cast<double>(space.available) / 1e9);
+  }
   result.files = write_rank_files(g.stages, g.layout, o.out_prefix);
   // Files of an earlier, larger run with this prefix would make the simulator see more ranks
   // than the network has.
