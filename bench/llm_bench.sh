@@ -13,6 +13,7 @@ bin="$build/chakrasim"
 cases=(
   "GPT-3 175B, 1024 H100: TP 8, PP 8, DP 16|--model gpt3-175b --tp 8 --pp 8 --dp 16 --global-batch 1536 --zero 1 --gpu H100"
   "GPT-3 175B, 4096 H100: TP 8, PP 16, DP 32|--model gpt3-175b --tp 8 --pp 16 --dp 32 --global-batch 1536 --zero 1 --gpu H100"
+  "  the same, interleaved (vpp 2)|--model gpt3-175b --tp 8 --pp 16 --dp 32 --global-batch 1536 --zero 1 --schedule interleaved --vpp 2 --gpu H100"
 )
 if [ -n "${CASES:-}" ]; then IFS=';' read -r -a cases <<< "$CASES"; fi
 
