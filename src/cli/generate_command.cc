@@ -79,6 +79,9 @@ int run_llm(LlmArgs& a, const CLI::App& app) {
     fail("--grad-bucket {}: expected millions of weights per gradient bucket, from 1 to 1000000", a.grad_bucket_m);
   }
   par.grad_bucket_params = a.grad_bucket_m * 1'000'000;
+  if (app.count("--gpus-per-node") > 0 && (a.o.gpus_per_node == 0 || a.o.gpus_per_node > (1u << 20))) {
+    fail("--gpus-per-node {}: expected a scale-up domain of 1 to 1048576 GPUs", a.o.gpus_per_node);
+  }
 
   const auto start = std::chrono::steady_clock::now();
   const GenerateResult r = generate_llm(a.o);

@@ -24,7 +24,6 @@ void write_text(const std::string& path, const std::string& text, const char* fl
 }  // namespace
 
 Generated build_iteration(const GenerateOptions& o) {
-  check_model(o.model);
   GpuSpec gpu = gpu_preset(o.gpu);
   if (o.gpus_per_node != 0) gpu.gpus_per_node = o.gpus_per_node;
   Generated g{o.model, gpu, Layout(o.model, o.parallel), {}};

@@ -25,6 +25,7 @@ const char* group_kind_name(GroupKind kind) {
 }
 
 Layout::Layout(const ModelSpec& m, const ParallelSpec& par) : par_(par) {
+  check_model(m);
   auto positive = [](std::uint64_t v, const char* flag) {
     if (v == 0) fail("{}: expected a positive number, got 0", flag);
   };
@@ -37,6 +38,11 @@ Layout::Layout(const ModelSpec& m, const ParallelSpec& par) : par_(par) {
   positive(par.vpp, "--vpp");
   positive(par.grad_bucket_params, "--grad-bucket");
   const std::uint64_t t = par.tp;
+  if (par.vpp > m.layers) fail("--vpp {}: expected at most --layers {}", par.vpp, m.layers);
+  // Tokens of one microbatch on one rank, bounded so that every tensor size fits in 64 bits.
+  if (par.microbatch > (1u << 28) / m.seq) {
+    fail("--microbatch {} x --seq {}: expected at most 268435456 tokens per microbatch", par.microbatch, m.seq);
+  }
   // Each product below stays far from overflow because every factor is checked first.
   if (par.dp > kMaxRanks || t > kMaxRanks || par.pp > kMaxRanks || par.cp > kMaxRanks ||
       par.dp * t * par.pp * par.cp > kMaxRanks) {

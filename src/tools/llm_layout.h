@@ -52,7 +52,8 @@ struct Coord {
 
 class Layout {
  public:
-  // Checks the sizes against each other and the model; throws Error naming the flag.
+  // Checks the model (check_model), then the sizes against each other and the model; throws
+  // Error naming the flag.
   Layout(const ModelSpec& model, const ParallelSpec& parallel);
 
   const ParallelSpec& parallel() const { return par_; }

@@ -94,6 +94,23 @@ void check_model(const ModelSpec& m) {
   positive(m.vocab, "--vocab");
   positive(m.experts, "--experts");
   positive(m.top_k, "--top-k");
+  // Bounds far above any real model, so that no count below can overflow.
+  auto at_most = [](std::uint64_t v, std::uint64_t limit, const char* flag) {
+    if (v > limit) fail("{} {}: expected at most {}", flag, v, limit);
+  };
+  at_most(m.layers, 100'000, "--layers");
+  at_most(m.hidden, 1u << 20, "--hidden");
+  at_most(m.ffn, 1u << 24, "--ffn");
+  at_most(m.seq, 1u << 24, "--seq");
+  at_most(m.vocab, 1u << 24, "--vocab");
+  at_most(m.experts, 1u << 16, "--experts");
+  const double h = static_cast<double>(m.hidden);
+  const double per_layer = 4 * h * h + 3 * h * static_cast<double>(m.ffn) * static_cast<double>(m.experts);
+  const double total = static_cast<double>(m.layers) * per_layer + 2 * h * static_cast<double>(m.vocab + m.seq);
+  if (total > 1e15) {
+    fail("--layers {}, --hidden {}, --ffn {}, --experts {}: about {:.3g} parameters; expected at most 1e15", m.layers,
+         m.hidden, m.ffn, m.experts, total);
+  }
   if (m.hidden % m.heads != 0) {
     fail("--hidden {} is not a multiple of --heads {}; expected heads of equal width", m.hidden, m.heads);
   }

@@ -77,6 +77,7 @@ TEST(LlmGenerateCli, BadFlagsExitNonZeroNamingTheFlag) {
       {{"--model", "llama3-8b", "--dtype", "int8"}, "--dtype: unknown value \"int8\""},
       {{"--model", "llama3-8b", "--mlp", "relu"}, "--mlp: unknown value \"relu\""},
       {{"--model", "llama3-8b", "--grad-bucket", "0"}, "--grad-bucket 0"},
+      {{"--model", "llama3-8b", "--gpus-per-node", "0"}, "--gpus-per-node 0: expected a scale-up domain"},
       {{"--model", "llama3-8b", "--dp", "12", "--network-out", (dir / "n.yml").string()},
        "--network-out: 12 ranks do not fill whole 8-GPU H100 nodes"},
       {{"--model", "llama3-8b", "--out", (dir / "missing" / "t").string()}, "--out: cannot create the trace file"},

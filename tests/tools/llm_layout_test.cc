@@ -118,6 +118,21 @@ TEST(LlmLayout, BadParallelSizesNameTheFlag) {
   ParallelSpec p = sizes(1, 1, 1);
   p.dp = 0;
   EXPECT_THAT(bad("llama3-8b", p), HasSubstr("--dp: expected a positive number, got 0"));
+  const std::vector<std::pair<std::string, std::uint64_t ParallelSpec::*>> fields = {
+      {"--tp", &ParallelSpec::tp},         {"--pp", &ParallelSpec::pp},   {"--cp", &ParallelSpec::cp},
+      {"--ep", &ParallelSpec::ep},         {"--vpp", &ParallelSpec::vpp}, {"--microbatch", &ParallelSpec::microbatch},
+      {"--grad-bucket", &ParallelSpec::grad_bucket_params}};
+  for (const auto& [flag, field] : fields) {
+    p = sizes(1, 1, 1);
+    p.*field = 0;
+    EXPECT_THAT(bad("llama3-8b", p), HasSubstr(flag + ": expected a positive number, got 0"));
+  }
+  p = sizes(1, 1, 1);
+  p.vpp = 33;
+  EXPECT_THAT(bad("llama3-8b", p), HasSubstr("--vpp 33: expected at most --layers 32"));
+  p = sizes(1, 1, 1);
+  p.microbatch = 1ull << 20;
+  EXPECT_THAT(bad("llama3-8b", p), HasSubstr("--microbatch 1048576 x --seq 8192: expected at most 268435456 tokens"));
   EXPECT_THAT(bad("llama3-8b", sizes(1, 3, 1)), HasSubstr("--tp 3 does not divide --heads 32"));
   EXPECT_THAT(bad("llama3-8b", sizes(1, 16, 1)), HasSubstr("--tp 16 does not divide --kv-heads 8"));
   EXPECT_THAT(bad("llama3-8b", sizes(1, 1, 5)), HasSubstr("--layers 32 is not a multiple of --pp 5"));

@@ -85,7 +85,19 @@ TEST(LlmModel, BadSizesNameTheFlag) {
   EXPECT_THAT(bad([](ModelSpec& m) { m.seq = 0; }), HasSubstr("--seq"));
   EXPECT_THAT(bad([](ModelSpec& m) { m.vocab = 0; }), HasSubstr("--vocab"));
   EXPECT_THAT(bad([](ModelSpec& m) { m.experts = 0; }), HasSubstr("--experts"));
+  EXPECT_THAT(bad([](ModelSpec& m) { m.heads = 0; }), HasSubstr("--heads: expected a positive number"));
+  EXPECT_THAT(bad([](ModelSpec& m) { m.kv_heads = 0; }), HasSubstr("--kv-heads: expected a positive number"));
+  EXPECT_THAT(bad([](ModelSpec& m) { m.top_k = 0; }), HasSubstr("--top-k: expected a positive number"));
   EXPECT_THAT(bad([](ModelSpec& m) { m.hidden = 4097; }), HasSubstr("--hidden 4097 is not a multiple of --heads 32"));
+  // Sizes beyond any model are refused before a count could overflow.
+  EXPECT_THAT(bad([](ModelSpec& m) { m.seq = 1ull << 40; }), HasSubstr("--seq 1099511627776: expected at most 16777216"));
+  EXPECT_THAT(bad([](ModelSpec& m) { m.layers = 1ull << 60; }), HasSubstr("--layers"));
+  EXPECT_THAT(bad([](ModelSpec& m) {
+                m.layers = 100'000;
+                m.hidden = 1u << 20;
+                m.heads = 1u << 10;
+              }),
+              HasSubstr("parameters; expected at most 1e15"));
   EXPECT_THAT(bad([](ModelSpec& m) { m.kv_heads = 5; }), HasSubstr("--kv-heads 5 does not divide --heads 32"));
   EXPECT_THAT(bad([](ModelSpec& m) { m.top_k = 2; }), HasSubstr("--top-k 2 is more than --experts 1"));
 }
