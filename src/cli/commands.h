@@ -13,5 +13,6 @@ using Command = std::function<int()>;
 Command add_run_command(CLI::App& app);
 Command add_demo_command(CLI::App& app);
 Command add_chakra_command(CLI::App& app);
+Command add_generate_command(CLI::App& app);
 
 }  // namespace chakrasim::cli

@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "chakrasim 0.1.0");
   app.require_subcommand(1);
   std::vector<cli::Command> commands = {cli::add_run_command(app), cli::add_demo_command(app),
-                                        cli::add_chakra_command(app)};
+                                        cli::add_chakra_command(app), cli::add_generate_command(app)};
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {

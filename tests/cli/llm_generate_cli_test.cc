@@ -1,0 +1,101 @@
+// `chakrasim generate llm` through the binary: the files it writes run with `chakrasim run`,
+// the summary names the figures, and bad flags exit non-zero with a message naming the flag.
+#include <algorithm>
+#include <filesystem>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "support/test_support.h"
+
+namespace chakrasim::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+// LLaMA-3 8B cut to 4 layers and 1024 tokens, 16 ranks: TP 2, PP 2, DP 4 with ZeRO 1.
+std::vector<std::string> small(const std::string& prefix) {
+  return {"generate", "llm",    "--model", "llama3-8b", "--layers", "4",  "--seq",  "1024", "--dp",
+          "4",        "--tp",   "2",       "--pp",      "2",        "--sp", "--zero", "1",    "--global-batch",
+          "16",       "--out",  prefix};
+}
+
+TEST(LlmGenerateCli, GeneratesAndRuns) {
+  const auto dir = temp_dir("llm_cli_run");
+  const std::string prefix = (dir / "llama").string();
+  std::vector<std::string> args = small(prefix);
+  args.insert(args.end(), {"--network-out", (dir / "net.yml").string(), "--system-out", (dir / "sys.json").string()});
+  const CommandResult gen = run_binary(args);
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  EXPECT_THAT(gen.out, HasSubstr("llama3-8b (modified) on 16 H100 GPUs: TP 2, PP 2, DP 4"));
+  EXPECT_THAT(gen.out, HasSubstr("model FLOPs per iteration: "));
+  EXPECT_THAT(gen.out, HasSubstr("  TP : "));
+  EXPECT_THAT(gen.out, HasSubstr("  PP : 4 sends"));
+  EXPECT_THAT(gen.out, HasSubstr("memory per rank (of 80 GiB)"));
+  EXPECT_THAT(gen.out, HasSubstr("wrote 16 traces"));
+  for (int r = 0; r < 16; ++r) EXPECT_TRUE(std::filesystem::exists(dir / ("llama." + std::to_string(r) + ".et")));
+  EXPECT_FALSE(std::filesystem::exists(dir / "llama.16.et"));
+  const CommandResult sim = run_binary({"run", "--workload", prefix, "--comm-groups", prefix + ".groups.json",
+                                        "--network", (dir / "net.yml").string(), "--system",
+                                        (dir / "sys.json").string()});
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_THAT(sim.out, HasSubstr("16 of 16 NPUs finished"));
+}
+
+// A smaller run with the same prefix removes the larger run's extra rank files, which would
+// otherwise not match the smaller network.
+TEST(LlmGenerateCli, RemovesStaleRankFiles) {
+  const auto dir = temp_dir("llm_cli_stale");
+  const std::string prefix = (dir / "t").string();
+  ASSERT_EQ(run_binary(small(prefix)).exit_code, 0);
+  std::vector<std::string> args = small(prefix);
+  args[9] = "2";  // --dp 2: 8 ranks
+  args[18] = "8";  // --global-batch 8
+  const CommandResult r = run_binary(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "t.7.et"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "t.8.et"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "t.15.et"));
+}
+
+TEST(LlmGenerateCli, BadFlagsExitNonZeroNamingTheFlag) {
+  const auto dir = temp_dir("llm_cli_bad");
+  const std::string prefix = (dir / "t").string();
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--model", "gpt5"}, "--model: unknown model \"gpt5\""},
+      {{"--layers", "4"}, "--hidden: expected a value (or --model NAME for a preset)"},
+      {{"--model", "llama3-8b", "--tp", "3"}, "--tp 3 does not divide --heads 32"},
+      {{"--model", "llama3-8b", "--pp", "0"}, "--pp: expected a positive number, got 0"},
+      {{"--model", "llama3-8b", "--layers", "0"}, "--layers: expected a positive number, got 0"},
+      {{"--model", "llama3-8b", "--gpu", "V100"}, "--gpu: unknown GPU \"V100\""},
+      {{"--model", "llama3-8b", "--schedule", "zigzag"}, "--schedule: unknown value \"zigzag\""},
+      {{"--model", "llama3-8b", "--recompute", "maybe"}, "--recompute: unknown value \"maybe\""},
+      {{"--model", "llama3-8b", "--dtype", "int8"}, "--dtype: unknown value \"int8\""},
+      {{"--model", "llama3-8b", "--mlp", "relu"}, "--mlp: unknown value \"relu\""},
+      {{"--model", "llama3-8b", "--grad-bucket", "0"}, "--grad-bucket 0"},
+      {{"--model", "llama3-8b", "--gpus-per-node", "0"}, "--gpus-per-node 0: expected a scale-up domain"},
+      {{"--model", "llama3-8b", "--dp", "12", "--network-out", (dir / "n.yml").string()},
+       "--network-out: 12 ranks do not fill whole 8-GPU H100 nodes"},
+      {{"--model", "llama3-8b", "--out", (dir / "missing" / "t").string()}, "--out: cannot create the trace file"},
+      {{"--model", "llama3-8b", "--global-batch", "1000000000"}, "--global-batch 1000000000"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"generate", "llm"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    if (std::find(c.args.begin(), c.args.end(), "--out") == c.args.end()) args.insert(args.end(), {"--out", prefix});
+    const CommandResult r = run_binary(args);
+    EXPECT_EQ(r.exit_code, 1) << c.message;
+    EXPECT_THAT(r.err, HasSubstr(c.message));
+  }
+  // CLI11 rejects what is not a number, with its own message and a non-zero exit.
+  const CommandResult r = run_binary({"generate", "llm", "--model", "llama3-8b", "--dp", "-2", "--out", prefix});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("--dp"));
+}
+
+}  // namespace
+}  // namespace chakrasim::test
