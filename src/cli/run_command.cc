@@ -138,14 +138,8 @@ int run(const RunOptions& o) {
     for (const NpuId n : shown) selected[n] = true;
   }
   report::NodeLog log(record ? npus : 0, std::move(selected));
-  sim::Hooks hooks;
-  if (record) {
-    hooks.nodes = &log;
-    hooks.collectives = &log;
-    hooks.symmetric_ok = true;  // the log takes NPU 0's record for every NPU's
-  }
   report::LinkLog links;
-  if (report) hooks.links = &links;
+  sim::Hooks hooks;
   const bool progress = !o.quiet && isatty(STDERR_FILENO) != 0;
   bool progress_shown = false;
   if (progress) {
@@ -154,9 +148,9 @@ int run(const RunOptions& o) {
       show_progress(p);
     };
   }
-  const sim::Result result = sim::simulate(inputs, hooks);
+  const sim::Result result = record ? report::simulate_recorded(inputs, log, report ? &links : nullptr, hooks)
+                                    : sim::simulate(inputs, hooks);
   if (progress_shown) std::cerr << "\r\033[K" << std::flush;
-  log.take_npu0_for_all(result.symmetric);
   if (!o.timeline.empty()) report::write_timeline(o.timeline, inputs, result, log, shown);
   if (!o.stats_csv.empty()) report::write_node_csv(o.stats_csv, inputs, log, shown);
   if (report) {

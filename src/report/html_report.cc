@@ -52,9 +52,8 @@ void section_inputs(std::string& html, const sim::Inputs& inputs, const sim::Res
   row("network", src.network);
   std::string dims;
   for (const network::DimensionSpec& d : inputs.network.dims) {
-    const char* kind = d.kind == network::DimensionKind::kRing ? "Ring"
-                       : d.kind == network::DimensionKind::kSwitch ? "Switch" : "FullyConnected";
-    dims += fmt::format("{}{} {} × {} GB/s, {} ns", dims.empty() ? "" : "; ", kind, d.npus, d.bandwidth_gbps, d.latency_ns);
+    dims += fmt::format("{}{} {} × {} GB/s, {} ns", dims.empty() ? "" : "; ", network::dimension_kind_name(d.kind), d.npus,
+                        d.bandwidth_gbps, d.latency_ns);
   }
   row("network dimensions", dims);
   row("backend", inputs.backend);

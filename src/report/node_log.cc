@@ -11,13 +11,13 @@ NodeLog::NodeLog(NpuId npus, std::vector<bool> selected)
 }
 
 void NodeLog::on_node_start(NpuId npu, std::uint32_t node, Tick now) {
-  if (skip(npu)) return;
+  if (!recorded(npu)) return;
   open_[npu].emplace_back(node, static_cast<std::uint32_t>(spans_[npu].size()));
   spans_[npu].push_back({node, now, kNeverTick});
 }
 
 void NodeLog::on_node_end(NpuId npu, std::uint32_t node, Tick now) {
-  if (skip(npu)) return;
+  if (!recorded(npu)) return;
   auto& open = open_[npu];
   for (std::size_t i = 0; i < open.size(); ++i) {
     if (open[i].first == node) {
@@ -31,14 +31,14 @@ void NodeLog::on_node_end(NpuId npu, std::uint32_t node, Tick now) {
 
 void NodeLog::on_phase_start(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase,
                              const system::PhasePlan& plan, Tick now) {
-  if (skip(npu)) return;
+  if (!recorded(npu)) return;
   open_phases_[npu].push_back(static_cast<std::uint32_t>(phases_[npu].size()));
   phases_[npu].push_back({static_cast<std::uint32_t>(token), chunk, phase, now, kNeverTick, plan.algorithm,
                           plan.dim, plan.ring_size, plan.bytes, plan.members != nullptr});
 }
 
 void NodeLog::on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase, Tick now) {
-  if (skip(npu)) return;
+  if (!recorded(npu)) return;
   auto& open = open_phases_[npu];
   for (std::size_t i = 0; i < open.size(); ++i) {
     PhaseSpan& p = phases_[npu][open[i]];
@@ -49,6 +49,17 @@ void NodeLog::on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, 
       return;
     }
   }
+}
+
+sim::Result simulate_recorded(const sim::Inputs& inputs, NodeLog& log, network::LinkObserver* links,
+                              sim::Hooks hooks) {
+  hooks.nodes = &log;
+  hooks.collectives = &log;
+  hooks.links = links;
+  hooks.symmetric_ok = true;
+  sim::Result result = sim::simulate(inputs, hooks);
+  log.take_npu0_for_all(result.symmetric);
+  return result;
 }
 
 }  // namespace chakrasim::report

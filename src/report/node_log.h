@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "core/types.h"
+#include "network/network.h"
+#include "sim/simulation.h"
 #include "system/system.h"
 #include "workload/executor.h"
 
@@ -43,7 +45,8 @@ class NodeLog final : public workload::NodeObserver, public system::CollectiveOb
                       const system::PhasePlan& plan, Tick now) override;
   void on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase, Tick now) override;
 
-  // After a symmetric run (sim::Result::symmetric), NPU 0's record stands for every NPU's.
+  // After a symmetric run (sim::Result::symmetric), NPU 0's record stands for every NPU's;
+  // simulate_recorded sets it.
   void take_npu0_for_all(bool on) { npu0_for_all_ = on; }
 
   bool recorded(NpuId npu) const { return selected_.empty() || selected_[npu]; }
@@ -53,7 +56,6 @@ class NodeLog final : public workload::NodeObserver, public system::CollectiveOb
 
  private:
   NpuId source(NpuId npu) const { return npu0_for_all_ ? 0 : npu; }
-  bool skip(NpuId npu) const { return !selected_.empty() && !selected_[npu]; }
 
   std::vector<bool> selected_;
   bool npu0_for_all_ = false;
@@ -63,5 +65,11 @@ class NodeLog final : public workload::NodeObserver, public system::CollectiveOb
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> open_;
   std::vector<std::vector<std::uint32_t>> open_phases_;  // per NPU: indices of running phases
 };
+
+// Runs `inputs` with `log` (and `links`, when given) listening, besides what `hooks` already
+// has (a progress line, say). A symmetric run stays one: the log then takes NPU 0's record for
+// every NPU's, which is exact.
+sim::Result simulate_recorded(const sim::Inputs& inputs, NodeLog& log, network::LinkObserver* links = nullptr,
+                              sim::Hooks hooks = {});
 
 }  // namespace chakrasim::report

@@ -88,14 +88,8 @@ struct Report {
 Report make_report(const sim::Inputs& in, const std::string& name) {
   report::NodeLog log(static_cast<NpuId>(in.graphs.size()));
   report::LinkLog links;
-  sim::Hooks hooks;
-  hooks.nodes = &log;
-  hooks.collectives = &log;
-  hooks.links = &links;
-  hooks.symmetric_ok = true;
   Report r;
-  r.result = sim::simulate(in, hooks);
-  log.take_npu0_for_all(r.result.symmetric);
+  r.result = report::simulate_recorded(in, log, &links);
   r.dir = temp_dir("report_" + name);
   report::write_html_report(r.dir.string(), in, r.result, log, &links, {"w", "s.json", "n.yml"});
   std::ifstream file(r.dir / "index.html");
@@ -113,12 +107,7 @@ TEST(HtmlReport, CollectiveBandwidthsFollowNcclTests) {
   in.system = system_of("ring", 1, 4, 1);
   in.graphs = same_trace(single_collective(chakra::CommType::kAllReduce, 1 << 20), 8);
   report::NodeLog log(8);
-  sim::Hooks hooks;
-  hooks.nodes = &log;
-  hooks.collectives = &log;
-  hooks.symmetric_ok = true;
-  const sim::Result result = sim::simulate(in, hooks);
-  log.take_npu0_for_all(result.symmetric);
+  report::simulate_recorded(in, log);
   const auto rows = report::collective_rows(in, log, 3);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].duration, 117780u);

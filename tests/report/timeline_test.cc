@@ -96,13 +96,8 @@ Written simulate_and_write(const sim::Inputs& in, const std::string& name, std::
     for (NpuId r = 0; r < n; ++r) npus.push_back(r);
   }
   report::NodeLog log(n);
-  sim::Hooks hooks;
-  hooks.nodes = &log;
-  hooks.collectives = &log;
-  hooks.symmetric_ok = true;
   Written w;
-  w.result = sim::simulate(in, hooks);
-  log.take_npu0_for_all(w.result.symmetric);
+  w.result = report::simulate_recorded(in, log);
   const auto dir = temp_dir("timeline_" + name);
   w.timeline = dir / "timeline.json";
   w.csv = dir / "nodes.csv";
