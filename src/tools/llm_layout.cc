@@ -26,17 +26,14 @@ const char* group_kind_name(GroupKind kind) {
 
 Layout::Layout(const ModelSpec& m, const ParallelSpec& par) : par_(par) {
   check_model(m);
-  auto positive = [](std::uint64_t v, const char* flag) {
-    if (v == 0) fail("{}: expected a positive number, got 0", flag);
-  };
-  positive(par.dp, "--dp");
-  positive(par.tp, "--tp");
-  positive(par.pp, "--pp");
-  positive(par.cp, "--cp");
-  positive(par.ep, "--ep");
-  positive(par.microbatch, "--microbatch");
-  positive(par.vpp, "--vpp");
-  positive(par.grad_bucket_params, "--grad-bucket");
+  require_positive(par.dp, "--dp");
+  require_positive(par.tp, "--tp");
+  require_positive(par.pp, "--pp");
+  require_positive(par.cp, "--cp");
+  require_positive(par.ep, "--ep");
+  require_positive(par.microbatch, "--microbatch");
+  require_positive(par.vpp, "--vpp");
+  require_positive(par.grad_bucket_params, "--grad-bucket");
   const std::uint64_t t = par.tp;
   if (par.vpp > m.layers) fail("--vpp {}: expected at most --layers {}", par.vpp, m.layers);
   // Tokens of one microbatch on one rank, bounded so that every tensor size fits in 64 bits.

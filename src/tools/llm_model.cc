@@ -81,19 +81,20 @@ ModelSpec model_preset(const std::string& name) {
        name, valid);
 }
 
+void require_positive(std::uint64_t value, const char* flag) {
+  if (value == 0) fail("{}: expected a positive number, got 0", flag);
+}
+
 void check_model(const ModelSpec& m) {
-  auto positive = [](std::uint64_t v, const char* flag) {
-    if (v == 0) fail("{}: expected a positive number, got 0", flag);
-  };
-  positive(m.layers, "--layers");
-  positive(m.hidden, "--hidden");
-  positive(m.ffn, "--ffn");
-  positive(m.heads, "--heads");
-  positive(m.kv_heads, "--kv-heads");
-  positive(m.seq, "--seq");
-  positive(m.vocab, "--vocab");
-  positive(m.experts, "--experts");
-  positive(m.top_k, "--top-k");
+  require_positive(m.layers, "--layers");
+  require_positive(m.hidden, "--hidden");
+  require_positive(m.ffn, "--ffn");
+  require_positive(m.heads, "--heads");
+  require_positive(m.kv_heads, "--kv-heads");
+  require_positive(m.seq, "--seq");
+  require_positive(m.vocab, "--vocab");
+  require_positive(m.experts, "--experts");
+  require_positive(m.top_k, "--top-k");
   // Bounds far above any real model, so that no count below can overflow.
   auto at_most = [](std::uint64_t v, std::uint64_t limit, const char* flag) {
     if (v > limit) fail("{} {}: expected at most {}", flag, v, limit);

@@ -42,6 +42,8 @@ ModelSpec model_preset(const std::string& name);
 // Throws Error naming the flag when a size is zero or the sizes do not fit together (hidden
 // not a multiple of heads, heads not a multiple of kv-heads, top-k above experts, ...).
 void check_model(const ModelSpec& model);
+// Fails naming `flag` when `value` is 0.
+void require_positive(std::uint64_t value, const char* flag);
 
 // Parameters, by where they live. Matrices count their weights; `norms_and_biases` holds the
 // vectors (norm scales, biases). Expert weights count every expert.
