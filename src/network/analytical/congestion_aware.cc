@@ -6,7 +6,8 @@ namespace chakrasim::network {
 
 // Link ids, per dimension d with n NPUs per group and N NPUs in all:
 //   Ring:            base + 2*npu + {0: towards coordinate+1, 1: towards coordinate-1}
-//   FullyConnected:  base + (n-1)*npu + k, k = the destination's coordinate, skipping the own one
+//   FullyConnected:  base + (n-1)*npu + k, k = the offset to the destination's coordinate less one
+//                    (offsets, not coordinates, so that a folded run's NPU 0 links stand for all)
 //   Switch:          base + 2*npu + {0: up to the switch, 1: down from the switch}
 CongestionAware::CongestionAware(const Topology& topology, EventQueue& queue, ArrivalSink& sink, bool folded)
     : topology_(topology), queue_(queue), sink_(sink), folded_(folded) {
@@ -39,10 +40,7 @@ std::uint32_t CongestionAware::next_link(Packet& p) const {
       return link;
     }
     case DimensionKind::kFullyConnected: {
-      // Indexed by the destination's coordinate skipping the own one, which is also the
-      // offset to it less one when the owner is at coordinate 0 (the folded representative).
-      const std::uint32_t k = folded_ ? (there + spec.npus - here) % spec.npus - 1 : (there < here ? there : there - 1);
-      const std::uint32_t link = link_id(d, p.at, k);
+      const std::uint32_t link = link_id(d, p.at, (there + spec.npus - here) % spec.npus - 1);
       p.at = p.at - here * stride + there * stride;
       return link;
     }
@@ -77,7 +75,7 @@ std::string CongestionAware::link_name(std::uint32_t link) const {
     }
     case DimensionKind::kFullyConnected: {
       if (folded_) return fmt::format("{} link to offset +{} (fully connected, dim {})", where, k + 1, d);
-      const std::uint32_t there = k < here ? k : k + 1;
+      const std::uint32_t there = (here + k + 1) % spec.npus;
       return fmt::format("NPU {} -> NPU {} (fully connected, dim {})", owner, owner - here * stride + there * stride, d);
     }
     case DimensionKind::kSwitch:
