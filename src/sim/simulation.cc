@@ -1,8 +1,7 @@
 #include "sim/simulation.h"
 
-#include <chrono>
-
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 
