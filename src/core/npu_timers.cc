@@ -12,14 +12,7 @@ void NpuTimers::schedule(NpuId npu, Tick delay, TimerOwner owner, std::uint8_t k
       return;
     }
   }
-  std::uint32_t bucket;
-  if (free_buckets_.empty()) {
-    bucket = static_cast<std::uint32_t>(buckets_.size());
-    buckets_.emplace_back();
-  } else {
-    bucket = free_buckets_.back();
-    free_buckets_.pop_back();
-  }
+  const std::uint32_t bucket = buckets_.acquire();  // a reused bucket was left empty
   buckets_[bucket].push_back(entry);
   open_[npu].push_back({time, bucket});
   queue_.schedule(time, EventTarget::kTimers, 0, npu, bucket);
@@ -35,7 +28,7 @@ void NpuTimers::close(NpuId npu, std::uint32_t bucket) {
     }
   }
   buckets_[bucket].clear();
-  free_buckets_.push_back(bucket);
+  buckets_.release(bucket);
 }
 
 }  // namespace chakrasim

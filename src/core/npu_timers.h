@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/event_queue.h"
+#include "core/id_pool.h"
 #include "core/types.h"
 
 namespace chakrasim {
@@ -57,8 +58,7 @@ class NpuTimers {
 
   EventQueue& queue_;
   std::vector<std::vector<OpenBucket>> open_;  // per NPU; a handful at a time
-  std::vector<std::vector<TimerEntry>> buckets_;
-  std::vector<std::uint32_t> free_buckets_;
+  IdPool<std::vector<TimerEntry>> buckets_;
 };
 
 }  // namespace chakrasim

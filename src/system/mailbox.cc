@@ -7,10 +7,10 @@ bool Mailbox::arrive(const MessageKey& key, Completion& receive) {
   if (it != slots_.end() && it->second.waiting > 0) {
     Slot& slot = it->second;
     const std::uint32_t w = slot.head;
-    receive = pool_[w].receive;
-    slot.head = pool_[w].next;
+    const Waiting taken = pool_.take(w);
+    receive = taken.receive;
+    slot.head = taken.next;
     if (--slot.waiting == 0) slot.tail = kNone;
-    free_.push_back(w);
     if (slot.waiting == 0 && slot.arrived == 0) slots_.erase(it);
     return true;
   }
@@ -24,15 +24,7 @@ bool Mailbox::post_receive(const MessageKey& key, Completion receive) {
     if (--it->second.arrived == 0 && it->second.waiting == 0) slots_.erase(it);
     return true;
   }
-  std::uint32_t w;
-  if (free_.empty()) {
-    w = static_cast<std::uint32_t>(pool_.size());
-    pool_.emplace_back();
-  } else {
-    w = free_.back();
-    free_.pop_back();
-  }
-  pool_[w] = {receive, kNone};
+  const std::uint32_t w = pool_.add({receive, kNone});
   Slot& slot = it != slots_.end() ? it->second : slots_[key];
   if (slot.waiting == 0) {
     slot.head = w;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/id_pool.h"
 #include "core/types.h"
 
 namespace chakrasim::system {
@@ -63,8 +64,7 @@ class Mailbox {
     std::uint32_t next = kNone;
   };
   std::unordered_map<MessageKey, Slot, MessageKeyHash> slots_;
-  std::vector<Waiting> pool_;
-  std::vector<std::uint32_t> free_;
+  IdPool<Waiting> pool_;
 };
 
 }  // namespace chakrasim::system

@@ -38,7 +38,7 @@ struct System::Io {
     return sys.streams_[stream].tag | ((static_cast<std::uint64_t>(channel) & 0xffff) << 40);
   }
   std::uint32_t custom_op(std::uint32_t node) {
-    return sys.new_op({sys.streams_[stream].npu, 0, (static_cast<std::uint64_t>(stream) << 32) | node, 0, 0, {}});
+    return sys.ops_.add({sys.streams_[stream].npu, 0, (static_cast<std::uint64_t>(stream) << 32) | node, 0, 0, {}});
   }
   void send(std::uint32_t node, std::int64_t dst, std::uint64_t bytes, std::int64_t channel) {
     const NpuId npu = sys.streams_[stream].npu;
@@ -111,16 +111,6 @@ std::uint32_t System::plan_for(const CollectiveRequest& request, const Group* gr
   return id;
 }
 
-std::uint32_t System::new_stream() {
-  if (!free_streams_.empty()) {
-    std::uint32_t id = free_streams_.back();
-    free_streams_.pop_back();
-    return id;
-  }
-  streams_.emplace_back();
-  return static_cast<std::uint32_t>(streams_.size() - 1);
-}
-
 System::PhaseQueue System::pick_queue(NpuId npu, const PhasePlan& phase) {
   const std::uint32_t q = queues_per_dim_;
   const std::uint32_t base = phase.dim * q;
@@ -170,15 +160,7 @@ void System::start_collective(NpuId npu, const CollectiveRequest& request, std::
     listener_.on_comm_done(npu, token);
     return;
   }
-  std::uint32_t collective;
-  if (free_collectives_.empty()) {
-    collective = static_cast<std::uint32_t>(collectives_.size());
-    collectives_.emplace_back();
-  } else {
-    collective = free_collectives_.back();
-    free_collectives_.pop_back();
-  }
-  collectives_[collective] = {npu, token, chunks};
+  const std::uint32_t collective = collectives_.add({npu, token, chunks});
 
   std::int64_t priority = 0;
   switch (spec_.scheduling_policy) {
@@ -187,7 +169,7 @@ void System::start_collective(NpuId npu, const CollectiveRequest& request, std::
     case SchedulingPolicy::kExplicit: priority = request.priority; break;
   }
   for (std::uint64_t k = 0; k < chunks; ++k) {
-    const std::uint32_t id = new_stream();
+    const std::uint32_t id = streams_.acquire();  // a reused stream keeps its buffers
     Stream& s = streams_[id];
     s.npu = npu;
     s.collective = collective;
@@ -241,7 +223,7 @@ void System::enter_next_phase(std::uint32_t id) {
     list.erase(std::find(list.begin(), list.end(), id));
   }
   if (done) {
-    free_streams_.push_back(id);
+    streams_.release(id);
     if (previous >= 0) {
       --running_[queue_index(npu, previous)];
       start_waiting_streams(npu, previous);
@@ -379,7 +361,7 @@ void System::collective_stream_done(std::uint32_t collective) {
   if (--c.streams_left > 0) return;
   const NpuId npu = c.npu;
   const std::uint64_t token = c.token;
-  free_collectives_.push_back(collective);
+  collectives_.release(collective);
   listener_.on_comm_done(npu, token);
 }
 

@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/id_pool.h"
 #include "core/npu_timers.h"
 #include "core/types.h"
 #include "network/network.h"
@@ -178,8 +179,6 @@ class System final : public network::ArrivalSink {
   void collective_stream_done(std::uint32_t collective);
   void custom_node_done(std::uint32_t stream, std::uint32_t node);
   NpuId custom_peer(NpuId npu, std::int64_t position) const;
-  std::uint32_t new_stream();
-  std::uint32_t new_op(const PendingOp& op);
   std::size_t queue_index(NpuId npu, std::int32_t queue) const {
     return static_cast<std::size_t>(npu) * queues_per_npu_ + static_cast<std::size_t>(queue);
   }
@@ -203,14 +202,10 @@ class System final : public network::ArrivalSink {
   std::uint32_t queues_per_npu_;
   std::uint32_t queue_threshold_;  // streams running at once per queue
 
-  std::vector<Stream> streams_;
-  std::vector<std::uint32_t> free_streams_;
-  std::vector<Collective> collectives_;
-  std::vector<std::uint32_t> free_collectives_;
-  std::vector<Message> messages_;
-  std::vector<std::uint32_t> free_messages_;
-  std::vector<PendingOp> ops_;
-  std::vector<std::uint32_t> free_ops_;
+  IdPool<Stream> streams_;
+  IdPool<Collective> collectives_;
+  IdPool<Message> messages_;
+  IdPool<PendingOp> ops_;
   Mailbox mailbox_;
 
   std::map<std::uint32_t, Group> groups_;                   // from the group file

@@ -5,26 +5,13 @@
 
 namespace chakrasim::system {
 
-std::uint32_t System::new_op(const PendingOp& op) {
-  std::uint32_t id;
-  if (free_ops_.empty()) {
-    id = static_cast<std::uint32_t>(ops_.size());
-    ops_.push_back(op);
-  } else {
-    id = free_ops_.back();
-    free_ops_.pop_back();
-    ops_[id] = op;
-  }
-  return id;
-}
-
 void System::send(NpuId npu, NpuId dst, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) {
-  const std::uint32_t op = new_op({npu, dst, token, bytes, 0, {}});
+  const std::uint32_t op = ops_.add({npu, dst, token, bytes, 0, {}});
   transport_send(npu, dst, bytes, tags::p2p(tag), Completion{op, kOpDone});
 }
 
 void System::receive(NpuId npu, NpuId src, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) {
-  const std::uint32_t op = new_op({npu, src, token, bytes, 0, {}});
+  const std::uint32_t op = ops_.add({npu, src, token, bytes, 0, {}});
   transport_receive(npu, src, bytes, tags::p2p(tag), Completion{op, kOpDone});
 }
 
@@ -34,7 +21,7 @@ void System::transport_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint
     return;
   }
   // Wait for the receiver's go-ahead, then send.
-  const std::uint32_t op = new_op({src, dst, 0, bytes, tag, on_sent});
+  const std::uint32_t op = ops_.add({src, dst, 0, bytes, tag, on_sent});
   const Completion go{op, kRendezvousGo};
   if (mailbox_.post_receive(MessageKey{tag | tags::kGoAhead, kRendezvousBytes, dst, src}, go)) dispatch(go);
 }
@@ -46,14 +33,7 @@ void System::transport_receive(NpuId dst, NpuId src, std::uint64_t bytes, std::u
 }
 
 void System::raw_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent) {
-  std::uint32_t id;
-  if (free_messages_.empty()) {
-    id = static_cast<std::uint32_t>(messages_.size());
-    messages_.emplace_back();
-  } else {
-    id = free_messages_.back();
-    free_messages_.pop_back();
-  }
+  const std::uint32_t id = messages_.acquire();
   if (mirror_) {
     // The message NPU `src` gets in return: from the NPU at the negated offset.
     NpuId image = 0;
@@ -76,20 +56,17 @@ void System::dispatch(const Completion& c) {
     case kNone: return;
     case kStreamReceive: stream_received(static_cast<std::uint32_t>(c.arg)); return;
     case kCustomNodeDone: {
-      const std::uint64_t token = ops_[c.arg].token;
-      free_ops_.push_back(static_cast<std::uint32_t>(c.arg));
+      const std::uint64_t token = ops_.take(static_cast<std::uint32_t>(c.arg)).token;
       custom_node_done(static_cast<std::uint32_t>(token >> 32), static_cast<std::uint32_t>(token));
       return;
     }
     case kOpDone: {
-      const PendingOp op = ops_[c.arg];
-      free_ops_.push_back(static_cast<std::uint32_t>(c.arg));
+      const PendingOp op = ops_.take(static_cast<std::uint32_t>(c.arg));
       listener_.on_comm_done(op.npu, op.token);
       return;
     }
     case kRendezvousGo: {
-      const PendingOp op = ops_[c.arg];
-      free_ops_.push_back(static_cast<std::uint32_t>(c.arg));
+      const PendingOp op = ops_.take(static_cast<std::uint32_t>(c.arg));
       raw_send(op.npu, op.peer, op.bytes, op.tag, op.on_sent);
       return;
     }
@@ -98,8 +75,7 @@ void System::dispatch(const Completion& c) {
 
 // As the reference: the sender hears of the arrival first, then the matching receive.
 void System::on_arrival(std::uint64_t message) {
-  const Message m = messages_[message];
-  free_messages_.push_back(static_cast<std::uint32_t>(message));
+  const Message m = messages_.take(static_cast<std::uint32_t>(message));
   dispatch(m.on_sent);
   Completion receive;
   if (mailbox_.arrive(m.key, receive)) dispatch(receive);

@@ -85,15 +85,7 @@ std::string CongestionAware::link_name(std::uint32_t link) const {
 }
 
 void CongestionAware::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) {
-  std::uint32_t id;
-  if (free_packets_.empty()) {
-    id = static_cast<std::uint32_t>(packets_.size());
-    packets_.emplace_back();
-  } else {
-    id = free_packets_.back();
-    free_packets_.pop_back();
-  }
-  packets_[id] = Packet{message, bytes, src, dst, kNone, kNone, false};
+  const std::uint32_t id = packets_.add(Packet{message, bytes, src, dst, kNone, kNone, false});
   enqueue(next_link(packets_[id]), id);
 }
 
@@ -143,7 +135,7 @@ void CongestionAware::handle(const Event& event) {
   Packet& p = packets_[id];
   if (p.at == p.dst && !p.at_switch) {
     const std::uint64_t message = p.message;
-    free_packets_.push_back(id);
+    packets_.release(id);
     sink_.on_arrival(message);
     return;
   }

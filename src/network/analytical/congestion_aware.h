@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/id_pool.h"
 #include "network/network.h"
 
 namespace chakrasim::network {
@@ -75,8 +76,7 @@ class CongestionAware final : public Network {
   LinkObserver* observer_ = nullptr;
   std::vector<std::uint32_t> dim_base_;     // first link id of each dimension
   std::vector<std::uint32_t> link_stride_;  // links per NPU in each dimension
-  std::vector<Packet> packets_;
-  std::vector<std::uint32_t> free_packets_;
+  IdPool<Packet> packets_;
 };
 
 }  // namespace chakrasim::network
