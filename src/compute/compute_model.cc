@@ -1,18 +1,32 @@
 #include "compute/compute_model.h"
 
-#include <algorithm>
+#include "compute/replay_model.h"
+#include "compute/roofline_model.h"
+#include "core/error.h"
 
 namespace chakrasim::compute {
 
-std::optional<Tick> ComputeModel::duration(const chakra::Graph& graph, std::uint32_t node) const {
-  if (!uses_roofline(graph, node)) return replay_ns(graph.duration_micros(node));
-  const chakra::OpAttrs& a = graph.attrs(node);
-  if (a.tensor_size == 0) return std::nullopt;
-  const double ops = static_cast<double>(a.num_ops);
-  const double intensity = ops / static_cast<double>(a.tensor_size);
-  const double perf = std::min(spec_.local_mem_bw_gbps * 1e9 * intensity, spec_.peak_perf_tflops * 1e12);
-  if (perf <= 0) return 0;
-  return static_cast<Tick>(ops / perf * 1e9);
+const std::vector<ComputeModelInfo>& compute_models() {
+  static const std::vector<ComputeModelInfo> kModels = {
+      {"replay", "every compute node takes its recorded duration (duration_micros); models nothing of the chip",
+       [](const ComputeSpec&) -> std::unique_ptr<ComputeModel> { return std::make_unique<ReplayModel>(); }},
+      {"roofline",
+       "GPU compute nodes run at min(peak-perf, local-mem-bw x num_ops / tensor_size), CPU nodes keep their "
+       "recorded durations; ignores caches, kernel launch and overlap between kernels (ASTRA-sim's roofline)",
+       [](const ComputeSpec& spec) -> std::unique_ptr<ComputeModel> {
+         return std::make_unique<RooflineModel>(spec);
+       }},
+  };
+  return kModels;
+}
+
+std::unique_ptr<ComputeModel> make_compute_model(const ComputeSpec& spec) {
+  std::string valid;
+  for (const ComputeModelInfo& m : compute_models()) {
+    if (spec.model == m.name) return m.make(spec);
+    valid += std::string(valid.empty() ? "" : ", ") + m.name;
+  }
+  fail("unknown compute model \"{}\"; valid models are: {}", spec.model, valid);
 }
 
 }  // namespace chakrasim::compute

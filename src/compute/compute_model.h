@@ -1,42 +1,68 @@
-// How long a compute node takes (ASTRA-SIM-BEHAVIOUR.md §2.8). Replay: duration_micros x 1000
-// ns, and 1 ns for a zero duration. Roofline (GPU nodes with roofline enabled): time =
-// floor(num_ops / min(local_mem_bw x num_ops/tensor_size, peak_perf) x 1e9) ns, and a node with
-// tensor_size 0 takes no time at all. It models one roofline for every NPU; it ignores kernel
-// overlap and data movement other than the roofline's.
+// How long a compute node takes: the compute layer's interface, and the table of its models.
+// The workload layer asks a model to check each compute node before the run and to time it
+// during the run; the statistics ask it how busy a node kept the chip. A model registers as one
+// row of compute_models() with a line on what it models and what it ignores.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "chakra/graph.h"
+#include "compute/compute_spec.h"
 #include "core/types.h"
 
 namespace chakrasim::compute {
 
-struct ComputeSpec {
-  bool roofline_enabled = false;
-  double peak_perf_tflops = 0;   // 10^12 FLOP/s
-  double local_mem_bw_gbps = 0;  // 10^9 B/s
+// How a node used the chip while it ran, as the reference's statistics weigh it (fractions of
+// peak; FLOP per byte).
+struct NodeUtilization {
+  bool compute_bound = false;
+  double compute = 0;    // achieved FLOP/s over peak FLOP/s
+  double memory = 0;     // achieved bytes/s over peak bytes/s
+  double intensity = 0;  // FLOP per byte of tensor traffic
 };
 
 class ComputeModel {
  public:
-  explicit ComputeModel(const ComputeSpec& spec) : spec_(spec) {}
+  virtual ~ComputeModel() = default;
 
-  // Duration of compute node `node`, or nullopt when the node is skipped (zero time).
-  std::optional<Tick> duration(const chakra::Graph& graph, std::uint32_t node) const;
+  // Contract: called once per compute node (COMP_NODE) of every distinct graph before the run.
+  // Returns why this model cannot time the node (e.g. a missing attribute), or "" if it can.
+  // The caller prefixes the file and node.
+  virtual std::string check(const chakra::Graph& graph, std::uint32_t node) const = 0;
 
-  // Replay duration of any node: duration_micros x 1000 ns, at least 1 ns.
-  static Tick replay_ns(std::uint64_t duration_micros) {
-    return duration_micros == 0 ? 1 : duration_micros * 1000;
+  // Contract: the duration in ns of a compute node that passed check(), or nullopt when the
+  // model skips it (it takes no time and frees its children in the same pass). Called each time
+  // the node is issued, so it must be cheap (O(1)) and must not depend on earlier calls.
+  virtual std::optional<Tick> duration(const chakra::Graph& graph, std::uint32_t node) const = 0;
+
+  // How the node used the chip, for models that know (nullopt: not counted).
+  virtual std::optional<NodeUtilization> utilization(const chakra::Graph& /*graph*/,
+                                                     std::uint32_t /*node*/) const {
+    return std::nullopt;
   }
-
-  bool uses_roofline(const chakra::Graph& graph, std::uint32_t node) const {
-    return spec_.roofline_enabled && !graph.is_cpu_op(node);
-  }
-
- private:
-  ComputeSpec spec_;
+  // Whether the statistics report utilisation figures for this model.
+  virtual bool reports_utilization() const { return false; }
 };
+
+// The recorded duration of any node: duration_micros x 1000 ns, and 1 ns for a zero duration
+// (the reference's replay of a node with no recorded time).
+inline Tick replay_ns(std::uint64_t duration_micros) {
+  return duration_micros == 0 ? 1 : duration_micros * 1000;
+}
+
+struct ComputeModelInfo {
+  const char* name;
+  const char* description;  // what it models and what it ignores
+  std::unique_ptr<ComputeModel> (*make)(const ComputeSpec& spec);
+};
+// The registered models, in the order help texts list them.
+const std::vector<ComputeModelInfo>& compute_models();
+
+// The model `spec.model` names; throws Error listing the valid names for an unknown one.
+std::unique_ptr<ComputeModel> make_compute_model(const ComputeSpec& spec);
 
 }  // namespace chakrasim::compute

@@ -189,7 +189,7 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) { c.out.compute.peak_perf_tflops = get_number(c, "peak-perf", v); }},
       {"roofline-enabled", "0 | 1", "0",
        "time GPU compute nodes by the roofline from num_ops and tensor_size instead of their duration",
-       [](const Json& v, Context& c) { c.out.compute.roofline_enabled = get_flag(c, "roofline-enabled", v); }},
+       [](const Json& v, Context& c) { c.out.compute.model = get_flag(c, "roofline-enabled", v) ? "roofline" : "replay"; }},
       {"replay-only", "0 | 1", "0", "replay every node for its recorded duration",
        [](const Json& v, Context& c) {
          c.out.replay_only = get_flag(c, "replay-only", v);

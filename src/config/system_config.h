@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "compute/compute_model.h"
+#include "compute/compute_spec.h"
 #include "system/system_spec.h"
 
 namespace chakrasim::config {

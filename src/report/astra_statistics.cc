@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "compute/compute_model.h"
+
 namespace chakrasim::report {
 namespace {
 
@@ -47,8 +49,8 @@ NpuStatistics npu_statistics(const sim::Inputs& inputs, const NodeLog& log, NpuI
   NpuStatistics st;
   const chakra::Graph& g = *inputs.graphs[npu];
   std::vector<std::pair<Tick, Tick>> by_type[6];
-  const double peak = inputs.compute.peak_perf_tflops * 1e12;
-  const double bandwidth = inputs.compute.local_mem_bw_gbps * 1e9;
+  const std::unique_ptr<compute::ComputeModel> model = compute::make_compute_model(inputs.compute);
+  st.has_utilization = model->reports_utilization();
   double compute_bound_ns = 0, compute_util = 0, memory_util = 0, intensity = 0;
   Tick compute_ns = 1;  // the reference's guard against dividing by zero
   for (const NodeSpan& s : log.spans(npu)) {
@@ -59,14 +61,13 @@ NpuStatistics npu_statistics(const sim::Inputs& inputs, const NodeLog& log, NpuI
     if (type != OpType::kCpu && type != OpType::kGpu) continue;
     const Tick duration = s.end - s.start;
     compute_ns += duration;
-    const chakra::OpAttrs& a = g.attrs(s.node);
-    if (type == OpType::kGpu && inputs.compute.roofline_enabled && a.tensor_size > 0) {
-      const double oi = static_cast<double>(a.num_ops) / static_cast<double>(a.tensor_size);
-      const double perf = std::min(bandwidth * oi, peak);
-      if (bandwidth * oi >= peak) compute_bound_ns += static_cast<double>(duration);
-      compute_util += (peak > 0 ? perf / peak : 0) * static_cast<double>(duration);
-      memory_util += (bandwidth > 0 && oi > 0 ? perf / oi / bandwidth : 0) * static_cast<double>(duration);
-      intensity += oi * static_cast<double>(duration);
+    if (type != OpType::kGpu) continue;
+    if (const std::optional<compute::NodeUtilization> u = model->utilization(g, s.node)) {
+      const auto weight = static_cast<double>(duration);
+      if (u->compute_bound) compute_bound_ns += weight;
+      compute_util += u->compute * weight;
+      memory_util += u->memory * weight;
+      intensity += u->intensity * weight;
     }
   }
   auto fill = [&](OpType t, Tick& value, bool& has) {
@@ -103,7 +104,7 @@ std::string statistics_lines(const sim::Inputs& inputs, const NodeLog& log, NpuI
   line(st.has_replay, "Replay", st.replay);
   line(st.has_invalid, "Invalid", st.invalid);
   if (st.overlap > 0) out += fmt::format("sys[{}], Total compute-communication overlap: {}\n", npu, st.overlap);
-  if (inputs.compute.roofline_enabled) {
+  if (st.has_utilization) {
     out += fmt::format("sys[{0}], Compute bound percentage: {1:.3f}%\nsys[{0}], Average compute utilization: {2:.3f}%\n"
                        "sys[{0}], Average memory utilization: {3:.3f}%\nsys[{0}], Average operation intensity: {4:.3f}\n",
                        npu, st.compute_bound * 100, st.compute_utilization * 100, st.memory_utilization * 100,

@@ -17,7 +17,9 @@ struct NpuStatistics {
   bool has_cpu = false, has_gpu = false, has_comm = false, has_remote_mem = false,
        has_replay = false, has_invalid = false;
   Tick overlap = 0;  // GPU + Comm - Wall when both ran, else 0
-  // Roofline figures, as fractions (time-weighted over compute nodes; +1 ns guard).
+  // Utilisation figures of a compute model that reports them (the roofline), as fractions
+  // (time-weighted over compute nodes; +1 ns guard).
+  bool has_utilization = false;
   double compute_bound = 0, compute_utilization = 0, memory_utilization = 0, operation_intensity = 0;
 };
 

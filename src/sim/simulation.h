@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "chakra/graph.h"
-#include "compute/compute_model.h"
+#include "compute/compute_spec.h"
 #include "memory/remote_memory_spec.h"
 #include "core/types.h"
 #include "network/topology.h"

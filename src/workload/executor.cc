@@ -50,7 +50,7 @@ std::optional<std::uint32_t> group_of(const std::string& pg_name) {
 }
 
 void validate(const chakra::Graph& graph, const WorkloadOptions& options) {
-  const compute::ComputeSpec& compute = options.compute;
+  const std::unique_ptr<compute::ComputeModel> compute = compute::make_compute_model(options.compute);
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
     const OpAttrs& a = graph.attrs(i);
     auto where = [&] {
@@ -67,12 +67,7 @@ void validate(const chakra::Graph& graph, const WorkloadOptions& options) {
       case NodeType::kInvalid:
       case NodeType::kMetadata: break;
       case NodeType::kComp:
-        if (compute.roofline_enabled && !graph.is_cpu_op(i) &&
-            (!a.has(OpAttrs::kNumOps) || !a.has(OpAttrs::kTensorSize))) {
-          fail("{}: roofline-enabled is set, so a GPU compute node needs the attributes "
-               "\"num_ops\" and \"tensor_size\"",
-               where());
-        }
+        if (const std::string why = compute->check(graph, i); !why.empty()) fail("{}: {}", where(), why);
         break;
       case NodeType::kCommColl:
         if (graph.is_cpu_op(i)) fail("{}: a collective cannot be a CPU op (is_cpu_op is true)", where());
@@ -116,7 +111,7 @@ void validate(const chakra::Graph& graph, const WorkloadOptions& options) {
 
 Executor::Executor(std::vector<std::shared_ptr<const chakra::Graph>> graphs, const WorkloadOptions& options,
                    memory::RemoteMemory& memory, NpuTimers& timers, EventQueue& queue)
-    : compute_(options.compute), replay_only_(options.replay_only), memory_(memory), timers_(timers),
+    : compute_(compute::make_compute_model(options.compute)), replay_only_(options.replay_only), memory_(memory), timers_(timers),
       queue_(queue) {
   npus_.resize(graphs.size());
   for (std::size_t r = 0; r < graphs.size(); ++r) {
@@ -185,14 +180,14 @@ void Executor::issue(NpuId r, std::uint32_t node) {
   if (observer_ != nullptr) observer_->on_node_start(r, node, queue_.now());
 
   if (replay_only_) {
-    const Tick ns = compute::ComputeModel::replay_ns(g.duration_micros(node));
+    const Tick ns = compute::replay_ns(g.duration_micros(node));
     if (g.type(node) == NodeType::kComp) (slot == kCpu ? npu.totals.cpu_compute_ns : npu.totals.gpu_compute_ns) += ns;
     timers_.schedule(r, ns, TimerOwner::kWorkload, kNodeDone, node);
     return;
   }
   switch (g.type(node)) {
     case NodeType::kComp: {
-      const std::optional<Tick> ns = compute_.duration(g, node);
+      const std::optional<Tick> ns = compute_->duration(g, node);
       if (!ns) {
         complete(r, node);
         return;
@@ -205,7 +200,7 @@ void Executor::issue(NpuId r, std::uint32_t node) {
       const OpAttrs& a = g.attrs(node);
       if (static_cast<CommType>(a.comm_type) == CommType::kBroadcast) {
         // The reference replays a broadcast for its recorded duration.
-        timers_.schedule(r, compute::ComputeModel::replay_ns(g.duration_micros(node)),
+        timers_.schedule(r, compute::replay_ns(g.duration_micros(node)),
                          TimerOwner::kWorkload, kNodeDone, node);
         return;
       }

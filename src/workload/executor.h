@@ -103,7 +103,7 @@ class Executor final : public system::CommListener {
   void register_process_groups(NpuId npu, std::uint32_t node);
 
   std::vector<Npu> npus_;
-  compute::ComputeModel compute_;
+  std::unique_ptr<compute::ComputeModel> compute_;
   bool replay_only_;
   memory::RemoteMemory& memory_;
   NodeObserver* observer_ = nullptr;

@@ -53,7 +53,7 @@ TEST(SystemConfig, MinimalFileGetsTheDefaults) {
   EXPECT_EQ(c.system.local_mem_bw_gbps, 0.0);
   EXPECT_EQ(c.system.num_queues_per_dim, 1u);
   for (const auto& list : c.system.implementations) EXPECT_THAT(list, IsEmpty());
-  EXPECT_FALSE(c.compute.roofline_enabled);
+  EXPECT_EQ(c.compute.model, "replay");
   EXPECT_EQ(c.compute.peak_perf_tflops, 0.0);
   EXPECT_EQ(c.compute.local_mem_bw_gbps, 0.0);
   EXPECT_FALSE(c.replay_only);
@@ -187,11 +187,11 @@ TEST(SystemConfig, LocalMemBwAlsoSetsTheComputeModel) {
 TEST(SystemConfig, PeakPerfAndRoofline) {
   const SystemConfig c = parse_with("\"peak-perf\": 900, \"roofline-enabled\": 1");
   EXPECT_EQ(c.compute.peak_perf_tflops, 900.0);
-  EXPECT_TRUE(c.compute.roofline_enabled);
+  EXPECT_EQ(c.compute.model, "roofline");
   EXPECT_EQ(c.compute.local_mem_bw_gbps, 50.0);
-  EXPECT_TRUE(parse_with("\"roofline-enabled\": true").compute.roofline_enabled);
-  EXPECT_FALSE(parse_with("\"roofline-enabled\": 0").compute.roofline_enabled);
-  EXPECT_FALSE(parse_with("\"roofline-enabled\": false").compute.roofline_enabled);
+  EXPECT_EQ(parse_with("\"roofline-enabled\": true").compute.model, "roofline");
+  EXPECT_EQ(parse_with("\"roofline-enabled\": 0").compute.model, "replay");
+  EXPECT_EQ(parse_with("\"roofline-enabled\": false").compute.model, "replay");
   EXPECT_EQ(parse_with("\"peak-perf\": 0.5").compute.peak_perf_tflops, 0.5);
   EXPECT_THAT(error_with("\"peak-perf\": -900"),
               HasSubstr("key \"peak-perf\": value -900 is invalid; expected a number, 0 or more"));
@@ -404,7 +404,7 @@ TEST(SystemConfigFiles, ReferenceConfigsParse) {
   EXPECT_EQ(ring.system.local_mem_bw_gbps, 1600.0);
   EXPECT_EQ(ring.compute.local_mem_bw_gbps, 1600.0);
   EXPECT_EQ(ring.compute.peak_perf_tflops, 900.0);
-  EXPECT_FALSE(ring.compute.roofline_enabled);
+  EXPECT_EQ(ring.compute.model, "replay");
   EXPECT_THAT(ring.warnings, IsEmpty());
 
   const SystemConfig custom = load_system((configs / "custom_collective.json").string(), {});

@@ -124,7 +124,7 @@ TEST_P(TextWorkload, ConvertsAndSimulates) {
   in.system = system_of("ring", 1, 4, 1);
   Tick compute_ns = 0;
   for (const chakra::Node& n : traces[0].nodes) {
-    if (n.type() == ChakraProtoMsg::COMP_NODE) compute_ns += compute::ComputeModel::replay_ns(n.duration_micros());
+    if (n.type() == ChakraProtoMsg::COMP_NODE) compute_ns += compute::replay_ns(n.duration_micros());
   }
   for (std::size_t r = 0; r < traces.size(); ++r) {
     in.graphs.push_back(std::make_shared<const chakra::Graph>(chakra::Graph::build(traces[r], file)));

@@ -1,0 +1,17 @@
+// What the user says about compute: which model times compute nodes and its parameters (the
+// system JSON's roofline keys). Parsed in config/; read by the model the name selects.
+#pragma once
+
+#include <string>
+
+namespace chakrasim::compute {
+
+struct ComputeSpec {
+  // A row of compute::compute_models(): "replay" (recorded durations) unless the system JSON
+  // sets roofline-enabled, which selects "roofline".
+  std::string model = "replay";
+  double peak_perf_tflops = 0;   // 10^12 FLOP/s
+  double local_mem_bw_gbps = 0;  // 10^9 B/s
+};
+
+}  // namespace chakrasim::compute
