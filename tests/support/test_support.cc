@@ -87,10 +87,12 @@ sim::Result run(const sim::Inputs& inputs) {
   }
 }
 
-CommandResult run_binary(const std::vector<std::string>& args) {
+CommandResult run_binary(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
   static int counter = 0;
   const std::filesystem::path dir = temp_dir("run_binary_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  std::string command = std::string("'") + CHAKRASIM_BINARY + "'";
+  std::string command;
+  if (!cwd.empty()) command = "cd '" + cwd.string() + "' && ";
+  command += std::string("'") + CHAKRASIM_BINARY + "'";
   for (const std::string& a : args) {
     std::string quoted = "'";
     for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);

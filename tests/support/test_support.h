@@ -77,7 +77,7 @@ struct CommandResult {
   std::string out;
   std::string err;
 };
-// Runs the built chakrasim binary with `args` (shell-quoted here).
-CommandResult run_binary(const std::vector<std::string>& args);
+// Runs the built chakrasim binary with `args` (shell-quoted here), in directory `cwd` when given.
+CommandResult run_binary(const std::vector<std::string>& args, const std::filesystem::path& cwd = {});
 
 }  // namespace chakrasim::test
