@@ -39,8 +39,10 @@
 
 namespace chakrasim {
 
-// Which owner handles an event. Each owner interprets `kind` with its own enum.
-enum class EventTarget : std::uint8_t { kTimers, kNetwork, kMemory };
+// Which owner handles an event. Each owner interprets `kind` with its own enum. Memory needs no
+// target of its own: the memory model returns a duration that the executor waits out on a
+// per-NPU timer.
+enum class EventTarget : std::uint8_t { kTimers, kNetwork };
 
 struct Event {
   Tick time = 0;

@@ -282,7 +282,6 @@ Result simulate(const Inputs& inputs, const Hooks& hooks) {
         });
         break;
       case EventTarget::kNetwork: network->handle(e); break;
-      case EventTarget::kMemory: break;
     }
   }
 

@@ -47,10 +47,10 @@ TEST(EventQueue, PopsInTimeOrderAndAdvancesTheClock) {
 
 TEST(EventQueue, CarriesEveryFieldOfTheEvent) {
   // schedule(7, kNetwork, kind 3, npu 5, arg 99) comes back as exactly that, and so does the
-  // next one.
+  // next one (kTimers, kind 4, npu 6, arg 100).
   EventQueue q;
   q.schedule(7, EventTarget::kNetwork, 3, 5, 99);
-  q.schedule(8, EventTarget::kMemory, 4, 6, 100);
+  q.schedule(8, EventTarget::kTimers, 4, 6, 100);
   Event e = q.pop();
   EXPECT_EQ(e.time, 7u);
   EXPECT_EQ(e.target, EventTarget::kNetwork);
@@ -59,7 +59,7 @@ TEST(EventQueue, CarriesEveryFieldOfTheEvent) {
   EXPECT_EQ(e.arg, 99u);
   e = q.pop();
   EXPECT_EQ(e.time, 8u);
-  EXPECT_EQ(e.target, EventTarget::kMemory);
+  EXPECT_EQ(e.target, EventTarget::kTimers);
   EXPECT_EQ(e.kind, 4u);
   EXPECT_EQ(e.npu, 6u);
   EXPECT_EQ(e.arg, 100u);

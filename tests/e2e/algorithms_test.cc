@@ -22,16 +22,10 @@ namespace {
 
 using network::DimensionKind;
 using ::testing::HasSubstr;
-constexpr std::uint64_t kMiB = 1 << 20;
 
 sim::Result run_on(const std::string& backend, DimensionKind topology, system::SystemSpec sys,
                    chakra::CommType type) {
-  sim::Inputs in;
-  in.backend = backend;
-  in.network = network_of({{topology, 8, 50, 500}});
-  in.system = std::move(sys);
-  in.graphs = same_trace(single_collective(type, kMiB), 8);
-  return run(in);
+  return run(one_collective(network_of({{topology, 8, 50, 500}}), std::move(sys), type, kMiB, backend));
 }
 
 // `npu` finished at `expected`; with `symmetric`, every NPU did.

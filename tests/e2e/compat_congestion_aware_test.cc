@@ -9,22 +9,8 @@ namespace chakrasim::test {
 namespace {
 
 using network::DimensionKind;
-constexpr std::uint64_t kMiB = 1 << 20;
-
 sim::Result run_ca(network::TopologySpec net, system::SystemSpec sys, chakra::CommType type, std::uint64_t bytes) {
-  sim::Inputs in;
-  in.backend = "congestion-aware";
-  in.network = std::move(net);
-  in.system = std::move(sys);
-  std::size_t npus = 1;
-  for (const auto& d : in.network.dims) npus *= d.npus;
-  in.graphs = same_trace(single_collective(type, bytes), npus);
-  return run(in);
-}
-
-void expect_all_finish(const sim::Result& r, Tick expected) {
-  ASSERT_TRUE(r.all_finished());
-  for (std::size_t i = 0; i < r.npus.size(); ++i) EXPECT_EQ(r.npus[i].finish_ns, expected) << "NPU " << i;
+  return run(one_collective(std::move(net), std::move(sys), type, bytes, "congestion-aware"));
 }
 
 struct MatrixCase {

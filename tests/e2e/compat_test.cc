@@ -9,25 +9,6 @@ namespace chakrasim::test {
 namespace {
 
 using network::DimensionKind;
-constexpr std::uint64_t kMiB = 1 << 20;
-
-// Every NPU finished at `expected` ns.
-void expect_all_finish(const sim::Result& r, std::size_t npus, Tick expected) {
-  ASSERT_EQ(r.npus.size(), npus);
-  ASSERT_TRUE(r.all_finished());
-  for (std::size_t i = 0; i < npus; ++i) EXPECT_EQ(r.npus[i].finish_ns, expected) << "NPU " << i;
-}
-
-sim::Inputs one_collective(network::TopologySpec net, system::SystemSpec sys, chakra::CommType type,
-                           std::uint64_t bytes) {
-  sim::Inputs in;
-  in.network = std::move(net);
-  in.system = std::move(sys);
-  std::size_t npus = 1;
-  for (const auto& d : in.network.dims) npus *= d.npus;
-  in.graphs = same_trace(single_collective(type, bytes), npus);
-  return in;
-}
 
 // The tutorial demo: 1 MiB all-reduce, Ring8 50 GB/s 500 ns, splits 4, one chunk active.
 // Chunk c = 262144, step c/8 = 32768 B: T = floor(500 + 32768/53.687) = 1110,
@@ -35,7 +16,7 @@ sim::Inputs one_collective(network::TopologySpec net, system::SystemSpec sys, ch
 TEST(Compat, TutorialDemo) {
   auto in = one_collective(network_of({{DimensionKind::kRing, 8, 50, 500}}), system_of("ring", 1, 4, 1),
                            chakra::CommType::kAllReduce, kMiB);
-  expect_all_finish(run(in), 8, 117780);
+  expect_all_finish(run(in), 117780, 8);
 }
 
 struct MatrixCase {
@@ -56,7 +37,7 @@ TEST_P(Ar8Matrix, RingRows) {
   const MatrixCase& c = GetParam();
   auto in = one_collective(network_of({{c.topology, 8, 50, 500}}), system_of("ring", 1, c.splits, c.active),
                            chakra::CommType::kAllReduce, kMiB);
-  expect_all_finish(run(in), 8, c.expected);
+  expect_all_finish(run(in), c.expected, 8);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -78,9 +59,9 @@ INSTANTIATE_TEST_SUITE_P(
 //   A2A: 28(10 + 2941) + 10 = 82638
 TEST(Compat, OtherCollectivesRing8) {
   const auto net = network_of({{DimensionKind::kRing, 8, 50, 500}});
-  expect_all_finish(run(one_collective(net, system_of("ring", 1, 1, 1), chakra::CommType::kAllGather, kMiB)), 8, 140297);
-  expect_all_finish(run(one_collective(net, system_of("ring", 1, 1, 1), chakra::CommType::kReduceScatter, kMiB)), 8, 75708);
-  expect_all_finish(run(one_collective(net, system_of("ring", 1, 1, 1), chakra::CommType::kAllToAll, kMiB)), 8, 82638);
+  expect_all_finish(run(one_collective(net, system_of("ring", 1, 1, 1), chakra::CommType::kAllGather, kMiB)), 140297, 8);
+  expect_all_finish(run(one_collective(net, system_of("ring", 1, 1, 1), chakra::CommType::kReduceScatter, kMiB)), 75708, 8);
+  expect_all_finish(run(one_collective(net, system_of("ring", 1, 1, 1), chakra::CommType::kAllToAll, kMiB)), 82638, 8);
 }
 
 // The multi-dimensional worked check: [Ring2 200 GB/s 50 ns, FC8 100/500, Switch4 50/2000],
@@ -90,10 +71,10 @@ TEST(Compat, MultiDimensional) {
   const auto net = network_of({{DimensionKind::kRing, 2, 200, 50},
                                {DimensionKind::kFullyConnected, 8, 100, 500},
                                {DimensionKind::kSwitch, 4, 50, 2000}});
-  expect_all_finish(run(one_collective(net, system_of("ring", 3, 1, 1), chakra::CommType::kAllReduce, kMiB)), 64, 108530);
+  expect_all_finish(run(one_collective(net, system_of("ring", 3, 1, 1), chakra::CommType::kAllReduce, kMiB)), 108530, 64);
   expect_all_finish(run(one_collective(net, system_of("ring", 3, 1, 1, /*baseline=*/true),
                                        chakra::CommType::kAllReduce, kMiB)),
-                    64, 216278);
+                    216278, 64);
 }
 
 // oneRing on the same 64 NPUs is one flat ring charged at dimension 0's cost (§2.7.2): 78949.
@@ -101,14 +82,14 @@ TEST(Compat, OneRingOnThreeDimensions) {
   const auto net = network_of({{DimensionKind::kRing, 2, 200, 50},
                                {DimensionKind::kFullyConnected, 8, 100, 500},
                                {DimensionKind::kSwitch, 4, 50, 2000}});
-  expect_all_finish(run(one_collective(net, system_of("oneRing", 1, 1, 1), chakra::CommType::kAllReduce, kMiB)), 64, 78949);
+  expect_all_finish(run(one_collective(net, system_of("oneRing", 1, 1, 1), chakra::CommType::kAllReduce, kMiB)), 78949, 64);
 }
 
 // One implementation token on a 4x4 torus covers only dimension 0: 1 MiB in 4 chunks of 256 KiB,
 // each a 4-NPU ring all-reduce 6(10 + 1720) + 3*3930 + 10 = 22180, in turn: 88720 (§2.3).
 TEST(Compat, OneTokenCoversOnlyDimensionZero) {
   const auto net = network_of({{DimensionKind::kRing, 4, 50, 500}, {DimensionKind::kRing, 4, 50, 500}});
-  expect_all_finish(run(one_collective(net, system_of("ring", 1, 4, 1), chakra::CommType::kAllReduce, kMiB)), 16, 88720);
+  expect_all_finish(run(one_collective(net, system_of("ring", 1, 4, 1), chakra::CommType::kAllReduce, kMiB)), 88720, 16);
 }
 
 // The DAG anchor: c1 (5 us) -> {AR 1 MiB, c3 (20 us)} -> c4 (7 us) on Ring8, ring, splits 1.
@@ -125,7 +106,7 @@ TEST(Compat, DagAnchor) {
   in.system = system_of("ring", 1, 1, 1);
   in.graphs = same_trace(b.trace(), 8);
   const sim::Result r = run(in);
-  expect_all_finish(r, 8, 108365);
+  expect_all_finish(r, 108365, 8);
   for (const auto& n : r.npus) {
     EXPECT_EQ(n.exposed_comm_ns, 76365u);
     EXPECT_EQ(n.gpu_compute_ns, 32000u);
@@ -141,7 +122,7 @@ TEST(Compat, TwoAllReducesSerialise) {
   in.network = network_of({{DimensionKind::kRing, 8, 50, 500}});
   in.system = system_of("ring", 1, 1, 1);
   in.graphs = same_trace(b.trace(), 8);
-  expect_all_finish(run(in), 8, 192730);
+  expect_all_finish(run(in), 192730, 8);
 }
 
 // Compute nodes replay duration_micros x 1000 ns, and a zero duration takes 1 ns.
@@ -153,7 +134,7 @@ TEST(Compat, ZeroDurationComputeTakesOneNanosecond) {
   in.network = network_of({{DimensionKind::kRing, 2, 50, 500}});
   in.system = system_of("ring", 1, 1, 1);
   in.graphs = same_trace(b.trace(), 2);
-  expect_all_finish(run(in), 2, 3001);
+  expect_all_finish(run(in), 3001, 2);
 }
 
 }  // namespace

@@ -15,7 +15,6 @@ namespace chakrasim::test {
 namespace {
 
 using network::DimensionKind;
-constexpr std::uint64_t kMiB = 1 << 20;
 
 sim::Inputs custom_inputs(const std::string& backend, std::vector<std::shared_ptr<const chakra::Graph>> algorithm) {
   sim::Inputs in;

@@ -11,7 +11,6 @@ namespace chakrasim::test {
 namespace {
 
 using network::DimensionKind;
-constexpr std::uint64_t kMiB = 1 << 20;
 
 chakra::Trace p2p_trace(bool send, std::int64_t peer, std::uint64_t bytes, std::int64_t tag) {
   chakra::TraceBuilder b;

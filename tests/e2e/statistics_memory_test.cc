@@ -13,7 +13,6 @@ namespace {
 
 using network::DimensionKind;
 using ::testing::HasSubstr;
-constexpr std::uint64_t kMiB = 1 << 20;
 
 struct Logged {
   sim::Result result;

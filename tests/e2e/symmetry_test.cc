@@ -9,7 +9,6 @@ namespace chakrasim::test {
 namespace {
 
 using network::DimensionKind;
-constexpr std::uint64_t kMiB = 1 << 20;
 
 void expect_same_as_full_run(sim::Inputs in) {
   const sim::Result fast = run(in);

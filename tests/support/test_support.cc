@@ -87,6 +87,26 @@ sim::Result run(const sim::Inputs& inputs) {
   }
 }
 
+sim::Inputs one_collective(network::TopologySpec net, system::SystemSpec sys, chakra::CommType type,
+                           std::uint64_t bytes, const std::string& backend) {
+  sim::Inputs in;
+  in.backend = backend;
+  in.network = std::move(net);
+  in.system = std::move(sys);
+  std::size_t npus = 1;
+  for (const auto& d : in.network.dims) npus *= d.npus;
+  in.graphs = same_trace(single_collective(type, bytes), npus);
+  return in;
+}
+
+void expect_all_finish(const sim::Result& r, Tick expected, std::optional<std::size_t> npus) {
+  if (npus) {
+    ASSERT_EQ(r.npus.size(), *npus);
+  }
+  ASSERT_TRUE(r.all_finished());
+  for (std::size_t i = 0; i < r.npus.size(); ++i) EXPECT_EQ(r.npus[i].finish_ns, expected) << "NPU " << i;
+}
+
 CommandResult run_binary(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
   static int counter = 0;
   const std::filesystem::path dir = temp_dir("run_binary_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));

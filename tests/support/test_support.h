@@ -72,6 +72,16 @@ chakra::Trace single_collective(chakra::CommType type, std::uint64_t bytes);
 // Runs the simulation and returns the result; fails the test on an Error.
 sim::Result run(const sim::Inputs& inputs);
 
+inline constexpr std::uint64_t kMiB = 1 << 20;
+
+// One collective of `bytes` per NPU on every NPU of `net`, with system `sys`, on `backend`.
+sim::Inputs one_collective(network::TopologySpec net, system::SystemSpec sys, chakra::CommType type,
+                           std::uint64_t bytes, const std::string& backend = "congestion-unaware");
+
+// Every one of the result's NPUs finished, at `expected` ns (and there are `npus` of them, when
+// given).
+void expect_all_finish(const sim::Result& r, Tick expected, std::optional<std::size_t> npus = std::nullopt);
+
 struct CommandResult {
   int exit_code = -1;
   std::string out;
