@@ -82,47 +82,55 @@ bool decode_attrs(const Node& node, OpAttrs& out, std::vector<std::string>& stri
 Graph Graph::build(const Trace& trace, const std::string& source) {
   Graph g;
   g.source_ = source;
-  const std::size_t n = trace.nodes.size();
-
-  std::vector<std::uint32_t> order(n);
+  std::vector<std::uint32_t> order(trace.nodes.size());
   std::iota(order.begin(), order.end(), 0u);
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     return trace.nodes[a].id() < trace.nodes[b].id();
   });
+  g.read_nodes(trace, order);
+  g.check_acyclic(g.link_dependencies(trace, order));
+  return g;
+}
 
-  g.ids_.resize(n);
-  g.types_.resize(n);
-  g.cpu_op_.resize(n);
-  g.duration_micros_.resize(n);
-  g.names_.resize(n);
-  g.attr_index_.assign(n, kNoAttrs);
+void Graph::read_nodes(const Trace& trace, const std::vector<std::uint32_t>& order) {
+  const std::size_t n = order.size();
+  ids_.resize(n);
+  types_.resize(n);
+  cpu_op_.resize(n);
+  duration_micros_.resize(n);
+  names_.resize(n);
+  attr_index_.assign(n, kNoAttrs);
   std::unordered_map<std::string, std::uint32_t> string_ids{{"", 0}};
 
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = trace.nodes[order[i]];
-    if (i > 0 && g.ids_[i - 1] == node.id()) {
-      fail("{}: node id {} appears twice; ids must be unique within a file", source, node.id());
+    if (i > 0 && ids_[i - 1] == node.id()) {
+      fail("{}: node id {} appears twice; ids must be unique within a file", source_, node.id());
     }
-    g.ids_[i] = node.id();
-    g.types_[i] = static_cast<std::uint32_t>(node.type());
-    g.duration_micros_[i] = node.duration_micros();
-    g.names_[i] = node.name();
+    ids_[i] = node.id();
+    types_[i] = static_cast<std::uint32_t>(node.type());
+    duration_micros_[i] = node.duration_micros();
+    names_[i] = node.name();
     try {
-      g.cpu_op_[i] = attr_bool(node, "is_cpu_op").value_or(false) ? 1 : 0;
+      cpu_op_[i] = attr_bool(node, "is_cpu_op").value_or(false) ? 1 : 0;
       OpAttrs attrs;
-      if (decode_attrs(node, attrs, g.strings_, string_ids)) {
-        g.attr_index_[i] = static_cast<std::uint32_t>(g.attrs_.size());
-        g.attrs_.push_back(attrs);
+      if (decode_attrs(node, attrs, strings_, string_ids)) {
+        attr_index_[i] = static_cast<std::uint32_t>(attrs_.size());
+        attrs_.push_back(attrs);
       }
     } catch (const Error& e) {
-      fail("{}: {}", source, e.what());
+      fail("{}: {}", source_, e.what());
     }
   }
+}
 
+std::vector<std::vector<std::uint32_t>> Graph::link_dependencies(const Trace& trace,
+                                                                 const std::vector<std::uint32_t>& order) {
+  const std::size_t n = order.size();
   auto index_of = [&](std::uint64_t id) -> std::int64_t {
-    auto it = std::lower_bound(g.ids_.begin(), g.ids_.end(), id);
-    if (it == g.ids_.end() || *it != id) return -1;
-    return it - g.ids_.begin();
+    auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+    if (it == ids_.end() || *it != id) return -1;
+    return it - ids_.begin();
   };
 
   // Parents per node (union of data and ctrl deps, duplicates collapsed), then invert to CSR.
@@ -135,10 +143,10 @@ Graph Graph::build(const Trace& trace, const std::string& source) {
       std::int64_t p = index_of(parent_id);
       if (p < 0) {
         fail("{}: node {} (\"{}\") has {} dependency on node {}, which is not in the file",
-             source, node.id(), node.name(), kind, parent_id);
+             source_, node.id(), node.name(), kind, parent_id);
       }
       if (static_cast<std::size_t>(p) == i) {
-        fail("{}: node {} (\"{}\") depends on itself; expected dependencies on other nodes only (a trace must be a DAG)", source, node.id(), node.name());
+        fail("{}: node {} (\"{}\") depends on itself; expected dependencies on other nodes only (a trace must be a DAG)", source_, node.id(), node.name());
       }
       list.push_back(static_cast<std::uint32_t>(p));
     };
@@ -148,18 +156,22 @@ Graph Graph::build(const Trace& trace, const std::string& source) {
     list.erase(std::unique(list.begin(), list.end()), list.end());
     for (std::uint32_t p : list) ++child_count[p];
   }
-  g.parent_count_.resize(n);
-  g.child_begin_.assign(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) g.child_begin_[i + 1] = g.child_begin_[i] + child_count[i];
-  g.children_.resize(g.child_begin_[n]);
-  std::vector<std::uint32_t> fill(g.child_begin_.begin(), g.child_begin_.end() - 1);
+  parent_count_.resize(n);
+  child_begin_.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) child_begin_[i + 1] = child_begin_[i] + child_count[i];
+  children_.resize(child_begin_[n]);
+  std::vector<std::uint32_t> fill(child_begin_.begin(), child_begin_.end() - 1);
   for (std::size_t i = 0; i < n; ++i) {
-    g.parent_count_[i] = static_cast<std::uint32_t>(parents[i].size());
-    for (std::uint32_t p : parents[i]) g.children_[fill[p]++] = static_cast<std::uint32_t>(i);
+    parent_count_[i] = static_cast<std::uint32_t>(parents[i].size());
+    for (std::uint32_t p : parents[i]) children_[fill[p]++] = static_cast<std::uint32_t>(i);
   }
+  return parents;
+}
 
+void Graph::check_acyclic(const std::vector<std::vector<std::uint32_t>>& parents) const {
+  const std::size_t n = ids_.size();
   // Kahn's algorithm: whatever is never freed sits on or behind a cycle.
-  std::vector<std::uint32_t> remaining = g.parent_count_;
+  std::vector<std::uint32_t> remaining = parent_count_;
   std::vector<std::uint32_t> ready;
   for (std::uint32_t i = 0; i < n; ++i) {
     if (remaining[i] == 0) ready.push_back(i);
@@ -169,35 +181,32 @@ Graph Graph::build(const Trace& trace, const std::string& source) {
     std::uint32_t i = ready.back();
     ready.pop_back();
     ++freed;
-    for (std::uint32_t c : g.children(i)) {
+    for (std::uint32_t c : children(i)) {
       if (--remaining[c] == 0) ready.push_back(c);
     }
   }
-  if (freed != n) {
-    // Walk parents from a stuck node until one repeats: that node is on a cycle.
-    std::uint32_t at = 0;
-    while (remaining[at] == 0) ++at;
-    std::vector<std::uint32_t> seen_at(n, 0xffffffffu);
-    std::vector<std::uint32_t> path;
-    while (seen_at[at] == 0xffffffffu) {
-      seen_at[at] = static_cast<std::uint32_t>(path.size());
-      path.push_back(at);
-      for (std::uint32_t p : parents[at]) {
-        if (remaining[p] != 0) {
-          at = p;
-          break;
-        }
+  if (freed == n) return;
+  // Walk parents from a stuck node until one repeats: that node is on a cycle.
+  std::uint32_t at = 0;
+  while (remaining[at] == 0) ++at;
+  std::vector<std::uint32_t> seen_at(n, 0xffffffffu);
+  std::vector<std::uint32_t> path;
+  while (seen_at[at] == 0xffffffffu) {
+    seen_at[at] = static_cast<std::uint32_t>(path.size());
+    path.push_back(at);
+    for (std::uint32_t p : parents[at]) {
+      if (remaining[p] != 0) {
+        at = p;
+        break;
       }
     }
-    std::string cycle;
-    for (std::size_t k = path.size(); k-- > seen_at[at];) {
-      cycle += std::to_string(g.ids_[path[k]]) + " -> ";
-    }
-    cycle += std::to_string(g.ids_[path.back()]);
-    fail("{}: dependency cycle among {} nodes, e.g. {}; a trace must be a DAG", source, n - freed,
-         cycle);
   }
-  return g;
+  std::string cycle;
+  for (std::size_t k = path.size(); k-- > seen_at[at];) {
+    cycle += std::to_string(ids_[path[k]]) + " -> ";
+  }
+  cycle += std::to_string(ids_[path.back()]);
+  fail("{}: dependency cycle among {} nodes, e.g. {}; a trace must be a DAG", source_, n - freed, cycle);
 }
 
 }  // namespace chakrasim::chakra

@@ -106,6 +106,13 @@ class Graph {
   const std::string& string(std::uint32_t index) const { return strings_[index]; }
 
  private:
+  // The three steps of build(): the node columns in ascending id order, the parent lists
+  // (data and control dependencies, deduplicated) turned into the CSR children, and the check
+  // that no dependency cycle remains.
+  void read_nodes(const Trace& trace, const std::vector<std::uint32_t>& order);
+  std::vector<std::vector<std::uint32_t>> link_dependencies(const Trace& trace, const std::vector<std::uint32_t>& order);
+  void check_acyclic(const std::vector<std::vector<std::uint32_t>>& parents) const;
+
   std::string source_;
   std::vector<std::uint64_t> ids_;
   std::vector<std::uint32_t> types_;
