@@ -75,10 +75,10 @@ network::TopologySpec parse_network(const std::string& text, const std::string& 
       fail("{}: npus_count[{}]: value {} is invalid; expected an integer of at least 2", source, i, n);
     }
     d.npus = static_cast<std::uint32_t>(n);
-    d.bandwidth_gbps = number_at(bandwidth, "bandwidth", i, source);
-    if (d.bandwidth_gbps <= 0) {
+    d.bandwidth_gib_per_s = number_at(bandwidth, "bandwidth", i, source);
+    if (d.bandwidth_gib_per_s <= 0) {
       fail("{}: bandwidth[{}]: value {} is invalid; expected a positive number in GB/s", source, i,
-           d.bandwidth_gbps);
+           d.bandwidth_gib_per_s);
     }
     d.latency_ns = number_at(latency, "latency", i, source);
     if (d.latency_ns < 0) {

@@ -43,15 +43,15 @@ TEST(NetworkConfig, DocumentedExampleParsesToThreeDimensions) {
   ASSERT_EQ(spec.dims.size(), 3u);
   EXPECT_EQ(spec.dims[0].kind, DimensionKind::kRing);
   EXPECT_EQ(spec.dims[0].npus, 2u);
-  EXPECT_EQ(spec.dims[0].bandwidth_gbps, 200.0);
+  EXPECT_EQ(spec.dims[0].bandwidth_gib_per_s, 200.0);
   EXPECT_EQ(spec.dims[0].latency_ns, 50.0);
   EXPECT_EQ(spec.dims[1].kind, DimensionKind::kFullyConnected);
   EXPECT_EQ(spec.dims[1].npus, 8u);
-  EXPECT_EQ(spec.dims[1].bandwidth_gbps, 100.0);
+  EXPECT_EQ(spec.dims[1].bandwidth_gib_per_s, 100.0);
   EXPECT_EQ(spec.dims[1].latency_ns, 500.0);
   EXPECT_EQ(spec.dims[2].kind, DimensionKind::kSwitch);
   EXPECT_EQ(spec.dims[2].npus, 4u);
-  EXPECT_EQ(spec.dims[2].bandwidth_gbps, 50.0);
+  EXPECT_EQ(spec.dims[2].bandwidth_gib_per_s, 50.0);
   EXPECT_EQ(spec.dims[2].latency_ns, 2000.0);
 }
 
@@ -61,7 +61,7 @@ TEST(NetworkConfig, BlockListsIntegersAndFractionsAreAccepted) {
   ASSERT_EQ(spec.dims.size(), 1u);
   EXPECT_EQ(spec.dims[0].kind, DimensionKind::kSwitch);
   EXPECT_EQ(spec.dims[0].npus, 16u);
-  EXPECT_EQ(spec.dims[0].bandwidth_gbps, 400.0);
+  EXPECT_EQ(spec.dims[0].bandwidth_gib_per_s, 400.0);
   EXPECT_EQ(spec.dims[0].latency_ns, 936.25);
 }
 
@@ -69,7 +69,7 @@ TEST(NetworkConfig, ZeroLatencyAndTwoNpusAreTheLimits) {
   const network::TopologySpec spec = parse_network(one_dim("Ring", "2", "0.5", "0"), "z.yml");
   ASSERT_EQ(spec.dims.size(), 1u);
   EXPECT_EQ(spec.dims[0].npus, 2u);
-  EXPECT_EQ(spec.dims[0].bandwidth_gbps, 0.5);
+  EXPECT_EQ(spec.dims[0].bandwidth_gib_per_s, 0.5);
   EXPECT_EQ(spec.dims[0].latency_ns, 0.0);
 }
 
@@ -239,7 +239,7 @@ TEST(NetworkConfigFiles, ReferenceConfigsParse) {
     ASSERT_EQ(spec.dims.size(), 1u);
     EXPECT_EQ(spec.dims[0].kind, e.kind);
     EXPECT_EQ(spec.dims[0].npus, e.npus);
-    EXPECT_EQ(spec.dims[0].bandwidth_gbps, e.bandwidth);
+    EXPECT_EQ(spec.dims[0].bandwidth_gib_per_s, e.bandwidth);
     EXPECT_EQ(spec.dims[0].latency_ns, e.latency);
   }
   // And every .yml there parses.

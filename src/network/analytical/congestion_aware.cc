@@ -18,7 +18,7 @@ CongestionAware::CongestionAware(const Topology& topology, EventQueue& queue, Ar
     const std::uint32_t per_npu = spec.kind == DimensionKind::kFullyConnected ? spec.npus - 1 : 2;
     link_stride_.push_back(per_npu);
     Link link;
-    link.bytes_per_ns = bytes_per_ns(spec.bandwidth_gbps);
+    link.bytes_per_ns = bytes_per_ns(spec.bandwidth_gib_per_s);
     link.latency_ns = spec.latency_ns;
     links_.resize(links_.size() + std::size_t{per_npu} * owners, link);
   }
