@@ -185,7 +185,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--comm-groups,--comm-group-configuration", o->comm_groups,
                   "Communicator-group JSON (optional; a path containing \"empty\" means none)");
   std::string backends;
-  for (const network::BackendInfo& b : network::backends()) backends += std::string("\n  ") + b.name + ": " + b.description;
+  for (const network::BackendInfo& b : network::backends()) {
+    backends += std::string("\n  ") + b.name + ": " + b.models + "; ignores " + b.ignores;
+  }
   cmd->add_option("--backend", o->backend, "Network backend:" + backends)->capture_default_str();
   cmd->add_option("--json", o->json, "Write the per-NPU results to this JSON file");
   cmd->add_option("--num-queues-per-dim", o->num_queues_per_dim, "Scheduling queues per dimension")->capture_default_str();
