@@ -44,6 +44,24 @@ class Network {
   virtual void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) = 0;
   // Handles one of the events this backend scheduled (EventTarget::kNetwork).
   virtual void handle(const Event& event) = 0;
+
+  // A backend with its own event engine (its row says own_engine), e.g. a flow-level one that
+  // recomputes rates whenever a flow starts or ends, keeps its pending work to itself and is
+  // driven by these two calls. Contract, kept by the event loop (sim/simulation.cc):
+  //  * next_event_time() is the earliest time at which the backend has work of its own, or
+  //    kNeverTick when it has none. It is never earlier than the queue's now().
+  //  * The loop runs every event of the global queue at times up to and including t before it
+  //    calls advance_to(t) with t = next_event_time(); during that call the queue's clock reads
+  //    t, so arrivals the backend reports then (ArrivalSink::on_arrival) happen at t, and what
+  //    the listeners schedule in reply is relative to t.
+  //  * advance_to(t) does all the backend's work due at t; afterwards next_event_time() is
+  //    later than t unless a send() at t added work at t.
+  //  * send() and handle() may change next_event_time(); the loop asks again after every event
+  //    it runs (only for own_engine rows: the others' answer is always kNeverTick).
+  //  * The run ends only when the queue is empty and next_event_time() is kNeverTick.
+  // A backend without its own engine keeps these defaults: it has no work outside the queue.
+  virtual Tick next_event_time() const { return kNeverTick; }
+  virtual void advance_to(Tick /*t*/) {}
 };
 
 // Builds a backend over `topology`. `symmetric`: only NPU 0 sends (a symmetric run,
