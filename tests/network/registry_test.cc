@@ -4,6 +4,9 @@
 #include "network/network.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <set>
 #include <string>
@@ -219,6 +222,26 @@ TEST(NetworkRegistry, RegisteringATakenNameOrNoFactoryFails) {
   copy.make = nullptr;
   EXPECT_NE(error_of([&] { register_backend(copy); }).find("needs a name and a factory"), std::string::npos);
   EXPECT_EQ(backends().size(), rows);
+}
+
+
+TEST(NetworkRegistry, DocsListEveryRowAsTheTableHasIt) {
+  // docs/network.md's backend table has one line per row, "| name | models | ignores | flags
+  // | keys |", written from the table: a change to a row shows up here until the docs follow.
+  std::ifstream in(std::filesystem::path(CHAKRASIM_SOURCE_DIR) / "docs" / "network.md");
+  ASSERT_TRUE(in) << "docs/network.md";
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const BackendInfo& b : backends()) {
+    if (std::string(b.name).rfind("test-", 0) == 0) continue;  // rows registered by tests
+    std::string keys;
+    for (const char* k : b.params) keys += std::string(keys.empty() ? "" : ", ") + k;
+    auto yes = [](bool flag) { return flag ? "yes" : "no"; };
+    const std::string line = std::string("| ") + b.name + " | " + b.models + " | " + b.ignores + " | " +
+                             yes(b.shift_invariant) + " | " + yes(b.has_links) + " | " + yes(b.own_engine) + " | " +
+                             keys + " |";
+    EXPECT_NE(text.str().find(line), std::string::npos) << "docs/network.md lacks the line\n" << line;
+  }
 }
 
 }  // namespace
