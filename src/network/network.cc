@@ -9,8 +9,9 @@
 namespace chakrasim::network {
 namespace {
 
-// The keys of the analytical network YAML (docs/astra-sim-model.md §1.2).
-const std::vector<const char*> kAnalyticalKeys = {"topology", "npus_count", "bandwidth", "latency"};
+// The keys of the analytical network YAML (docs/astra-sim-model.md §1.2). A function, not a
+// global, so that a row built during another file's static initialisation still gets them.
+std::vector<const char*> analytical_keys() { return {"topology", "npus_count", "bandwidth", "latency"}; }
 
 std::unique_ptr<Network> make_congestion_unaware(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
                                                  bool /*symmetric: nothing to fold, delays are per message*/) {
@@ -31,7 +32,7 @@ std::deque<BackendInfo>& table() {
        .shift_invariant = true,
        .has_links = false,
        .own_engine = false,
-       .params = kAnalyticalKeys,
+       .params = analytical_keys(),
        .make = &make_congestion_unaware},
       {.name = "congestion-aware",
        .models = "analytical: directional links served first come first served, store and forward on every "
@@ -41,7 +42,7 @@ std::deque<BackendInfo>& table() {
        .shift_invariant = true,
        .has_links = true,
        .own_engine = false,
-       .params = kAnalyticalKeys,
+       .params = analytical_keys(),
        .make = &make_congestion_aware},
   };
   return rows;
