@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "chakra/workload_files.h"
 #include "cli/commands.h"
@@ -91,9 +92,11 @@ int run(const RunOptions& o) {
 
   sim::Inputs inputs;
   inputs.backend = o.backend;
-  inputs.network = config::load_network(o.network);
+  std::vector<std::string> network_warnings;
+  inputs.network = config::load_network(o.network, &network_warnings);
   const config::SystemConfig system = config::load_system(o.system, flags);
   if (!o.quiet) {
+    for (const std::string& w : network_warnings) std::cerr << "warning: " << w << "\n";
     for (const std::string& w : system.warnings) std::cerr << "warning: " << w << "\n";
   }
   inputs.system = system.system;
@@ -176,7 +179,8 @@ Command add_run_command(CLI::App& app) {
       "--network-configuration=..., --remote-memory-configuration=..., "
       "--comm-group-configuration=...) are accepted too, and `chakrasim --workload-configuration=...` "
       "without `run` works as in the reference.\n"
-      "System JSON keys: chakrasim run --help-system");
+      "System JSON keys: chakrasim run --help-system\n"
+      "Network YAML keys: chakrasim run --help-network");
   cmd->add_option("--workload,--workload-configuration", o->workload,
                   "Trace prefix: reads PREFIX.<rank>.et for every NPU")->required();
   cmd->add_option("--system,--system-configuration", o->system, "System-layer JSON")->required();
@@ -185,7 +189,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--comm-groups,--comm-group-configuration", o->comm_groups,
                   "Communicator-group JSON (optional; a path containing \"empty\" means none)");
   std::string backends;
-  for (const network::BackendInfo& b : network::backends()) backends += std::string("\n  ") + b.name + ": " + b.description;
+  for (const network::BackendInfo& b : network::backends()) {
+    backends += std::string("\n  ") + b.name + ": " + b.models + "; ignores " + b.ignores;
+  }
   cmd->add_option("--backend", o->backend, "Network backend:" + backends)->capture_default_str();
   cmd->add_option("--json", o->json, "Write the per-NPU results to this JSON file");
   cmd->add_option("--num-queues-per-dim", o->num_queues_per_dim, "Scheduling queues per dimension")->capture_default_str();
@@ -211,6 +217,10 @@ Command add_run_command(CLI::App& app) {
     std::cout << "Keys of the system JSON (--system):\n" << config::describe_system_keys();
     throw CLI::Success();
   }, "List every key of the system JSON with its type, default and meaning");
+  cmd->add_flag_callback("--help-network", [] {
+    std::cout << "Keys of the network YAML (--network):\n" << config::describe_network_keys();
+    throw CLI::Success();
+  }, "List every key of the network YAML with its type, unit, default, meaning and the backends that read it");
   return [o, cmd]() -> int { return cmd->parsed() ? run(*o) : -1; };
 }
 

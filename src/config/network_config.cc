@@ -1,24 +1,29 @@
 #include "config/network_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
 
+#include "config/nearest_key.h"
 #include "core/read_file.h"
 #include "core/error.h"
+#include "network/network.h"
 
 namespace chakrasim::config {
 namespace {
 
-YAML::Node required_list(const YAML::Node& root, const char* key, const std::string& source) {
-  YAML::Node node = root[key];
-  if (!node) fail("{}: missing key \"{}\"; expected a list with one entry per dimension", source, key);
-  if (!node.IsSequence() || node.size() == 0) {
-    fail("{}: key \"{}\": expected a non-empty list with one entry per dimension", source, key);
-  }
-  return node;
-}
+// One key of the network YAML: a list with one entry per dimension. `read` checks entry `i` and
+// stores it in the dimension's spec.
+struct Param {
+  const char* key;
+  const char* type;
+  const char* unit;
+  const char* default_text;
+  const char* meaning;
+  void (*read)(const YAML::Node& list, std::size_t i, const std::string& source, network::DimensionSpec& d);
+};
 
 double number_at(const YAML::Node& list, const char* key, std::size_t i, const std::string& source) {
   try {
@@ -31,26 +36,121 @@ double number_at(const YAML::Node& list, const char* key, std::size_t i, const s
   }
 }
 
+void read_topology(const YAML::Node& list, std::size_t i, const std::string& source, network::DimensionSpec& d) {
+  const std::string name = list[i].IsScalar() ? list[i].Scalar() : "(not a scalar)";
+  if (name == "Ring") {
+    d.kind = network::DimensionKind::kRing;
+  } else if (name == "FullyConnected") {
+    d.kind = network::DimensionKind::kFullyConnected;
+  } else if (name == "Switch") {
+    d.kind = network::DimensionKind::kSwitch;
+  } else {
+    fail("{}: topology[{}]: value \"{}\" is not a topology; expected Ring, FullyConnected or "
+         "Switch (case-sensitive)",
+         source, i, name);
+  }
+}
+
+void read_npus(const YAML::Node& list, std::size_t i, const std::string& source, network::DimensionSpec& d) {
+  const double n = number_at(list, "npus_count", i, source);
+  if (n < 2 || n != std::floor(n) || n > 1e9) {
+    fail("{}: npus_count[{}]: value {} is invalid; expected an integer of at least 2", source, i, n);
+  }
+  d.npus = static_cast<std::uint32_t>(n);
+}
+
+void read_bandwidth(const YAML::Node& list, std::size_t i, const std::string& source, network::DimensionSpec& d) {
+  d.bandwidth_gib_per_s = number_at(list, "bandwidth", i, source);
+  if (d.bandwidth_gib_per_s <= 0) {
+    fail("{}: bandwidth[{}]: value {} is invalid; expected a positive number in GB/s", source, i,
+         d.bandwidth_gib_per_s);
+  }
+}
+
+void read_latency(const YAML::Node& list, std::size_t i, const std::string& source, network::DimensionSpec& d) {
+  d.latency_ns = number_at(list, "latency", i, source);
+  if (d.latency_ns < 0) {
+    fail("{}: latency[{}]: value {} is invalid; expected a number of ns, 0 or more", source, i, d.latency_ns);
+  }
+}
+
+// The first key is the one whose length gives the number of dimensions; rows are read in this
+// order, dimension by dimension, so the first bad entry is the one reported.
+const std::vector<Param>& params() {
+  static const std::vector<Param> kParams = {
+      {"topology", "list of Ring | FullyConnected | Switch", "-", "required",
+       "the kind of each dimension, dimension 0 first (spelled exactly so); its length is the number of dimensions",
+       &read_topology},
+      {"npus_count", "list of integers >= 2", "NPUs", "required",
+       "NPUs along each dimension; the network has their product (at most 2^31), dimension 0 varying fastest",
+       &read_npus},
+      {"bandwidth", "list of numbers > 0", "GB/s, GB = 2^30 B", "required",
+       "per link and per direction (in bytes per ns: bandwidth x 2^30 / 10^9)", &read_bandwidth},
+      {"latency", "list of numbers >= 0", "ns", "required", "per link traversal (per hop)", &read_latency},
+  };
+  return kParams;
+}
+
+YAML::Node required_list(const YAML::Node& root, const char* key, const std::string& source,
+                         const std::vector<std::string>& unknown) {
+  YAML::Node node = root[key];
+  if (!node) {
+    std::string hint;
+    if (const auto near = nearest_key(key, unknown)) hint = fmt::format(" (is \"{}\" a misspelling of it?)", *near);
+    fail("{}: missing key \"{}\"; expected a list with one entry per dimension{}", source, key, hint);
+  }
+  if (!node.IsSequence() || node.size() == 0) {
+    fail("{}: key \"{}\": expected a non-empty list with one entry per dimension", source, key);
+  }
+  return node;
+}
+
+std::string key_list(const char* last_separator) {
+  std::string out;
+  const std::vector<std::string> keys = network_keys();
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    out += (k == 0 ? "" : k + 1 == keys.size() ? last_separator : ", ") + keys[k];
+  }
+  return out;
+}
+
+// The root's keys that the table does not know, in file order.
+std::vector<std::string> unknown_keys(const YAML::Node& root) {
+  const std::vector<std::string> known = network_keys();
+  std::vector<std::string> unknown;
+  for (const auto& entry : root) {
+    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "(not a scalar)";
+    if (std::find(known.begin(), known.end(), key) == known.end()) unknown.push_back(key);
+  }
+  return unknown;
+}
+
 }  // namespace
 
-network::TopologySpec parse_network(const std::string& text, const std::string& source) {
+std::vector<std::string> network_keys() {
+  std::vector<std::string> keys;
+  for (const Param& p : params()) keys.emplace_back(p.key);
+  return keys;
+}
+
+network::TopologySpec parse_network(const std::string& text, const std::string& source,
+                                    std::vector<std::string>* warnings) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     fail("{}: line {}, column {}: invalid YAML: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg);
   }
-  if (!root.IsMap()) fail("{}: expected a YAML mapping with keys topology, npus_count, bandwidth, latency", source);
+  if (!root.IsMap()) fail("{}: expected a YAML mapping with keys {}", source, key_list(", "));
 
-  YAML::Node topology = required_list(root, "topology", source);
-  YAML::Node npus = required_list(root, "npus_count", source);
-  YAML::Node bandwidth = required_list(root, "bandwidth", source);
-  YAML::Node latency = required_list(root, "latency", source);
-  const std::size_t dims = topology.size();
-  for (auto [key, list] : {std::pair{"npus_count", npus}, {"bandwidth", bandwidth}, {"latency", latency}}) {
-    if (list.size() != dims) {
-      fail("{}: key \"{}\" has {} entries but \"topology\" has {}; expected one entry per dimension",
-           source, key, list.size(), dims);
+  const std::vector<std::string> unknown = unknown_keys(root);
+  std::vector<YAML::Node> lists;
+  for (const Param& p : params()) lists.push_back(required_list(root, p.key, source, unknown));
+  const std::size_t dims = lists.front().size();
+  for (std::size_t k = 1; k < lists.size(); ++k) {
+    if (lists[k].size() != dims) {
+      fail("{}: key \"{}\" has {} entries but \"{}\" has {}; expected one entry per dimension", source,
+           params()[k].key, lists[k].size(), params().front().key, dims);
     }
   }
 
@@ -58,33 +158,7 @@ network::TopologySpec parse_network(const std::string& text, const std::string& 
   std::uint64_t total = 1;
   for (std::size_t i = 0; i < dims; ++i) {
     network::DimensionSpec d;
-    const std::string name = topology[i].IsScalar() ? topology[i].Scalar() : "(not a scalar)";
-    if (name == "Ring") {
-      d.kind = network::DimensionKind::kRing;
-    } else if (name == "FullyConnected") {
-      d.kind = network::DimensionKind::kFullyConnected;
-    } else if (name == "Switch") {
-      d.kind = network::DimensionKind::kSwitch;
-    } else {
-      fail("{}: topology[{}]: value \"{}\" is not a topology; expected Ring, FullyConnected or "
-           "Switch (case-sensitive)",
-           source, i, name);
-    }
-    const double n = number_at(npus, "npus_count", i, source);
-    if (n < 2 || n != std::floor(n) || n > 1e9) {
-      fail("{}: npus_count[{}]: value {} is invalid; expected an integer of at least 2", source, i, n);
-    }
-    d.npus = static_cast<std::uint32_t>(n);
-    d.bandwidth_gbps = number_at(bandwidth, "bandwidth", i, source);
-    if (d.bandwidth_gbps <= 0) {
-      fail("{}: bandwidth[{}]: value {} is invalid; expected a positive number in GB/s", source, i,
-           d.bandwidth_gbps);
-    }
-    d.latency_ns = number_at(latency, "latency", i, source);
-    if (d.latency_ns < 0) {
-      fail("{}: latency[{}]: value {} is invalid; expected a number of ns, 0 or more", source, i,
-           d.latency_ns);
-    }
+    for (std::size_t k = 0; k < lists.size(); ++k) params()[k].read(lists[k], i, source, d);
     total *= d.npus;
     if (total > (1ull << 31)) {
       fail("{}: npus_count: the network has more than 2^31 NPUs; expected a product of at most {}",
@@ -92,11 +166,36 @@ network::TopologySpec parse_network(const std::string& text, const std::string& 
     }
     spec.dims.push_back(d);
   }
+  if (warnings != nullptr) {
+    const std::vector<std::string> known = network_keys();
+    for (const std::string& key : unknown) {
+      const auto near = nearest_key(key, known);
+      warnings->push_back(near ? fmt::format("{}: unknown key \"{}\" ignored; did you mean \"{}\"?", source, key, *near)
+                               : fmt::format("{}: unknown key \"{}\" ignored; the keys are {}", source, key,
+                                             key_list(" and ")));
+    }
+  }
   return spec;
 }
 
-network::TopologySpec load_network(const std::string& path) {
-  return parse_network(read_file(path, "network configuration", "the network configuration file"), path);
+network::TopologySpec load_network(const std::string& path, std::vector<std::string>* warnings) {
+  return parse_network(read_file(path, "network configuration", "the network configuration file"), path, warnings);
+}
+
+std::string describe_network_keys() {
+  std::string out;
+  for (const Param& p : params()) {
+    std::string readers;
+    for (const network::BackendInfo& b : network::backends()) {
+      if (std::find_if(b.params.begin(), b.params.end(), [&](const char* k) { return std::string(k) == p.key; }) !=
+          b.params.end()) {
+        readers += std::string(readers.empty() ? "" : ", ") + b.name;
+      }
+    }
+    out += fmt::format("  {:<12} {:<40} {:<20} default {}\n      {}\n      read by: {}\n", p.key, p.type, p.unit,
+                       p.default_text, p.meaning, readers.empty() ? "no backend" : readers);
+  }
+  return out;
 }
 
 }  // namespace chakrasim::config

@@ -83,26 +83,74 @@ Event EventQueue::pop() {
   return e;
 }
 
+Tick EventQueue::next_time() const {
+  if (pending_ == 0) return kNeverTick;
+  const Bucket& b = *current_;
+  if (b.head != b.tail || b.head_index != b.tail_count) return now_;
+  // Level 0: the lowest occupied digit after the current one (which may still be marked while
+  // its bucket keeps an empty block); its bucket holds exactly that time.
+  const unsigned now_digit = digit(now_, 0);
+  for (unsigned w = now_digit / 64; w < kWords; ++w) {
+    std::uint64_t bits = occupied_[0][w];
+    if (w == now_digit / 64) bits &= ~std::uint64_t{0} << (now_digit % 64) << 1;
+    if (bits != 0) return (now_ & ~Tick{kDigits - 1}) | (w * 64 + static_cast<unsigned>(std::countr_zero(bits)));
+  }
+  // Otherwise the earliest time of the lowest occupied bucket of the lowest occupied level, as
+  // advance() would take it.
+  for (unsigned level = 1; level < kLevels; ++level) {
+    const unsigned d = lowest_occupied(level);
+    if (d != kDigits) return bucket_min_[level * kDigits + d];
+  }
+  return kNeverTick;  // unreachable while pending_ > 0
+}
+
+void EventQueue::advance_clock(Tick time) {
+  assert(time >= now_ && time <= next_time());
+  if (time == now_) return;
+  // Nothing is pending at now_ any more: give back the current bucket's kept block, as pop() does.
+  Bucket& current = *current_;
+  if (current.head != nullptr) free_block(current.head);
+  current = Bucket{};
+  clear_occupied(0, digit(now_, 0));
+  now_ = time;
+  // An event sits at the level of the highest digit in which it differs from now_. Moving now_
+  // forward, up to the earliest event, changes that only for the events that share the new
+  // now_'s digit at their level, and they all sit in one bucket (L, digit L of `time`) for the
+  // highest digit L in which the old and new now_ differ: every bucket below it is empty
+  // (its events would be earlier than `time`), and above it that bucket is the old now_'s own,
+  // never occupied. Re-filing it puts its events lower, relative to the new now_.
+  for (unsigned level = 1; level < kLevels; ++level) {
+    const unsigned d = digit(time, level);
+    if ((occupied_[level][d / 64] >> (d % 64)) & 1) refile(level, d);
+  }
+  current_ = &buckets_[digit(now_, 0)];
+}
+
+void EventQueue::refile(unsigned level, unsigned d) {
+  const unsigned index = level * kDigits + d;
+  Bucket source = buckets_[index];
+  buckets_[index] = Bucket{};
+  clear_occupied(level, d);
+  // Every event lands at a lower level than `level` (it shares now_'s digit there), so the
+  // source is not appended to while it is read.
+  for (Block* block = source.head; block != nullptr;) {
+    const std::uint32_t end = block == source.tail ? source.tail_count : kBlockEvents;
+    for (std::uint32_t i = source.head_index; i < end; ++i) put(block->events[i]);
+    source.head_index = 0;
+    Block* next = block->next;
+    free_block(block);
+    block = next;
+  }
+}
+
 void EventQueue::advance() {
   unsigned d = lowest_occupied(0);
   if (d == kDigits) {
     unsigned level = 1;
     while ((d = lowest_occupied(level)) == kDigits) ++level;  // pending_ > 0: some level is occupied
-    const unsigned index = level * kDigits + d;
-    now_ = bucket_min_[index];
-    // Every lower level is empty, and each event lands in a lower one relative to the new now_,
-    // so the source is not appended to while it is read.
-    Bucket& source = buckets_[index];
-    for (Block* block = source.head; block != nullptr;) {
-      const std::uint32_t end = block == source.tail ? source.tail_count : kBlockEvents;
-      for (std::uint32_t i = source.head_index; i < end; ++i) put(block->events[i]);
-      source.head_index = 0;
-      Block* next = block->next;
-      free_block(block);
-      block = next;
-    }
-    source = Bucket{};
-    clear_occupied(level, d);
+    now_ = bucket_min_[level * kDigits + d];
+    // Every lower level is empty, and each event lands in a lower one relative to the new now_.
+    refile(level, d);
     d = digit(now_, 0);
   } else {
     now_ = (now_ & ~Tick{kDigits - 1}) | d;

@@ -25,6 +25,8 @@
 // Cost (D = the largest delay scheduled):
 //   schedule  O(1), no allocation once the pool has grown
 //   pop       amortised O(log256 D) moves plus a bitmap scan
+//   next_time O(1) plus a bitmap scan when the current time is used up
+//   advance_clock  re-files at most one bucket, whose events then sit one level lower or more
 //   memory    24 bytes per pending event, plus at most one partly used block per bucket
 // bench/event_queue_bench.cc measures it (before it: a 1-bit radix heap with 32-byte events,
 // 7.1 M events/s at 1 Mi pending events; a 4-ary heap, 2.6 M/s).
@@ -65,6 +67,14 @@ class EventQueue {
 
   // Removes and returns the earliest event and advances the clock to its time.
   Event pop();
+
+  // The time of the earliest pending event (the one pop() returns next), or kNeverTick when
+  // none is pending. Leaves the clock alone.
+  Tick next_time() const;
+  // Moves the clock forward to `time` without popping, for work done outside the queue at that
+  // time (a network backend with its own event engine, network/network.h). `time` must be at
+  // least now() and at most next_time(); events scheduled afterwards are relative to it.
+  void advance_clock(Tick time);
 
   Tick now() const { return now_; }
   std::uint64_t events_processed() const { return popped_; }
@@ -107,6 +117,8 @@ class EventQueue {
   unsigned lowest_occupied(unsigned level) const;
   // Makes the current bucket hold the earliest pending time's events.
   void advance();
+  // Re-files every event of bucket (level, d) relative to the current now_.
+  void refile(unsigned level, unsigned d);
 
   std::array<Bucket, kLevels * kDigits> buckets_{};  // level-major
   std::array<Tick, kLevels * kDigits> bucket_min_{};  // earliest time in each occupied bucket, level >= 1

@@ -1,24 +1,56 @@
 #include "network/network.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "network/analytical/congestion_aware.h"
 #include "network/analytical/congestion_unaware.h"
 
 namespace chakrasim::network {
+namespace {
 
-const std::vector<BackendInfo>& backends() {
-  static const std::vector<BackendInfo> kBackends = {
-      {"congestion-unaware",
-       "analytical: per-hop latency plus one serialisation per message at the lowest differing "
-       "dimension; no bandwidth sharing (ASTRA-sim's congestion-unaware backend)"},
-      {"congestion-aware",
-       "analytical: directional links served first come first served, store and forward on every "
-       "hop; multi-dimensional routes go dimension by dimension, lowest first; no switch-internal "
-       "contention, packets or flow control (ASTRA-sim's congestion-aware backend, extended to "
-       "several dimensions)"},
-  };
-  return kBackends;
+// The keys of the analytical network YAML (docs/astra-sim-model.md §1.2). A function, not a
+// global, so that a row built during another file's static initialisation still gets them.
+std::vector<const char*> analytical_keys() { return {"topology", "npus_count", "bandwidth", "latency"}; }
+
+std::unique_ptr<Network> make_congestion_unaware(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
+                                                 bool /*symmetric: nothing to fold, delays are per message*/) {
+  return std::make_unique<CongestionUnaware>(topology, queue, sink);
 }
+
+std::unique_ptr<Network> make_congestion_aware(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
+                                               bool symmetric) {
+  return std::make_unique<CongestionAware>(topology, queue, sink, symmetric);
+}
+
+std::deque<BackendInfo>& table() {
+  static std::deque<BackendInfo> rows = {
+      {.name = "congestion-unaware",
+       .models = "analytical: per-hop latency plus one serialisation per message at the lowest differing "
+                 "dimension (ASTRA-sim's congestion-unaware backend)",
+       .ignores = "bandwidth sharing between messages, and every dimension but the lowest differing one",
+       .shift_invariant = true,
+       .has_links = false,
+       .own_engine = false,
+       .params = analytical_keys(),
+       .make = &make_congestion_unaware},
+      {.name = "congestion-aware",
+       .models = "analytical: directional links served first come first served, store and forward on every "
+                 "hop; multi-dimensional routes go dimension by dimension, lowest first (ASTRA-sim's "
+                 "congestion-aware backend, extended to several dimensions)",
+       .ignores = "switch-internal contention, packets, flow control and routing choices",
+       .shift_invariant = true,
+       .has_links = true,
+       .own_engine = false,
+       .params = analytical_keys(),
+       .make = &make_congestion_aware},
+  };
+  return rows;
+}
+
+}  // namespace
+
+const std::deque<BackendInfo>& backends() { return table(); }
 
 const BackendInfo& find_backend(const std::string& name) {
   for (const BackendInfo& b : backends()) {
@@ -29,12 +61,17 @@ const BackendInfo& find_backend(const std::string& name) {
   fail("unknown network backend \"{}\"; valid backends are: {}", name, valid);
 }
 
+void register_backend(BackendInfo row) {
+  const std::string name = row.name == nullptr ? "" : row.name;
+  if (name.empty() || row.make == nullptr) fail("network backend \"{}\": a row needs a name and a factory", name);
+  const bool taken = std::any_of(table().begin(), table().end(), [&](const BackendInfo& b) { return name == b.name; });
+  if (taken) fail("network backend \"{}\" is registered already", name);
+  table().push_back(std::move(row));
+}
+
 std::unique_ptr<Network> make_network(const std::string& name, const Topology& topology,
                                       EventQueue& queue, ArrivalSink& sink, bool symmetric) {
-  const std::string chosen = find_backend(name).name;
-  if (chosen == "congestion-unaware") return std::make_unique<CongestionUnaware>(topology, queue, sink);
-  if (chosen == "congestion-aware") return std::make_unique<CongestionAware>(topology, queue, sink, symmetric);
-  fail("internal error: backend \"{}\" is registered but not built", chosen);
+  return find_backend(name).make(topology, queue, sink, symmetric);
 }
 
 }  // namespace chakrasim::network

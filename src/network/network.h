@@ -1,9 +1,10 @@
 // The network layer's interface: a backend moves a message of some bytes from one NPU to
-// another and reports its arrival. Backends register by name in network.cc with a line saying
-// what they model and what they ignore.
+// another and reports its arrival. Backends are rows of one table (network.cc): name, what they
+// model and ignore, capability flags, the YAML keys they read, and the factory.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,22 +44,61 @@ class Network {
   virtual void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) = 0;
   // Handles one of the events this backend scheduled (EventTarget::kNetwork).
   virtual void handle(const Event& event) = 0;
+
+  // A backend with its own event engine (its row says own_engine), e.g. a flow-level one that
+  // recomputes rates whenever a flow starts or ends, keeps its pending work to itself and is
+  // driven by these two calls. Contract, kept by the event loop (sim/simulation.cc):
+  //  * next_event_time() is the earliest time at which the backend has work of its own, or
+  //    kNeverTick when it has none. It is never earlier than the queue's now().
+  //  * The loop runs every event of the global queue at times up to and including t before it
+  //    calls advance_to(t) with t = next_event_time(); during that call the queue's clock reads
+  //    t, so arrivals the backend reports then (ArrivalSink::on_arrival) happen at t, and what
+  //    the listeners schedule in reply is relative to t.
+  //  * advance_to(t) does all the backend's work due at t; afterwards next_event_time() is
+  //    later than t unless a send() at t added work at t.
+  //  * send() and handle() may change next_event_time(); the loop asks again after every event
+  //    it runs (only for own_engine rows: the others' answer is always kNeverTick).
+  //  * The run ends only when the queue is empty and next_event_time() is kNeverTick.
+  // A backend without its own engine keeps these defaults: it has no work outside the queue.
+  virtual Tick next_event_time() const { return kNeverTick; }
+  virtual void advance_to(Tick /*t*/) {}
 };
 
+// Builds a backend over `topology`. `symmetric`: only NPU 0 sends (a symmetric run,
+// sim/symmetry.h), and every other NPU is taken to do the same at the same times, shifted by its
+// coordinates; a backend with shared state keeps one representative of each class of links that
+// the shift maps onto each other. Only backends whose row says shift_invariant are asked for one.
+using BackendFactory = std::unique_ptr<Network> (*)(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
+                                                    bool symmetric);
+
+// One row of the backend table: everything the rest of the simulator may know about a backend.
+// Other layers ask these fields and never compare backend names.
 struct BackendInfo {
-  const char* name;
-  const char* description;  // what it models and what it ignores
+  const char* name;     // the --backend value
+  const char* models;   // one line: what it models
+  const char* ignores;  // one line: what it leaves out
+  // A symmetric run may fold it onto NPU 0 (sim/symmetry.h): its routes and delays depend only on
+  // the offset between sender and receiver, and its factory honours `symmetric`.
+  bool shift_invariant;
+  bool has_links;   // reports per-link figures (link_count() > 0, observe_links)
+  bool own_engine;  // has its own event engine: next_event_time() may be other than kNeverTick
+  std::vector<const char*> params;  // the network YAML keys it reads (config/network_config.h)
+  BackendFactory make;
 };
+
 // The registered backends, in the order the CLI lists them.
-const std::vector<BackendInfo>& backends();
+const std::deque<BackendInfo>& backends();
 
 // The named backend; throws Error listing the valid names for an unknown one.
 const BackendInfo& find_backend(const std::string& name);
 
-// Builds the named backend; throws Error listing the valid names for an unknown one.
-// `symmetric`: only NPU 0 sends (a symmetric run, sim/symmetry.h), and every other NPU is taken
-// to do the same at the same times, shifted by its coordinates; a backend with shared state
-// keeps one representative of each class of links that the shift maps onto each other.
+// Adds a row, for tests that prove a new backend is one row (the built-in rows are listed in
+// network.cc). Throws Error for a name already taken or a row without a factory. References to
+// earlier rows stay valid.
+void register_backend(BackendInfo row);
+
+// Builds the named backend (its row's factory); throws Error listing the valid names for an
+// unknown one.
 std::unique_ptr<Network> make_network(const std::string& name, const Topology& topology,
                                       EventQueue& queue, ArrivalSink& sink, bool symmetric = false);
 

@@ -17,18 +17,20 @@ const char* dimension_kind_name(DimensionKind kind);
 struct DimensionSpec {
   DimensionKind kind = DimensionKind::kRing;
   std::uint32_t npus = 0;
-  double bandwidth_gbps = 0;  // GB/s per link and direction, GB = 2^30 bytes (as the reference)
-  double latency_ns = 0;      // per hop
+  // Per link and direction. The YAML says "GB/s" but means GB = 2^30 bytes (docs/astra-sim-model.md
+  // §1.2; bytes_per_ns below converts with 2^30), so the name says GiB/s.
+  double bandwidth_gib_per_s = 0;
+  double latency_ns = 0;  // per hop
 };
 
 struct TopologySpec {
   std::vector<DimensionSpec> dims;
 };
 
-// Bytes per ns for a bandwidth in the network YAML's GB/s (GB = 2^30 B), computed in the
-// reference's order so that every truncation downstream matches.
-inline double bytes_per_ns(double bandwidth_gbps) {
-  return bandwidth_gbps * static_cast<double>(1u << 30) / 1'000'000'000.0;
+// Bytes per ns for a bandwidth in GiB/s (the network YAML's "GB/s"), computed in the reference's
+// order (x 2^30, then / 10^9) so that every truncation downstream matches.
+inline double bytes_per_ns(double bandwidth_gib_per_s) {
+  return bandwidth_gib_per_s * static_cast<double>(1u << 30) / 1'000'000'000.0;
 }
 
 class Topology {

@@ -53,7 +53,7 @@ void section_inputs(std::string& html, const sim::Inputs& inputs, const sim::Res
   std::string dims;
   for (const network::DimensionSpec& d : inputs.network.dims) {
     dims += fmt::format("{}{} {} × {} GB/s, {} ns", dims.empty() ? "" : "; ", network::dimension_kind_name(d.kind), d.npus,
-                        d.bandwidth_gbps, d.latency_ns);
+                        d.bandwidth_gib_per_s, d.latency_ns);
   }
   row("network dimensions", dims);
   row("backend", inputs.backend);

@@ -230,69 +230,125 @@ Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
   return simulate(inputs, hooks);
 }
 
-Result simulate(const Inputs& inputs, const Hooks& hooks) {
-  validate(inputs);
-  const network::Topology topology(inputs.network);
-  // A symmetric run simulates NPU 0 alone (sim/symmetry.h), unless an observer wants every NPU.
-  const bool observed = hooks.nodes != nullptr || hooks.collectives != nullptr || hooks.links != nullptr;
-  const bool symmetric = inputs.allow_symmetry && (!observed || hooks.symmetric_ok) && is_symmetric(inputs);
-  EventQueue queue;
-  NpuTimers timers(queue, symmetric ? 1 : topology.npu_count());
-  memory::RemoteMemory remote_memory(inputs.memory, topology.npu_count());
-  workload::Executor executor(symmetric ? std::vector<std::shared_ptr<const chakra::Graph>>{inputs.graphs.front()}
-                                        : inputs.graphs,
-                              workload_options(inputs), remote_memory, timers, queue);
-  executor.observe(hooks.nodes);
-  system::System system(inputs.system, topology, timers, executor, symmetric);
-  system.observe(hooks.collectives);
-  std::unique_ptr<network::Network> network = network::make_network(inputs.backend, topology, queue, system, symmetric);
-  system.attach(*network);
-  network->observe_links(hooks.links);
-  system.set_groups(inputs.groups);
-  for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {
-    if (!inputs.custom_algorithms[k].empty()) {
-      system.set_custom_algorithm(static_cast<system::CollectiveKind>(k), inputs.custom_algorithms[k]);
-    }
-  }
-  executor.attach(system);
+namespace {
 
-  executor.start();
-  const auto started_at = std::chrono::steady_clock::now();
-  double next_progress_s = hooks.progress_every_s;
-  std::uint64_t total_nodes = 0;
-  if (hooks.progress) {
-    for (NpuId r = 0; r < executor.npu_count(); ++r) total_nodes += executor.graph(r).size();
-  }
-  while (!queue.empty()) {
-    if (hooks.progress && (queue.events_processed() & 0xffff) == 0) {
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
-      if (wall >= next_progress_s) {
-        next_progress_s = wall + hooks.progress_every_s;
-        std::uint64_t done = 0;
-        for (NpuId r = 0; r < executor.npu_count(); ++r) done += executor.totals(r).nodes_done;
-        hooks.progress(Progress{queue.now(), queue.events_processed(), done, total_nodes, wall});
+// The layers of one run, built and wired in the order they depend on each other: the event
+// queue and timers first, the workload executor, the system layer it sends collectives to, and
+// the network backend the system layer sends messages through.
+struct Layers {
+  Layers(const Inputs& inputs, const network::Topology& topology, const network::BackendInfo& backend,
+         bool symmetric, const Hooks& hooks)
+      : timers(queue, symmetric ? 1 : topology.npu_count()),
+        remote_memory(inputs.memory, topology.npu_count()),
+        executor(symmetric ? std::vector<std::shared_ptr<const chakra::Graph>>{inputs.graphs.front()} : inputs.graphs,
+                 workload_options(inputs), remote_memory, timers, queue),
+        system(inputs.system, topology, timers, executor, symmetric),
+        network(backend.make(topology, queue, system, symmetric)),
+        own_engine(backend.own_engine) {
+    executor.observe(hooks.nodes);
+    system.observe(hooks.collectives);
+    system.attach(*network);
+    network->observe_links(hooks.links);
+    system.set_groups(inputs.groups);
+    for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {
+      if (!inputs.custom_algorithms[k].empty()) {
+        system.set_custom_algorithm(static_cast<system::CollectiveKind>(k), inputs.custom_algorithms[k]);
       }
     }
-    const Event e = queue.pop();
-    switch (e.target) {
-      case EventTarget::kTimers:
-        timers.fire(e, [&](const TimerEntry& entry) {
-          if (entry.owner == TimerOwner::kWorkload) executor.handle_timer(entry);
-          else system.handle_timer(entry);
-        });
-        break;
-      case EventTarget::kNetwork: network->handle(e); break;
-    }
+    executor.attach(system);
   }
 
+  EventQueue queue;
+  NpuTimers timers;
+  memory::RemoteMemory remote_memory;
+  workload::Executor executor;
+  system::System system;
+  std::unique_ptr<network::Network> network;
+  const bool own_engine;  // the backend's row: ask next_event_time() after every event
+};
+
+// Calls hooks.progress every progress_every_s of wall time, checked every 65536 events.
+class ProgressReporter {
+ public:
+  ProgressReporter(const Hooks& hooks, const workload::Executor& executor) : hooks_(hooks), executor_(executor) {
+    if (!hooks.progress) return;
+    next_s_ = hooks.progress_every_s;
+    for (NpuId r = 0; r < executor.npu_count(); ++r) total_nodes_ += executor.graph(r).size();
+  }
+  void tick(const EventQueue& queue) {
+    if (!hooks_.progress || (queue.events_processed() & 0xffff) != 0) return;
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at_).count();
+    if (wall < next_s_) return;
+    next_s_ = wall + hooks_.progress_every_s;
+    std::uint64_t done = 0;
+    for (NpuId r = 0; r < executor_.npu_count(); ++r) done += executor_.totals(r).nodes_done;
+    hooks_.progress(Progress{queue.now(), queue.events_processed(), done, total_nodes_, wall});
+  }
+
+ private:
+  const Hooks& hooks_;
+  const workload::Executor& executor_;
+  const std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
+  double next_s_ = 0;
+  std::uint64_t total_nodes_ = 0;
+};
+
+void dispatch(Layers& layers, const Event& e) {
+  switch (e.target) {
+    case EventTarget::kTimers:
+      layers.timers.fire(e, [&](const TimerEntry& entry) {
+        if (entry.owner == TimerOwner::kWorkload) layers.executor.handle_timer(entry);
+        else layers.system.handle_timer(entry);
+      });
+      break;
+    case EventTarget::kNetwork: layers.network->handle(e); break;
+  }
+}
+
+// The event loop, interleaving the global queue with a backend's own engine as network.h's
+// contract says: queued events up to the backend's next time run first, then the clock moves
+// to that time and the backend advances to it; the loop ends when both have nothing left. A
+// backend without its own engine answers kNeverTick, so its run is the queue drained in one go.
+void run_events(Layers& layers, const Hooks& hooks) {
+  EventQueue& queue = layers.queue;
+  network::Network& network = *layers.network;
+  ProgressReporter progress(hooks, layers.executor);
+  Tick network_next = network.next_event_time();
+  for (;;) {
+    while (!queue.empty() && (network_next == kNeverTick || queue.next_time() <= network_next)) {
+      progress.tick(queue);
+      dispatch(layers, queue.pop());
+      if (layers.own_engine) network_next = network.next_event_time();
+    }
+    network_next = network.next_event_time();
+    if (network_next == kNeverTick) {
+      if (queue.empty()) return;
+      continue;
+    }
+    if (!queue.empty() && queue.next_time() <= network_next) continue;
+    if (network_next < queue.now()) {
+      fail("internal error: the network backend's next event ({} ns) is before the current time ({} ns)",
+           network_next, queue.now());
+    }
+    queue.advance_clock(network_next);
+    network.advance_to(network_next);
+    network_next = network.next_event_time();
+  }
+}
+
+// Every NPU's totals and, for the NPUs that did not finish, the nodes they still hold.
+Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& hooks, bool symmetric) {
+  const workload::Executor& executor = layers.executor;
   Result result;
   result.symmetric = symmetric;
   if (hooks.links != nullptr) {
-    for (std::uint32_t l = 0; l < network->link_count(); ++l) result.link_names.push_back(network->link_name(l));
+    for (std::uint32_t l = 0; l < layers.network->link_count(); ++l) {
+      result.link_names.push_back(layers.network->link_name(l));
+    }
   }
   StartedCounts started;
-  result.events = queue.events_processed();
-  result.messages = system.messages_sent();
+  result.events = layers.queue.events_processed();
+  result.messages = layers.system.messages_sent();
   result.npus.resize(executor.npu_count());
   for (NpuId r = 0; r < executor.npu_count(); ++r) {
     const workload::NpuTotals& t = executor.totals(r);
@@ -320,6 +376,25 @@ Result simulate(const Inputs& inputs, const Hooks& hooks) {
                               s == State::kIssued, std::move(waiting[i]),
                               s == State::kIssued ? stuck_detail(inputs, executor, r, i, started) : std::string()});
     }
+  }
+  return result;
+}
+
+}  // namespace
+
+Result simulate(const Inputs& inputs, const Hooks& hooks) {
+  validate(inputs);
+  const network::Topology topology(inputs.network);
+  const network::BackendInfo& backend = network::find_backend(inputs.backend);
+  // A symmetric run simulates NPU 0 alone (sim/symmetry.h), unless an observer wants every NPU.
+  const bool observed = hooks.nodes != nullptr || hooks.collectives != nullptr || hooks.links != nullptr;
+  const bool symmetric = inputs.allow_symmetry && (!observed || hooks.symmetric_ok) && is_symmetric(inputs);
+  Result result;
+  {
+    Layers layers(inputs, topology, backend, symmetric, hooks);
+    layers.executor.start();
+    run_events(layers, hooks);
+    result = collect_result(inputs, layers, hooks, symmetric);
   }
   if (symmetric) {
     // Every NPU ran NPU 0's timeline. A symmetric run cannot deadlock on a peer; should it stop

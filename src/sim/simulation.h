@@ -105,7 +105,7 @@ struct Progress {
 struct Hooks {
   workload::NodeObserver* nodes = nullptr;
   system::CollectiveObserver* collectives = nullptr;
-  network::LinkObserver* links = nullptr;  // told of every link's use (congestion-aware)
+  network::LinkObserver* links = nullptr;  // told of every link's use (backends with has_links)
   bool symmetric_ok = false;
   // Called every `progress_every_s` of wall time (checked every 65536 events), from the
   // simulation's own thread.

@@ -1,13 +1,14 @@
 #include "sim/symmetry.h"
 
+#include "network/network.h"
 #include "workload/executor.h"
 
 namespace chakrasim::sim {
 
 bool is_symmetric(const Inputs& inputs) {
-  // Both analytical backends look the same from every NPU: delays depend on offsets only, and
-  // the congestion-aware one folds its links onto NPU 0's (network/analytical/congestion_aware.h).
-  if (inputs.backend != "congestion-unaware" && inputs.backend != "congestion-aware") return false;
+  // The backend must look the same from every NPU (delays depend on offsets only) and fold its
+  // shared state onto NPU 0's; its row says so.
+  if (!network::find_backend(inputs.backend).shift_invariant) return false;
   if (inputs.graphs.size() < 2) return false;
   const chakra::Graph* graph = inputs.graphs.front().get();
   for (const auto& g : inputs.graphs) {

@@ -8,8 +8,8 @@
 
 namespace chakrasim::sim {
 
-// True when `inputs` may run as NPU 0 alone: one shared trace for all ranks; an analytical
-// backend (translation-invariant routes and delays); only compute,
+// True when `inputs` may run as NPU 0 alone: one shared trace for all ranks; a backend whose row
+// is shift_invariant (network/network.h: translation-invariant routes and delays); only compute,
 // collectives and zero-time nodes (no point-to-point, remote memory or communicator groups);
 // and ring or direct algorithms on network dimensions (no halving-doubling or tree, whose roles
 // differ between NPUs; no custom algorithms; flat one* rings only on a 1-D network).

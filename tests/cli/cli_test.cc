@@ -156,6 +156,33 @@ TEST(Cli, DeadlockIsReportedWithExitCodeTwo) {
   EXPECT_THAT(r.err, HasSubstr("node 0 (\"coll\""));
 }
 
+TEST(Cli, HelpNetworkListsKeysUnitsAndBackends) {
+  // `run --help-network` prints the network YAML's table: each key with its unit and the
+  // backends that read it; `run --help` points there.
+  const CommandResult r = run_binary({"run", "--help-network"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* key : {"topology", "npus_count", "bandwidth", "latency"}) EXPECT_THAT(r.out, HasSubstr(key));
+  EXPECT_THAT(r.out, HasSubstr("GB/s, GB = 2^30 B"));
+  EXPECT_THAT(r.out, HasSubstr("read by: congestion-unaware, congestion-aware"));
+  EXPECT_THAT(run_binary({"run", "--help"}).out, HasSubstr("chakrasim run --help-network"));
+}
+
+TEST(Cli, AMisspeltNetworkKeyWarnsOnStderrAndChangesNoOutput) {
+  // The demo's network with an extra "bandwith" line (the real key is there too): stdout is the
+  // clean run's, byte for byte, and stderr says which file, which key and what it may mean.
+  // -q silences the warning as it does the system JSON's.
+  DemoFiles f("cli_network_typo");
+  const CommandResult clean = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network});
+  write_text(f.network, "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]\nbandwith: [ 100.0 ]\nlatency: [ 500.0 ]\n");
+  const CommandResult typo = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network});
+  EXPECT_EQ(typo.exit_code, 0) << typo.err;
+  EXPECT_EQ(typo.out, clean.out);
+  EXPECT_THAT(typo.err, HasSubstr("warning: " + f.network + ": unknown key \"bandwith\" ignored; did you mean \"bandwidth\"?"));
+  EXPECT_THAT(clean.err, ::testing::Not(HasSubstr("unknown key")));
+  const CommandResult quiet = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network, "-q"});
+  EXPECT_THAT(quiet.err, ::testing::Not(HasSubstr("bandwith")));
+}
+
 TEST(Cli, HelpSystemListsKeys) {
   const CommandResult r = run_binary({"run", "--help-system"});
   EXPECT_EQ(r.exit_code, 0);

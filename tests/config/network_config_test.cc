@@ -1,7 +1,9 @@
 // Covers the analytical network YAML reader (config/network_config.h): the §1.2 example and the
-// reference configs to exact values, ignored extra keys, and every error with its message.
+// reference configs to exact values, ignored extra keys and their warnings, every error with its
+// message, and the key table behind --help-network.
 #include "config/network_config.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -10,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "network/network.h"
 #include "support/test_support.h"
 
 namespace chakrasim::config {
@@ -43,15 +46,15 @@ TEST(NetworkConfig, DocumentedExampleParsesToThreeDimensions) {
   ASSERT_EQ(spec.dims.size(), 3u);
   EXPECT_EQ(spec.dims[0].kind, DimensionKind::kRing);
   EXPECT_EQ(spec.dims[0].npus, 2u);
-  EXPECT_EQ(spec.dims[0].bandwidth_gbps, 200.0);
+  EXPECT_EQ(spec.dims[0].bandwidth_gib_per_s, 200.0);
   EXPECT_EQ(spec.dims[0].latency_ns, 50.0);
   EXPECT_EQ(spec.dims[1].kind, DimensionKind::kFullyConnected);
   EXPECT_EQ(spec.dims[1].npus, 8u);
-  EXPECT_EQ(spec.dims[1].bandwidth_gbps, 100.0);
+  EXPECT_EQ(spec.dims[1].bandwidth_gib_per_s, 100.0);
   EXPECT_EQ(spec.dims[1].latency_ns, 500.0);
   EXPECT_EQ(spec.dims[2].kind, DimensionKind::kSwitch);
   EXPECT_EQ(spec.dims[2].npus, 4u);
-  EXPECT_EQ(spec.dims[2].bandwidth_gbps, 50.0);
+  EXPECT_EQ(spec.dims[2].bandwidth_gib_per_s, 50.0);
   EXPECT_EQ(spec.dims[2].latency_ns, 2000.0);
 }
 
@@ -61,7 +64,7 @@ TEST(NetworkConfig, BlockListsIntegersAndFractionsAreAccepted) {
   ASSERT_EQ(spec.dims.size(), 1u);
   EXPECT_EQ(spec.dims[0].kind, DimensionKind::kSwitch);
   EXPECT_EQ(spec.dims[0].npus, 16u);
-  EXPECT_EQ(spec.dims[0].bandwidth_gbps, 400.0);
+  EXPECT_EQ(spec.dims[0].bandwidth_gib_per_s, 400.0);
   EXPECT_EQ(spec.dims[0].latency_ns, 936.25);
 }
 
@@ -69,7 +72,7 @@ TEST(NetworkConfig, ZeroLatencyAndTwoNpusAreTheLimits) {
   const network::TopologySpec spec = parse_network(one_dim("Ring", "2", "0.5", "0"), "z.yml");
   ASSERT_EQ(spec.dims.size(), 1u);
   EXPECT_EQ(spec.dims[0].npus, 2u);
-  EXPECT_EQ(spec.dims[0].bandwidth_gbps, 0.5);
+  EXPECT_EQ(spec.dims[0].bandwidth_gib_per_s, 0.5);
   EXPECT_EQ(spec.dims[0].latency_ns, 0.0);
 }
 
@@ -239,7 +242,7 @@ TEST(NetworkConfigFiles, ReferenceConfigsParse) {
     ASSERT_EQ(spec.dims.size(), 1u);
     EXPECT_EQ(spec.dims[0].kind, e.kind);
     EXPECT_EQ(spec.dims[0].npus, e.npus);
-    EXPECT_EQ(spec.dims[0].bandwidth_gbps, e.bandwidth);
+    EXPECT_EQ(spec.dims[0].bandwidth_gib_per_s, e.bandwidth);
     EXPECT_EQ(spec.dims[0].latency_ns, e.latency);
   }
   // And every .yml there parses.
@@ -247,6 +250,69 @@ TEST(NetworkConfigFiles, ReferenceConfigsParse) {
     if (entry.path().extension() == ".yml") {
       SCOPED_TRACE(entry.path().string());
       EXPECT_NO_THROW(load_network(entry.path().string()));
+    }
+  }
+}
+
+
+TEST(NetworkConfigWarnings, AValidFileGivesNone) {
+  std::vector<std::string> warnings;
+  parse_network(kExample, "example.yml", &warnings);
+  EXPECT_THAT(warnings, ::testing::IsEmpty());
+}
+
+TEST(NetworkConfigWarnings, AMisspeltKeyNamesTheFileTheKeyAndTheNearestValidOne) {
+  // "bandwith" is one edit from "bandwidth"; "Latency" differs from "latency" in case only;
+  // "npus-count" in one character. Each is ignored (the real keys are there) with a warning.
+  std::vector<std::string> warnings;
+  const network::TopologySpec spec = parse_network(
+      std::string(kExample) + "bandwith: [ 1, 2, 3 ]\nLatency: [ 0, 0, 0 ]\nnpus-count: [ 1 ]\n", "net.yml", &warnings);
+  EXPECT_EQ(spec.dims[0].bandwidth_gib_per_s, 200.0);
+  EXPECT_EQ(spec.dims[0].latency_ns, 50.0);
+  EXPECT_THAT(warnings, ::testing::ElementsAre("net.yml: unknown key \"bandwith\" ignored; did you mean \"bandwidth\"?",
+                                               "net.yml: unknown key \"Latency\" ignored; did you mean \"latency\"?",
+                                               "net.yml: unknown key \"npus-count\" ignored; did you mean \"npus_count\"?"));
+}
+
+TEST(NetworkConfigWarnings, AKeyNearNoValidOneListsThemAll) {
+  // "nested" is at least 5 edits from every key: no guess, the valid keys instead.
+  std::vector<std::string> warnings;
+  parse_network(std::string(kExample) + "nested: { a: 1 }\n", "net.yml", &warnings);
+  EXPECT_THAT(warnings, ::testing::ElementsAre(
+                            "net.yml: unknown key \"nested\" ignored; the keys are topology, npus_count, bandwidth and latency"));
+}
+
+TEST(NetworkConfigWarnings, AMissingKeyNamesItsLikelyMisspelling) {
+  // Only "bandwith" is there: the error for the missing "bandwidth" points at it.
+  const std::string msg = parse_error("topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwith: [ 50 ]\nlatency: [ 5 ]\n");
+  EXPECT_THAT(msg, HasSubstr("net.yml: missing key \"bandwidth\"; expected a list with one entry per dimension "
+                             "(is \"bandwith\" a misspelling of it?)"));
+}
+
+TEST(NetworkConfigWarnings, LoadNamesThePath) {
+  const std::string path = (test::temp_dir("network_warning") / "typo.yml").string();
+  std::ofstream(path) << kExample << "latancy: [ 1, 1, 1 ]\n";
+  std::vector<std::string> warnings;
+  load_network(path, &warnings);
+  EXPECT_THAT(warnings, ::testing::ElementsAre(path + ": unknown key \"latancy\" ignored; did you mean \"latency\"?"));
+}
+
+TEST(NetworkConfigKeys, TheTableListsEveryKeyWithItsUnitAndReaders) {
+  EXPECT_EQ(network_keys(), (std::vector<std::string>{"topology", "npus_count", "bandwidth", "latency"}));
+  const std::string table = describe_network_keys();
+  for (const std::string& key : network_keys()) EXPECT_THAT(table, HasSubstr("  " + key + " "));
+  EXPECT_THAT(table, HasSubstr("GB/s, GB = 2^30 B"));
+  EXPECT_THAT(table, HasSubstr("ns"));
+  EXPECT_THAT(table, HasSubstr("read by: congestion-unaware, congestion-aware"));
+}
+
+TEST(NetworkConfigKeys, EveryBackendReadsOnlyKeysOfTheTable) {
+  // A backend row's parameter schema names keys this reader knows, so --help-network and the
+  // unknown-key warning cover everything a backend reads.
+  const std::vector<std::string> keys = network_keys();
+  for (const network::BackendInfo& b : network::backends()) {
+    for (const char* key : b.params) {
+      EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()) << b.name << " reads \"" << key << "\"";
     }
   }
 }

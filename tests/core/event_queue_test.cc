@@ -1,5 +1,6 @@
 // Tests of EventQueue: time order, FIFO ties, the current-time fast lane, the clock and
-// the counters, and a randomized run checked against a stable sort of (time, insertion index).
+// the counters, and a randomized run checked against a stable sort of (time, insertion index);
+// next_time() and advance_clock(), alone and in a randomized run with clock jumps.
 #include "core/event_queue.h"
 
 #include <algorithm>
@@ -223,6 +224,109 @@ TEST(EventQueue, WideDelaysCrossEveryDigitLevelInOrder) {
     }
   }
   EXPECT_EQ(popped, time_of.size());
+}
+
+
+TEST(EventQueue, NextTimeIsTheEarliestPendingTimeAndLeavesTheClock) {
+  // Empty: kNeverTick. With events at 300, 70000 and 2^40 pending from t = 0: 300, and now()
+  // stays 0. After popping 300 (now 300): 70000, then 2^40, then kNeverTick.
+  EventQueue q;
+  EXPECT_EQ(q.next_time(), kNeverTick);
+  push(q, Tick{1} << 40, 0);
+  push(q, 70000, 1);
+  push(q, 300, 2);
+  EXPECT_EQ(q.next_time(), 300u);
+  EXPECT_EQ(q.now(), 0u);
+  EXPECT_EQ(q.pop().arg, 2u);
+  EXPECT_EQ(q.next_time(), 70000u);
+  // An event at the current time is next, ahead of the later ones.
+  push(q, 300, 3);
+  EXPECT_EQ(q.next_time(), 300u);
+  EXPECT_EQ(q.pop().arg, 3u);
+  EXPECT_EQ(q.next_time(), 70000u);
+  EXPECT_EQ(q.pop().arg, 1u);
+  EXPECT_EQ(q.next_time(), Tick{1} << 40);
+  EXPECT_EQ(q.pop().arg, 0u);
+  EXPECT_EQ(q.next_time(), kNeverTick);
+}
+
+TEST(EventQueue, AdvanceClockMovesNowWithoutPopping) {
+  // Events at 1000 and 1005 pending; the clock moves to 1000 (the earliest, allowed), then an
+  // event scheduled "now" lands at 1000, behind the one already there; popping goes on in
+  // (time, insertion) order, and nothing was counted as processed by the move.
+  EventQueue q;
+  push(q, 1005, 0);
+  push(q, 1000, 1);
+  q.advance_clock(1000);
+  EXPECT_EQ(q.now(), 1000u);
+  EXPECT_EQ(q.events_processed(), 0u);
+  push(q, q.now(), 2);
+  EXPECT_EQ(drain(q), (std::vector<std::uint64_t>{1, 2, 0}));
+  // On an empty queue the clock moves anywhere forward, across digit levels.
+  q.advance_clock(Tick{1} << 33);
+  EXPECT_EQ(q.now(), Tick{1} << 33);
+  push(q, q.now() + 1, 3);
+  push(q, q.now(), 4);
+  EXPECT_EQ(q.next_time(), Tick{1} << 33);
+  EXPECT_EQ(drain(q), (std::vector<std::uint64_t>{4, 3}));
+}
+
+TEST(EventQueue, AdvanceClockIntoAHigherLevelBucketRefilesIt) {
+  // From t = 0, events at 0x1234 and 0x12ff share digit 1 (0x12) with the new clock 0x1200, so
+  // they sit in one level-1 bucket that must move down when the clock gets there. New events
+  // at 0x1200 and 0x1240 then pop in time order among them.
+  EventQueue q;
+  push(q, 0x12ff, 0);
+  push(q, 0x1234, 1);
+  push(q, 0x5000, 2);
+  q.advance_clock(0x1200);
+  push(q, 0x1240, 3);
+  push(q, 0x1200, 4);
+  EXPECT_EQ(q.next_time(), 0x1200u);
+  EXPECT_EQ(drain(q), (std::vector<std::uint64_t>{4, 1, 3, 0, 2}));
+}
+
+TEST(EventQueue, RandomizedRunWithClockJumpsKeepsTimeAndInsertionOrder) {
+  // As the randomized run above, but between pops the clock sometimes jumps to a random time
+  // between now() and next_time() (what the simulation does for a backend with its own event
+  // engine), with delays from 0 to 2^30 ns. Events scheduled after a jump are relative to the
+  // new clock. Pops must still come in (time, insertion) order, each at the time it was given.
+  std::mt19937_64 rng(99);
+  EventQueue q;
+  std::vector<Tick> time_of;
+  auto add = [&](Tick t) {
+    q.schedule(t, EventTarget::kTimers, 0, 0, time_of.size());
+    time_of.push_back(t);
+  };
+  auto delay = [&]() -> Tick { return rng() % 3 == 0 ? 0 : (rng() & ((Tick{1} << (rng() % 31)) - 1)); };
+  for (int i = 0; i < 2000; ++i) add(delay());
+  Tick last_time = 0;
+  std::uint64_t last_index = 0;
+  std::size_t popped = 0;
+  std::size_t jumps = 0;
+  while (!q.empty()) {
+    if (rng() % 3 == 0) {
+      const Tick next = q.next_time();
+      const Tick to = q.now() + (next == q.now() ? 0 : rng() % (next - q.now() + 1));
+      q.advance_clock(to);
+      ASSERT_EQ(q.now(), to);
+      ASSERT_EQ(q.next_time(), next);
+      jumps += to != next;
+      if (time_of.size() < 40000 && rng() % 2 == 0) add(q.now() + delay());
+    }
+    const Tick expected_time = q.next_time();
+    const Event e = q.pop();
+    ASSERT_EQ(e.time, expected_time);
+    ASSERT_EQ(e.time, time_of[e.arg]);
+    ASSERT_TRUE(e.time > last_time || (e.time == last_time && (popped == 0 || e.arg > last_index)))
+        << "pop " << popped << ": (" << e.time << ", " << e.arg << ") after (" << last_time << ", " << last_index << ")";
+    last_time = e.time;
+    last_index = e.arg;
+    ++popped;
+    for (int c = static_cast<int>(rng() % 3); c > 0 && time_of.size() < 40000; --c) add(q.now() + delay());
+  }
+  EXPECT_EQ(popped, time_of.size());
+  EXPECT_GT(jumps, 1000u);
 }
 
 }  // namespace

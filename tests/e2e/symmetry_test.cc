@@ -1,8 +1,11 @@
 // Symmetric runs (sim/symmetry.h) simulate NPU 0 alone and must give exactly the figures of the
 // full run, for every NPU; runs that are not symmetric must not take that path.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "chakra/attributes.h"
+#include "network/network.h"
 #include "support/test_support.h"
 
 namespace chakrasim::test {
@@ -109,6 +112,33 @@ TEST(Symmetry, OnlyWhereItHolds) {
   in.graphs = same_trace(mixed_trace(), 8);
   in.graphs[3] = std::make_shared<const chakra::Graph>(chakra::Graph::build(mixed_trace(), "copy"));
   EXPECT_FALSE(run(in).symmetric);  // not one shared trace
+}
+
+
+TEST(Symmetry, FollowsTheBackendsShiftInvariantFlag) {
+  // The congestion-unaware row, registered again under another name with shift_invariant off:
+  // the same symmetric-looking run is then simulated in full, with the same figures. Nothing but
+  // the flag decides (no backend name is compared anywhere).
+  if (std::none_of(network::backends().begin(), network::backends().end(),
+                   [](const network::BackendInfo& b) { return std::string(b.name) == "test-unaware-unfolded"; })) {
+    network::BackendInfo row = network::find_backend("congestion-unaware");
+    row.name = "test-unaware-unfolded";
+    row.shift_invariant = false;
+    network::register_backend(row);
+  }
+  sim::Inputs in;
+  in.network = network_of({{DimensionKind::kRing, 8, 50, 500}});
+  in.system = system_of("ring", 1, 2, 1);
+  in.graphs = same_trace(mixed_trace(), 8);
+  const sim::Result folded = run(in);
+  EXPECT_TRUE(folded.symmetric);
+  in.backend = "test-unaware-unfolded";
+  const sim::Result unfolded = run(in);
+  EXPECT_FALSE(unfolded.symmetric);
+  ASSERT_EQ(unfolded.npus.size(), folded.npus.size());
+  for (std::size_t r = 0; r < folded.npus.size(); ++r) {
+    EXPECT_EQ(unfolded.npus[r].finish_ns, folded.npus[r].finish_ns) << "NPU " << r;
+  }
 }
 
 }  // namespace

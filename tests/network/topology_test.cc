@@ -102,7 +102,7 @@ TEST(Topology, SpecIsKeptAndKindsHaveNames) {
   const Topology t = three_d();
   EXPECT_EQ(t.spec().dims[1].kind, DK::kFullyConnected);
   EXPECT_EQ(t.spec().dims[2].latency_ns, 2000.0);
-  EXPECT_EQ(t.spec().dims[0].bandwidth_gbps, 200.0);
+  EXPECT_EQ(t.spec().dims[0].bandwidth_gib_per_s, 200.0);
   EXPECT_STREQ(dimension_kind_name(DK::kRing), "Ring");
   EXPECT_STREQ(dimension_kind_name(DK::kFullyConnected), "FullyConnected");
   EXPECT_STREQ(dimension_kind_name(DK::kSwitch), "Switch");

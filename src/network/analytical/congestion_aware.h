@@ -2,6 +2,7 @@
 // directional FIFOs with a busy flag: a message holds a link for floor(bytes / bandwidth) ns and
 // reaches the next device floor(latency + bytes / bandwidth) ns after it started, then queues
 // for the next link (store and forward, serialisation paid on every hop).
+// The links and routes are network/links.h's:
 //   Ring: a link each way between ring neighbours; the shorter way round, clockwise on a tie.
 //   FullyConnected: a link per ordered pair.
 //   Switch: an up-link and a down-link per NPU to the dimension's switch.
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "core/id_pool.h"
+#include "network/links.h"
 #include "network/network.h"
 
 namespace chakrasim::network {
@@ -32,14 +34,15 @@ class CongestionAware final : public Network {
   void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) override;
   void handle(const Event& event) override;
 
-  std::uint32_t link_count() const override { return static_cast<std::uint32_t>(links_.size()); }
-  std::string link_name(std::uint32_t link) const override;
+  std::uint32_t link_count() const override { return table_.size(); }
+  std::string link_name(std::uint32_t link) const override { return table_.name(link); }
   void observe_links(LinkObserver* observer) override { observer_ = observer; }
 
  private:
   enum EventKind : std::uint8_t { kHopArrived, kLinkFree };
   static constexpr std::uint32_t kNone = 0xffffffffu;
 
+  // A link's queue, indexed by the LinkTable's ids.
   struct Link {
     double bytes_per_ns = 0;
     double latency_ns = 0;
@@ -47,35 +50,24 @@ class CongestionAware final : public Network {
     std::uint32_t tail = kNone;
     bool busy = false;
   };
-  // A message on its way: where it is (an NPU, or the switch of dimension `dim` it is crossing)
-  // and where it goes.
+  // A message on its way: where it is on its route and where it goes.
   struct Packet {
     std::uint64_t message = 0;
     std::uint64_t bytes = 0;
-    NpuId at = 0;
+    LinkTable::Cursor cursor;
     NpuId dst = 0;
     std::uint32_t next = kNone;  // next in a link's FIFO
     std::uint32_t link = kNone;  // link it was last sent on
-    bool at_switch = false;
   };
 
-  // The link a packet takes next from where it is; it must not be at its destination.
-  std::uint32_t next_link(Packet& packet) const;
-  // Link `k` of dimension `d`'s links owned by NPU `owner` (NPU 0's, when folded).
-  std::uint32_t link_id(std::size_t d, NpuId owner, std::uint32_t k) const {
-    return dim_base_[d] + link_stride_[d] * (folded_ ? 0 : owner) + k;
-  }
   void enqueue(std::uint32_t link, std::uint32_t packet);
   void transmit(std::uint32_t link, std::uint32_t packet);
 
-  const Topology& topology_;
+  LinkTable table_;
   EventQueue& queue_;
   ArrivalSink& sink_;
   std::vector<Link> links_;
-  const bool folded_;
   LinkObserver* observer_ = nullptr;
-  std::vector<std::uint32_t> dim_base_;     // first link id of each dimension
-  std::vector<std::uint32_t> link_stride_;  // links per NPU in each dimension
   IdPool<Packet> packets_;
 };
 

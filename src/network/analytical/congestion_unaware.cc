@@ -5,7 +5,7 @@ namespace chakrasim::network {
 CongestionUnaware::CongestionUnaware(const Topology& topology, EventQueue& queue,
                                      ArrivalSink& sink)
     : topology_(topology), queue_(queue), sink_(sink) {
-  for (const DimensionSpec& d : topology.spec().dims) bytes_per_ns_.push_back(bytes_per_ns(d.bandwidth_gbps));
+  for (const DimensionSpec& d : topology.spec().dims) bytes_per_ns_.push_back(bytes_per_ns(d.bandwidth_gib_per_s));
 }
 
 Tick CongestionUnaware::delay(NpuId src, NpuId dst, std::uint64_t bytes) const {
