@@ -84,7 +84,8 @@ void show_progress(const sim::Progress& p) {
             << std::flush;
 }
 
-int run(const RunOptions& o) {
+// Reads every input file the options name, each checked as it is read.
+sim::Inputs load_inputs(const RunOptions& o) {
   config::SystemFlags flags;
   flags.num_queues_per_dim = o.num_queues_per_dim;
   flags.injection_scale = o.injection_scale;
@@ -118,21 +119,28 @@ int run(const RunOptions& o) {
     const std::string& prefix = inputs.system.custom_prefixes[k];
     if (!prefix.empty()) inputs.custom_algorithms[k] = chakra::load_workload(prefix, topology.npu_count(), "custom algorithm");
   }
+  return inputs;
+}
+
+// The NPUs the timeline and the CSV show: those of --timeline-npus, else the first few.
+std::vector<NpuId> shown_npus(const RunOptions& o, NpuId npus) {
+  if (!o.timeline_npus.empty()) return parse_npu_list(o.timeline_npus, npus);
+  std::vector<NpuId> shown;
+  for (NpuId n = 0; n < npus && (o.timeline.empty() || n < kDefaultTimelineNpus); ++n) shown.push_back(n);
+  if (!o.timeline.empty() && npus > kDefaultTimelineNpus && !o.quiet) {
+    std::cerr << fmt::format("note: the timeline shows NPUs 0-{} of {}; choose others with --timeline-npus\n",
+                             kDefaultTimelineNpus - 1, npus);
+  }
+  return shown;
+}
+
+int run(const RunOptions& o) {
+  const sim::Inputs inputs = load_inputs(o);
   OutputOptions out;
   out.json_path = o.json;
   out.quiet = o.quiet;
-
-  const NpuId npus = topology.npu_count();
-  std::vector<NpuId> shown;  // NPUs in the timeline and the CSV
-  if (!o.timeline_npus.empty()) {
-    shown = parse_npu_list(o.timeline_npus, npus);
-  } else {
-    for (NpuId n = 0; n < npus && (o.timeline.empty() || n < kDefaultTimelineNpus); ++n) shown.push_back(n);
-    if (!o.timeline.empty() && npus > kDefaultTimelineNpus && !o.quiet) {
-      std::cerr << fmt::format("note: the timeline shows NPUs 0-{} of {}; choose others with --timeline-npus\n",
-                               kDefaultTimelineNpus - 1, npus);
-    }
-  }
+  const NpuId npus = network::Topology(inputs.network).npu_count();
+  const std::vector<NpuId> shown = shown_npus(o, npus);
   const bool report = !o.report_dir.empty();
   const bool record = o.astra_stats || report || !o.timeline.empty() || !o.stats_csv.empty();
   std::vector<bool> selected;  // the statistics and the report want every NPU

@@ -62,7 +62,11 @@ std::uint64_t estimate_memory_bytes(const Inputs& inputs) {
   return bytes + max_chunks * npus * kBytesPerChunk;
 }
 
-void validate(const Inputs& inputs) {
+namespace {
+
+// The run's inputs agree with each other in size: one trace per NPU, at most one algorithm per
+// network dimension, one custom-algorithm ET per NPU.
+void validate_sizes(const Inputs& inputs) {
   const network::Topology topology(inputs.network);
   if (inputs.graphs.size() != topology.npu_count()) {
     fail("the workload has {} rank files but the network has {} NPUs; expected one trace per NPU",
@@ -85,43 +89,41 @@ void validate(const Inputs& inputs) {
            inputs.custom_algorithms[k].size(), inputs.graphs.size());
     }
   }
-  require_memory(estimate_memory_bytes(inputs), fmt::format("simulating {} NPUs", inputs.graphs.size()));
-  const workload::WorkloadOptions options = workload_options(inputs);
-  // Per distinct graph: the checks of the models, the collectives it needs an implementation
-  // for, and the communicator groups it names (when it defines none of its own at run time).
-  struct GroupUse {
-    const chakra::Graph* graph;
-    std::uint32_t node;
-    std::uint32_t key;
-  };
-  std::map<const chakra::Graph*, std::vector<GroupUse>> group_uses;
-  std::set<const chakra::Graph*> seen;
-  for (const auto& g : inputs.graphs) {
-    if (!seen.insert(g.get()).second) continue;
-    workload::validate(*g, options);
-    if (inputs.replay_only) continue;
-    bool defines_groups = false;
-    for (std::uint32_t i = 0; i < g->size(); ++i) {
-      defines_groups |= g->attrs(i).has(chakra::OpAttrs::kInputsValues);
+}
+
+// A communicator group a graph's collective names (the first node naming it).
+struct GroupUse {
+  const chakra::Graph* graph;
+  std::uint32_t node;
+  std::uint32_t key;
+};
+using GroupUses = std::map<const chakra::Graph*, std::vector<GroupUse>>;
+
+// One distinct graph: its collectives all have an implementation, and the groups it names are
+// recorded in `group_uses` unless the graph defines its own at run time.
+void validate_collectives(const Inputs& inputs, const chakra::Graph& g, GroupUses& group_uses) {
+  bool defines_groups = false;
+  for (std::uint32_t i = 0; i < g.size(); ++i) defines_groups |= g.attrs(i).has(chakra::OpAttrs::kInputsValues);
+  std::set<std::uint32_t> keys;
+  for (std::uint32_t i = 0; i < g.size(); ++i) {
+    if (g.type(i) != chakra::NodeType::kCommColl) continue;
+    const chakra::OpAttrs& a = g.attrs(i);
+    const auto kind = workload::collective_of(a.comm_type);
+    if (!kind) continue;
+    if (inputs.system.implementations[static_cast<std::size_t>(*kind)].empty() &&
+        inputs.system.custom_prefixes[static_cast<std::size_t>(*kind)].empty()) {
+      fail("{}: node {} (\"{}\") runs a collective of type {}, but {} has no \"{}-implementation\"; expected a "
+           "list of algorithms such as [\"ring\"]",
+           g.source(), g.id(i), g.name(i), chakra::comm_type_name(a.comm_type), inputs.system_source,
+           system::collective_name(*kind));
     }
-    std::set<std::uint32_t> keys;
-    for (std::uint32_t i = 0; i < g->size(); ++i) {
-      if (g->type(i) != chakra::NodeType::kCommColl) continue;
-      const chakra::OpAttrs& a = g->attrs(i);
-      const auto kind = workload::collective_of(a.comm_type);
-      if (!kind) continue;
-      if (inputs.system.implementations[static_cast<std::size_t>(*kind)].empty() &&
-          inputs.system.custom_prefixes[static_cast<std::size_t>(*kind)].empty()) {
-        fail("{}: node {} (\"{}\") runs a collective of type {}, but {} has no \"{}-implementation\"; expected a "
-             "list of algorithms such as [\"ring\"]",
-             g->source(), g->id(i), g->name(i), chakra::comm_type_name(a.comm_type), inputs.system_source,
-             system::collective_name(*kind));
-      }
-      const std::uint32_t key = workload::group_of(g->string(a.pg_name)).value_or(0);
-      if (key != 0 && !defines_groups && keys.insert(key).second) group_uses[g.get()].push_back({g.get(), i, key});
-    }
+    const std::uint32_t key = workload::group_of(g.string(a.pg_name)).value_or(0);
+    if (key != 0 && !defines_groups && keys.insert(key).second) group_uses[&g].push_back({&g, i, key});
   }
-  if (group_uses.empty()) return;
+}
+
+// Every group a rank's trace names exists in the group file and includes that rank.
+void validate_group_membership(const Inputs& inputs, const GroupUses& group_uses) {
   std::map<std::uint32_t, std::vector<NpuId>> sorted_groups;
   for (const auto& [key, members] : inputs.groups) {
     auto& sorted = sorted_groups[key];
@@ -148,6 +150,23 @@ void validate(const Inputs& inputs) {
       }
     }
   }
+}
+
+}  // namespace
+
+void validate(const Inputs& inputs) {
+  validate_sizes(inputs);
+  require_memory(estimate_memory_bytes(inputs), fmt::format("simulating {} NPUs", inputs.graphs.size()));
+  const workload::WorkloadOptions options = workload_options(inputs);
+  // Each distinct graph once: ranks sharing a trace share its checks.
+  GroupUses group_uses;
+  std::set<const chakra::Graph*> seen;
+  for (const auto& g : inputs.graphs) {
+    if (!seen.insert(g.get()).second) continue;
+    workload::validate(*g, options);
+    if (!inputs.replay_only) validate_collectives(inputs, *g, group_uses);
+  }
+  if (!group_uses.empty()) validate_group_membership(inputs, group_uses);
 }
 
 namespace {
