@@ -63,6 +63,18 @@ TimeBreakdown time_breakdown(const chakra::Graph& graph, const std::vector<NodeS
   return b;
 }
 
+NcclTestsSize nccl_tests_size(system::CollectiveKind kind, std::uint64_t comm_size, std::uint32_t npus) {
+  const double n = npus;
+  const double moved = npus > 0 ? (n - 1) / n : 0;  // the share of the data that crosses links
+  switch (kind) {
+    case system::CollectiveKind::kAllReduce: return {comm_size, "buffer", 2 * moved};
+    case system::CollectiveKind::kAllGather: return {comm_size * npus, "output", moved};
+    case system::CollectiveKind::kReduceScatter: return {comm_size, "input", moved};
+    case system::CollectiveKind::kAllToAll: return {comm_size, "send buffer", moved};
+  }
+  return {comm_size, "buffer", 1};
+}
+
 std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const NodeLog& log, NpuId npu) {
   const chakra::Graph& g = *inputs.graphs[npu];
   const auto world = static_cast<std::uint32_t>(inputs.graphs.size());
@@ -75,7 +87,7 @@ std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const Node
     row.node_id = g.id(s.node);
     row.name = g.name(s.node);
     row.kind = kind ? system::collective_name(*kind) : "collective";
-    row.bytes = a.comm_size;
+    row.comm_size = a.comm_size;
     row.group = g.string(a.pg_name);
     row.npus = world;
     if (const auto id = workload::group_of(row.group); id && *id != 0) {
@@ -92,13 +104,13 @@ std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const Node
     for (const std::string& part : algorithms) row.algorithm += (row.algorithm.empty() ? "" : ", ") + part;
     row.start = s.start;
     row.duration = s.end - s.start;
+    const NcclTestsSize size =
+        kind ? nccl_tests_size(*kind, a.comm_size, row.npus) : NcclTestsSize{a.comm_size, "buffer", 1};
+    row.bytes = size.bytes;
+    row.size_is = size.which;
     if (row.duration > 0) {
       row.algbw_gbps = static_cast<double>(row.bytes) / static_cast<double>(row.duration);  // bytes/ns = GB/s
-      const double n = row.npus;
-      double factor = 1;
-      if (kind == system::CollectiveKind::kAllReduce) factor = n > 0 ? 2 * (n - 1) / n : 0;
-      else if (kind) factor = n > 0 ? (n - 1) / n : 0;
-      row.busbw_gbps = row.algbw_gbps * factor;
+      row.busbw_gbps = row.algbw_gbps * size.bus_factor;
     }
     rows.push_back(std::move(row));
   }

@@ -23,21 +23,34 @@ struct TimeBreakdown {
 };
 TimeBreakdown time_breakdown(const chakra::Graph& graph, const std::vector<NodeSpan>& spans, Tick finish);
 
-// One collective node that ran, with nccl-tests' bandwidth figures: algbw = bytes / time,
-// busbw = algbw x (2(n-1)/n for all-reduce, (n-1)/n for all-gather, reduce-scatter and
-// all-to-all), n the NPUs taking part.
+// nccl-tests' conventions for a collective's size and bus bandwidth. The trace's comm_size is
+// per NPU with a meaning that depends on the kind (docs/astra-sim-model.md §3.4: an all-gather's
+// is its own shard); nccl-tests reports the all-gather's output, the reduce-scatter's input, the
+// all-to-all's full send buffer and the all-reduce's buffer, and scales algbw = size / time by
+// the fraction of the data each NPU must move over its links: 2(n-1)/n for all-reduce, (n-1)/n
+// for all-gather, reduce-scatter and all-to-all, 1 for broadcast, reduce and send/receive.
+struct NcclTestsSize {
+  std::uint64_t bytes = 0;  // the size nccl-tests prints for this collective
+  const char* which = "";   // which buffer that is: "buffer", "output", "input", "send buffer"
+  double bus_factor = 1;    // busbw / algbw
+};
+NcclTestsSize nccl_tests_size(system::CollectiveKind kind, std::uint64_t comm_size, std::uint32_t npus);
+
+// One collective node that ran, with nccl-tests' size and bandwidth figures (NcclTestsSize).
 struct CollectiveRow {
   std::uint64_t node_id = 0;
   std::string name;
   std::string kind;
-  std::uint64_t bytes = 0;
-  std::string group;       // pg_name, "" for every NPU
-  std::uint32_t npus = 0;  // taking part
-  std::string algorithm;   // the phases' algorithms, e.g. "ring (dim 0), direct (dim 1)"
+  std::uint64_t comm_size = 0;  // the trace's comm_size (per NPU)
+  std::uint64_t bytes = 0;      // nccl-tests' size (NcclTestsSize::bytes)
+  const char* size_is = "";     // which buffer `bytes` is (NcclTestsSize::which)
+  std::string group;            // pg_name, "" for every NPU
+  std::uint32_t npus = 0;       // taking part
+  std::string algorithm;        // the phases' algorithms, e.g. "ring (dim 0), direct (dim 1)"
   Tick start = 0;
   Tick duration = 0;
-  double algbw_gbps = 0;
-  double busbw_gbps = 0;
+  double algbw_gbps = 0;  // 10^9 B/s: bytes / duration
+  double busbw_gbps = 0;  // 10^9 B/s: algbw x bus factor
 };
 std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const NodeLog& log, NpuId npu);
 

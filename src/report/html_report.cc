@@ -130,8 +130,10 @@ void section_collectives(std::string& html, const sim::Inputs& inputs, const Nod
   }
   html += "</table>\n";
   if (rows.size() > kMaxRows) html += fmt::format("<p class=\"note\">The first {} of {} collectives.</p>\n", kMaxRows, rows.size());
-  html += "<p class=\"note\">algbw = size / duration; busbw = algbw × 2(n−1)/n for all-reduce, × (n−1)/n for "
-          "all-gather, reduce-scatter and all-to-all (nccl-tests' definitions).</p>\n";
+  html += "<p class=\"note\">As nccl-tests reports them: size is the all-reduce's buffer, the all-gather's output "
+          "(n × each NPU's shard), the reduce-scatter's input and the all-to-all's send buffer; algbw = size / "
+          "duration; busbw = algbw × 2(n−1)/n for all-reduce, × (n−1)/n for all-gather, reduce-scatter and "
+          "all-to-all. GB/s = 10<sup>9</sup> B/s.</p>\n";
 }
 
 void section_links(std::string& html, const sim::Result& result, const LinkLog* links) {

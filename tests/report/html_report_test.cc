@@ -117,6 +117,46 @@ TEST(HtmlReport, CollectiveBandwidthsFollowNcclTests) {
   EXPECT_DOUBLE_EQ(rows[0].busbw_gbps, 1048576.0 / 117780.0 * 2 * 7 / 8);
 }
 
+TEST(HtmlReport, AllGatherSizeIsItsOutputAsInNcclTests) {
+  // A ring all-gather of a 1 MiB shard per NPU on 8 NPUs: each NPU ends with 8 MiB, the size
+  // nccl-tests prints. Each step moves one shard, 7 steps: the run moves 7/8 of the output over
+  // each NPU's link, so busbw = algbw x 7/8 = 8 MiB x 7/8 / duration (the line rate minus the
+  // per-step latency), not 1/8 of it.
+  sim::Inputs in;
+  in.network = network_of({{DimensionKind::kRing, 8, 50, 500}});
+  in.system = system_of("ring", 1, 1, 1);
+  in.graphs = same_trace(single_collective(chakra::CommType::kAllGather, 1 << 20), 8);
+  report::NodeLog log(8);
+  report::simulate_recorded(in, log);
+  const auto rows = report::collective_rows(in, log, 0);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].comm_size, 1u << 20);
+  EXPECT_EQ(rows[0].bytes, 8u << 20);
+  EXPECT_STREQ(rows[0].size_is, "output");
+  EXPECT_DOUBLE_EQ(rows[0].algbw_gbps, 8.0 * 1048576 / static_cast<double>(rows[0].duration));
+  EXPECT_DOUBLE_EQ(rows[0].busbw_gbps, rows[0].algbw_gbps * 7 / 8);
+  // 50 GiB/s links = 53.7 GB/s; the bus figure may not exceed it and comes within latency of it.
+  EXPECT_LT(rows[0].busbw_gbps, 50 * 1.073741824);
+  EXPECT_GT(rows[0].busbw_gbps, 0.8 * 50 * 1.073741824);
+}
+
+TEST(HtmlReport, NcclTestsSizesPerCollectiveKind) {
+  using system::CollectiveKind;
+  const auto ar = report::nccl_tests_size(CollectiveKind::kAllReduce, 1000, 4);
+  EXPECT_EQ(ar.bytes, 1000u);
+  EXPECT_DOUBLE_EQ(ar.bus_factor, 2 * 3.0 / 4);
+  const auto ag = report::nccl_tests_size(CollectiveKind::kAllGather, 1000, 4);
+  EXPECT_EQ(ag.bytes, 4000u);
+  EXPECT_DOUBLE_EQ(ag.bus_factor, 3.0 / 4);
+  const auto rs = report::nccl_tests_size(CollectiveKind::kReduceScatter, 1000, 4);
+  EXPECT_EQ(rs.bytes, 1000u);
+  EXPECT_STREQ(rs.which, "input");
+  EXPECT_DOUBLE_EQ(rs.bus_factor, 3.0 / 4);
+  const auto a2a = report::nccl_tests_size(CollectiveKind::kAllToAll, 1000, 4);
+  EXPECT_EQ(a2a.bytes, 1000u);
+  EXPECT_DOUBLE_EQ(a2a.bus_factor, 3.0 / 4);
+}
+
 TEST(HtmlReport, HasEverySectionWithTheRunsFigures) {
   const Report r = make_report(training_inputs(), "sections");
   ASSERT_TRUE(r.result.all_finished());
