@@ -7,61 +7,6 @@
 #include "workload/executor.h"
 
 namespace chakrasim::report {
-namespace {
-
-using Interval = std::pair<Tick, Tick>;
-
-// Length of the union of `intervals` (sorted here).
-Tick covered(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end());
-  Tick total = 0, reach = 0;
-  for (const auto& [start, end] : intervals) {
-    const Tick from = std::max(start, reach);
-    if (end > from) total += end - from;
-    reach = std::max(reach, end);
-  }
-  return total;
-}
-
-enum class Part { kCompute, kComm, kMemory, kNone };
-
-Part part_of(const chakra::Graph& g, std::uint32_t node) {
-  switch (g.type(node)) {
-    case chakra::NodeType::kComp: return Part::kCompute;
-    case chakra::NodeType::kCommColl:
-    case chakra::NodeType::kCommSend:
-    case chakra::NodeType::kCommRecv: return Part::kComm;
-    case chakra::NodeType::kMemLoad:
-    case chakra::NodeType::kMemStore: return Part::kMemory;
-    default: return Part::kNone;
-  }
-}
-
-}  // namespace
-
-TimeBreakdown time_breakdown(const chakra::Graph& graph, const std::vector<NodeSpan>& spans, Tick finish) {
-  std::vector<Interval> compute, comm, memory;
-  for (const NodeSpan& s : spans) {
-    if (s.end == kNeverTick || s.end <= s.start) continue;
-    switch (part_of(graph, s.node)) {
-      case Part::kCompute: compute.emplace_back(s.start, s.end); break;
-      case Part::kComm: comm.emplace_back(s.start, s.end); break;
-      case Part::kMemory: memory.emplace_back(s.start, s.end); break;
-      case Part::kNone: break;
-    }
-  }
-  TimeBreakdown b;
-  b.compute = covered(compute);
-  std::vector<Interval> busy = compute;
-  busy.insert(busy.end(), comm.begin(), comm.end());
-  const Tick with_comm = covered(busy);
-  b.exposed_comm = with_comm - b.compute;
-  busy.insert(busy.end(), memory.begin(), memory.end());
-  const Tick with_memory = covered(busy);
-  b.exposed_memory = with_memory - with_comm;
-  b.idle = finish > with_memory ? finish - with_memory : 0;
-  return b;
-}
 
 NcclTestsSize nccl_tests_size(system::CollectiveKind kind, std::uint64_t comm_size, std::uint32_t npus) {
   const double n = npus;

@@ -12,17 +12,6 @@
 
 namespace chakrasim::report {
 
-// An NPU's run split into disjoint parts: compute (any compute node running), exposed
-// communication (a collective or send/recv running, no compute), exposed memory (a memory
-// node only) and idle (none of them) — they add up to the NPU's finish time.
-struct TimeBreakdown {
-  Tick compute = 0;
-  Tick exposed_comm = 0;
-  Tick exposed_memory = 0;
-  Tick idle = 0;
-};
-TimeBreakdown time_breakdown(const chakra::Graph& graph, const std::vector<NodeSpan>& spans, Tick finish);
-
 // nccl-tests' conventions for a collective's size and bus bandwidth. The trace's comm_size is
 // per NPU with a meaning that depends on the kind (docs/astra-sim-model.md §3.4: an all-gather's
 // is its own shard); nccl-tests reports the all-gather's output, the reduce-scatter's input, the

@@ -39,7 +39,7 @@ h1 { font-size: 1.6em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 
 table { border-collapse: collapse; font-size: 0.9em; } td, th { padding: 2px 10px; text-align: left; }
 th { background: #f2f2f2; } tr:nth-child(even) td { background: #fafafa; } td.num { text-align: right; }
 .note { color: #666; font-size: 0.85em; } svg text { font-size: 11px; fill: #333; }
-.compute { fill: #4e79a7; } .comm { fill: #f28e2b; } .memory { fill: #59a14f; } .idle { fill: #d9d9d9; }
+.compute { fill: #4e79a7; } .comm { fill: #f28e2b; } .p2p { fill: #e15759; } .memory { fill: #59a14f; } .idle { fill: #d9d9d9; }
 )";
 
 void section_inputs(std::string& html, const sim::Inputs& inputs, const sim::Result& result, const ReportSources& src) {
@@ -69,7 +69,7 @@ void section_inputs(std::string& html, const sim::Inputs& inputs, const sim::Res
   html += "</table>\n";
 }
 
-void section_npus(std::string& html, const sim::Inputs& inputs, const sim::Result& result, const NodeLog& log) {
+void section_npus(std::string& html, const sim::Result& result, const NodeLog& log) {
   html += "<h2 id=\"npus\">Where the time went, per NPU</h2>\n";
   const Tick finish = std::max<Tick>(1, result.max_finish_ns());
   std::vector<NpuId> shown;
@@ -83,11 +83,11 @@ void section_npus(std::string& html, const sim::Inputs& inputs, const sim::Resul
   const double scale = static_cast<double>(width - label - 10) / static_cast<double>(finish);
   int y = 0;
   for (const NpuId n : shown) {
-    const TimeBreakdown b = time_breakdown(*inputs.graphs[n], log.spans(n), result.npus[n].finish_ns);
+    const sim::TimeSplit& b = result.npus[n].split;
     html += fmt::format("<text x=\"0\" y=\"{}\">NPU {}</text>\n", y + bar - 4, n);
     double x = label;
-    const std::pair<const char*, Tick> parts[] = {{"compute", b.compute}, {"comm", b.exposed_comm},
-                                                   {"memory", b.exposed_memory}, {"idle", b.idle}};
+    const std::pair<const char*, Tick> parts[] = {{"compute", b.compute_ns}, {"comm", b.collective_ns},
+                                                   {"p2p", b.p2p_wait_ns}, {"memory", b.memory_ns}, {"idle", b.idle_ns}};
     for (const auto& [cls, t] : parts) {
       const double w = static_cast<double>(t) * scale;
       if (w > 0) {
@@ -99,11 +99,12 @@ void section_npus(std::string& html, const sim::Inputs& inputs, const sim::Resul
     y += bar + gap;
   }
   int lx = label;
-  for (const auto& [cls, text] : {std::pair{"compute", "compute"}, std::pair{"comm", "exposed communication"},
-                                  std::pair{"memory", "exposed memory"}, std::pair{"idle", "idle"}}) {
+  for (const auto& [cls, text] : {std::pair{"compute", "compute"}, std::pair{"comm", "exposed collectives"},
+                                  std::pair{"p2p", "p2p waits, bubbles"}, std::pair{"memory", "exposed memory"},
+                                  std::pair{"idle", "idle"}}) {
     html += fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"12\" height=\"12\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
                         cls, lx, y + 6, lx + 16, y + 16, text);
-    lx += 190;
+    lx += 160;
   }
   html += "</svg>\n";
   if (shown.size() < result.npus.size()) {
@@ -199,7 +200,7 @@ std::string html_report(const sim::Inputs& inputs, const sim::Result& result, co
   html += kStyle;
   html += "</style></head>\n<body>\n<h1>chakrasim run report</h1>\n";
   section_inputs(html, inputs, result, sources);
-  section_npus(html, inputs, result, log);
+  section_npus(html, result, log);
   section_collectives(html, inputs, log);
   section_links(html, result, links);
   section_critical_path(html, inputs, result, log);

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/resources.h"
 #include "sim/symmetry.h"
+#include "sim/time_splitter.h"
 #include "core/event_queue.h"
 #include "core/npu_timers.h"
 #include "network/network.h"
@@ -251,6 +252,12 @@ Result simulate(const Inputs& inputs, workload::NodeObserver* observer) {
 
 namespace {
 
+std::vector<const chakra::Graph*> graphs_of(const workload::Executor& executor) {
+  std::vector<const chakra::Graph*> graphs;
+  for (NpuId r = 0; r < executor.npu_count(); ++r) graphs.push_back(&executor.graph(r));
+  return graphs;
+}
+
 // The layers of one run, built and wired in the order they depend on each other: the event
 // queue and timers first, the workload executor, the system layer it sends collectives to, and
 // the network backend the system layer sends messages through.
@@ -263,8 +270,10 @@ struct Layers {
                  workload_options(inputs), remote_memory, timers, queue),
         system(inputs.system, topology, timers, executor, symmetric),
         network(backend.make(topology, queue, system, symmetric)),
-        own_engine(backend.own_engine) {
-    executor.observe(hooks.nodes);
+        own_engine(backend.own_engine),
+        group_kinds(inputs.groups, inputs.group_kind_names, topology),
+        time_splitter(graphs_of(executor), group_kinds, hooks.nodes) {
+    executor.observe(&time_splitter);
     system.observe(hooks.collectives);
     system.attach(*network);
     network->observe_links(hooks.links);
@@ -284,6 +293,8 @@ struct Layers {
   system::System system;
   std::unique_ptr<network::Network> network;
   const bool own_engine;  // the backend's row: ask next_event_time() after every event
+  sim::GroupKinds group_kinds;
+  sim::TimeSplitter time_splitter;  // passes every node start and end on to hooks.nodes
 };
 
 // Calls hooks.progress every progress_every_s of wall time, checked every 65536 events.
@@ -369,6 +380,8 @@ Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& h
   result.events = layers.queue.events_processed();
   result.messages = layers.system.messages_sent();
   result.npus.resize(executor.npu_count());
+  result.group_kinds = layers.group_kinds.labels();
+  result.peak_flops_per_s = inputs.compute.peak_perf_tflops * 1e12;
   for (NpuId r = 0; r < executor.npu_count(); ++r) {
     const workload::NpuTotals& t = executor.totals(r);
     NpuResult& n = result.npus[r];
@@ -379,6 +392,7 @@ Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& h
     n.exposed_comm_ns = t.finish_ns - t.gpu_compute_ns;
     n.nodes = executor.graph(r).size();
     n.nodes_done = t.nodes_done;
+    n.split = layers.time_splitter.split(r, t.finish_ns);
     if (t.finished) continue;
     // Unfinished parents of every unfinished node, in one pass over the graph.
     const chakra::Graph& g = executor.graph(r);

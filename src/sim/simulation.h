@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "memory/remote_memory_spec.h"
 #include "core/types.h"
 #include "network/topology.h"
+#include "sim/time_split.h"
 #include "system/comm_groups.h"
 #include "system/system_spec.h"
 
@@ -38,6 +40,9 @@ struct Inputs {
   bool replay_only = false;
   std::string backend = "congestion-unaware";
   system::CommGroups groups;  // communicator groups from the group file
+  // Names of the groups' kinds ("TP", "DP", ...) by group id, from the group-kinds file; groups
+  // without a name are labelled by their shape (sim/time_split.h).
+  std::map<std::uint32_t, std::string> group_kind_names;
   // Simulate NPU 0 alone when every NPU's timeline is provably the same (sim/symmetry.h); the
   // results are identical either way, so this only exists for tests that check that.
   bool allow_symmetry = true;
@@ -59,6 +64,7 @@ struct NpuResult {
   Tick exposed_comm_ns = 0;  // finish - GPU compute, as the reference prints it
   std::uint64_t nodes = 0;
   std::uint64_t nodes_done = 0;
+  TimeSplit split;  // where the time went, the researcher's way (sim/time_split.h)
 };
 
 // A node that never finished, for the deadlock report.
@@ -77,6 +83,8 @@ struct StuckNode {
 struct Result {
   std::vector<NpuResult> npus;
   std::vector<std::string> link_names;  // the backend's links (with Hooks::links), by id
+  std::vector<std::string> group_kinds;  // labels of TimeSplit::by_group_kind_ns, in order
+  double peak_flops_per_s = 0;           // the system file's peak-perf per NPU (0: not given)
   std::vector<StuckNode> stuck;  // empty when every NPU finished
   std::uint64_t events = 0;    // events simulated (for NPU 0 alone in a symmetric run)
   std::uint64_t messages = 0;

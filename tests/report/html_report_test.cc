@@ -27,21 +27,6 @@ const chakra::Graph& graph_of(const chakra::Trace& trace) {
   return *keep.back();
 }
 
-TEST(Analysis, TimeBreakdownSplitsTheRunIntoDisjointParts) {
-  // compute [0,10), all-reduce [5,20), memory load [18,25), finish 30: compute 10, exposed
-  // communication 10 (10..20), exposed memory 5 (20..25), idle 5.
-  chakra::TraceBuilder b;
-  b.comp("c", 1);
-  b.collective("ar", chakra::CommType::kAllReduce, 1024);
-  b.add(chakra::NodeType::kMemLoad, "load");
-  const chakra::Graph& g = graph_of(b.trace());
-  const report::TimeBreakdown t = report::time_breakdown(g, {{0, 0, 10}, {1, 5, 20}, {2, 18, 25}}, 30);
-  EXPECT_EQ(t.compute, 10u);
-  EXPECT_EQ(t.exposed_comm, 10u);
-  EXPECT_EQ(t.exposed_memory, 5u);
-  EXPECT_EQ(t.idle, 5u);
-}
-
 TEST(Analysis, CriticalPathFollowsTheParentThatEndedLast) {
   // a (0) and c (2) both feed b (1): a ends at 5, c at 8, so b waited for c. d (3) hangs off a.
   chakra::TraceBuilder t;
