@@ -8,6 +8,7 @@
 
 #include "core/read_file.h"
 #include "core/error.h"
+#include "system/algorithms.h"
 
 namespace chakrasim::config {
 namespace {
@@ -82,27 +83,25 @@ bool parse_window(const std::string& digits, std::uint32_t& window) {
   return window >= 1;
 }
 
-// One token of an implementation list (§1.3). Returns false for an unknown token.
+// One token of an implementation list (§1.3), as the rows of the algorithm table spell them:
+// <token>, one<Token> where the row has a flat form, <token><W> where it takes a window.
+// Returns false for an unknown token.
 bool parse_algorithm(const std::string& token, system::AlgorithmChoice& choice) {
-  using system::AlgorithmKind;
   std::string name = token;
   if (token.size() > 3 && token.rfind("one", 0) == 0 && token[3] >= 'A' && token[3] <= 'Z') {
     choice.one_flat = true;
     name = static_cast<char>(token[3] - 'A' + 'a') + token.substr(4);  // oneRing -> ring
   }
-  if (name == "ring") {
-    choice.kind = AlgorithmKind::kRing;
-  } else if (name == "halvingDoubling") {
-    choice.kind = AlgorithmKind::kHalvingDoubling;
-  } else if (name == "doubleBinaryTree" && !choice.one_flat) {
-    choice.kind = AlgorithmKind::kDoubleBinaryTree;
-  } else if (name.rfind("direct", 0) == 0) {
-    choice.kind = AlgorithmKind::kDirect;
-    if (name.size() > 6 && !parse_window(name.substr(6), choice.window)) return false;
-  } else {
-    return false;
+  const auto& rows = system::algorithms();
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const system::AlgorithmInfo& row = rows[k];
+    if (!row.in_lists || (choice.one_flat && !row.flat_form) || name.rfind(row.token, 0) != 0) continue;
+    const std::string suffix = name.substr(std::string(row.token).size());
+    if (!suffix.empty() && !(row.takes_window && parse_window(suffix, choice.window))) continue;
+    choice.kind = static_cast<system::AlgorithmKind>(k);
+    return true;
   }
-  return true;
+  return false;
 }
 
 std::vector<system::AlgorithmChoice> get_implementation(const Context& c, const char* key, const Json& v) {
@@ -117,10 +116,8 @@ std::vector<system::AlgorithmChoice> get_implementation(const Context& c, const 
     const std::string token = t.get<std::string>();
     system::AlgorithmChoice choice;
     if (!parse_algorithm(token, choice)) {
-      fail("{}: key \"{}\"[{}]: algorithm \"{}\" is unknown; expected ring or oneRing, direct or "
-           "oneDirect (optionally with a window of at least 1, e.g. direct4), halvingDoubling or "
-           "oneHalvingDoubling, or doubleBinaryTree",
-           c.source, key, i, token);
+      fail("{}: key \"{}\"[{}]: algorithm \"{}\" is unknown; expected {}", c.source, key, i, token,
+           system::list_tokens_text());
     }
     out.push_back(choice);
   }

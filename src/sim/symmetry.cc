@@ -1,6 +1,7 @@
 #include "sim/symmetry.h"
 
 #include "network/network.h"
+#include "system/algorithms.h"
 #include "workload/executor.h"
 
 namespace chakrasim::sim {
@@ -36,7 +37,7 @@ bool is_symmetric(const Inputs& inputs) {
     if (!kinds_used[k]) continue;
     if (!inputs.system.custom_prefixes[k].empty()) return false;
     for (const system::AlgorithmChoice& c : inputs.system.implementations[k]) {
-      if (c.kind != system::AlgorithmKind::kRing && c.kind != system::AlgorithmKind::kDirect) return false;
+      if (!system::algorithm_info(c.kind).symmetric_safe) return false;
       if (c.one_flat && inputs.network.dims.size() > 1) return false;
     }
   }

@@ -1,4 +1,5 @@
 #include "system/system.h"
+#include "system/algorithms.h"
 #include "system/tags.h"
 
 #include <algorithm>
@@ -190,7 +191,7 @@ void System::start_collective(NpuId npu, const CollectiveRequest& request, std::
     s.queues.clear();
     for (const PhasePlan& phase : plans_[plan_id].phases) {
       PhaseQueue pq = pick_queue(npu, phase);
-      if (phase.algorithm == AlgorithmKind::kDoubleBinaryTree) {
+      if (algorithm_info(phase.algorithm).alternating_trees) {
         // The reference asks the collective kind's logical topology for this dimension's tree
         // once per phase it creates, and the topology alternates its two trees.
         const std::size_t dims = queues_per_npu_ / queues_per_dim_;
@@ -265,35 +266,16 @@ void System::configure_phase(Stream& s, const PhasePlan& phase, const PhaseQueue
     ring.stride = phase.stride;
     ring.base = s.npu - ring.index * phase.stride;
   }
-  switch (phase.algorithm) {
-    case AlgorithmKind::kRing: {
-      RingState& r = s.algorithm.emplace<RingState>();
-      const NpuId up = ring.away(1, true);
-      const NpuId down = ring.away(1, false);
-      r.configure(phase.kind, phase.bytes, phase.ring_size, pq.clockwise ? up : down,
-                  pq.clockwise ? down : up);
-      return;
+  PhaseSetup setup{&phase, ring, pq.clockwise, pq.min_root_tree, nullptr};
+  if (phase.algorithm == AlgorithmKind::kCustom) {
+    const auto& algorithm = custom_[static_cast<std::size_t>(phase.kind)];
+    if (s.npu >= algorithm.size() || algorithm[s.npu] == nullptr) {
+      fail("NPU {} runs a custom {} but no algorithm ET was loaded for position {}", s.npu,
+           collective_name(phase.kind), s.npu);
     }
-    case AlgorithmKind::kDirect:
-      s.algorithm.emplace<DirectState>().configure(phase.kind, phase.bytes, ring, pq.clockwise,
-                                                   phase.window, phase.members != nullptr);
-      return;
-    case AlgorithmKind::kHalvingDoubling:
-      s.algorithm.emplace<HalvingDoublingState>().configure(phase.kind, phase.bytes, ring);
-      return;
-    case AlgorithmKind::kDoubleBinaryTree:
-      s.algorithm.emplace<DoubleBinaryTreeState>().configure(phase.bytes, ring, pq.min_root_tree);
-      return;
-    case AlgorithmKind::kCustom: {
-      const auto& algorithm = custom_[static_cast<std::size_t>(phase.kind)];
-      if (s.npu >= algorithm.size() || algorithm[s.npu] == nullptr) {
-        fail("NPU {} runs a custom {} but no algorithm ET was loaded for position {}", s.npu,
-             collective_name(phase.kind), s.npu);
-      }
-      s.algorithm.emplace<CustomState>().configure(*algorithm[s.npu]);
-      return;
-    }
+    setup.custom_algorithm = algorithm[s.npu].get();
   }
+  configure_phase_state(s.algorithm, setup);
 }
 
 void System::set_custom_algorithm(CollectiveKind kind, std::vector<std::shared_ptr<const chakra::Graph>> algorithm) {

@@ -25,12 +25,8 @@
 #include "system/collective_plan.h"
 #include "chakra/graph.h"
 #include "system/comm_groups.h"
-#include "system/custom_algorithm.h"
-#include "system/direct.h"
-#include "system/double_binary_tree.h"
-#include "system/halving_doubling.h"
 #include "system/mailbox.h"
-#include "system/ring.h"
+#include "system/phase_algorithm.h"
 #include "system/system_spec.h"
 
 namespace chakrasim::system {
@@ -121,9 +117,6 @@ class System final : public network::ArrivalSink {
     bool clockwise = true;
     bool min_root_tree = false;  // doubleBinaryTree: this chunk's tree
   };
-  // The state of the algorithm the stream's current phase runs (one of the §2.6 algorithms).
-  using PhaseAlgorithm =
-      std::variant<RingState, DirectState, HalvingDoublingState, DoubleBinaryTreeState, CustomState>;
   struct Stream {
     NpuId npu = 0;
     std::uint32_t collective = 0;
