@@ -19,8 +19,7 @@ struct System::Io {
   void bundle(bool reduce, std::uint64_t bytes) {
     Stream& s = sys.streams_[stream];
     if (reduce) s.reduce_bytes = bytes;
-    sys.timers_.schedule(s.npu, s.endpoint_ns, TimerOwner::kSystem, kEndpointDone,
-                         (static_cast<std::uint64_t>(stream) << 1) | (reduce ? 1u : 0u));
+    sys.timers_.schedule(s.npu, s.endpoint_ns, TimerOwner::kSystem, kEndpointDone, StepTimerArg{stream, reduce}.pack());
   }
   void send(NpuId dst, std::uint64_t bytes) {
     const Stream& s = sys.streams_[stream];
@@ -36,10 +35,10 @@ struct System::Io {
   // Custom algorithms: steps are nodes of the algorithm ET; peers are positions (all NPUs here,
   // so a position is the NPU itself). The ET's channel keeps apart messages of one stream.
   std::uint64_t custom_tag(std::int64_t channel) const {
-    return sys.streams_[stream].tag | ((static_cast<std::uint64_t>(channel) & 0xffff) << 40);
+    return tags::custom_channel(sys.streams_[stream].tag, channel);
   }
   std::uint32_t custom_op(std::uint32_t node) {
-    return sys.ops_.add({sys.streams_[stream].npu, 0, (static_cast<std::uint64_t>(stream) << 32) | node, 0, 0, {}});
+    return sys.ops_.add({sys.streams_[stream].npu, 0, CustomNodeRef{stream, node}.pack(), 0, 0, {}});
   }
   void send(std::uint32_t node, std::int64_t dst, std::uint64_t bytes, std::int64_t channel) {
     const NpuId npu = sys.streams_[stream].npu;
@@ -52,7 +51,7 @@ struct System::Io {
   }
   void compute(std::uint32_t node, Tick ns) {
     sys.timers_.schedule(sys.streams_[stream].npu, ns, TimerOwner::kSystem, kCustomComputeDone,
-                         (static_cast<std::uint64_t>(stream) << 32) | node);
+                         CustomNodeRef{stream, node}.pack());
   }
 };
 
@@ -177,10 +176,9 @@ void System::start_collective(NpuId npu, const CollectiveRequest& request, std::
     s.chunk = static_cast<std::uint32_t>(k);
     s.plan = plan_id;
     if (group == nullptr) {
-      s.tag = tags::kCollective | next_stream_tag_[npu]++;
+      s.tag = tags::world_stream(next_stream_tag_[npu]++);
     } else {
-      const std::uint64_t counter = group_stream_tag_[(static_cast<std::uint64_t>(npu) << 32) | group->id]++;
-      s.tag = tags::kCollective | (static_cast<std::uint64_t>(group->id) << 32) | counter;
+      s.tag = tags::group_stream(group->id, group_stream_tag_[npu_group_key(npu, group->id)]++);
     }
     s.group = group;
     s.endpoint_ns = group == nullptr ? spec_.endpoint_delay_ns : kGroupEndpointDelayNs;
@@ -357,19 +355,21 @@ Tick System::reduction_ns(std::uint64_t bytes) const {
 void System::handle_timer(const TimerEntry& entry) {
   switch (entry.kind) {
     case kEndpointDone: {
-      const auto id = static_cast<std::uint32_t>(entry.arg >> 1);
-      if (entry.arg & 1u) {
-        timers_.schedule(entry.npu, reduction_ns(streams_[id].reduce_bytes), TimerOwner::kSystem,
-                         kReduceDone, id);
+      const StepTimerArg step = StepTimerArg::unpack(entry.arg);
+      if (step.reduce) {
+        timers_.schedule(entry.npu, reduction_ns(streams_[step.stream].reduce_bytes), TimerOwner::kSystem,
+                         kReduceDone, step.stream);
       } else {
-        step_ready(id);
+        step_ready(step.stream);
       }
       break;
     }
     case kReduceDone: step_ready(static_cast<std::uint32_t>(entry.arg)); break;
-    case kCustomComputeDone:
-      custom_node_done(static_cast<std::uint32_t>(entry.arg >> 32), static_cast<std::uint32_t>(entry.arg));
+    case kCustomComputeDone: {
+      const CustomNodeRef ref = CustomNodeRef::unpack(entry.arg);
+      custom_node_done(ref.stream, ref.node);
       break;
+    }
     default: fail("internal error: unknown system timer kind {}", entry.kind);
   }
 }

@@ -212,7 +212,7 @@ class System final : public network::ArrivalSink {
   // Per NPU.
   std::vector<std::int64_t> priority_counter_;
   std::vector<std::uint64_t> next_stream_tag_;                 // world collectives
-  std::unordered_map<std::uint64_t, std::uint64_t> group_stream_tag_;  // (npu << 32 | group id)
+  std::unordered_map<std::uint64_t, std::uint64_t> group_stream_tag_;  // by npu_group_key (tags.h)
   std::vector<Allocators> allocators_;           // per (NPU, logical dimension)
   // Per (NPU, collective kind, logical dimension): doubleBinaryTree phases created so far; even
   // ones use the max-root tree, odd ones the min-root tree.

@@ -56,8 +56,8 @@ void System::dispatch(const Completion& c) {
     case kNone: return;
     case kStreamReceive: stream_received(static_cast<std::uint32_t>(c.arg)); return;
     case kCustomNodeDone: {
-      const std::uint64_t token = ops_.take(static_cast<std::uint32_t>(c.arg)).token;
-      custom_node_done(static_cast<std::uint32_t>(token >> 32), static_cast<std::uint32_t>(token));
+      const CustomNodeRef ref = CustomNodeRef::unpack(ops_.take(static_cast<std::uint32_t>(c.arg)).token);
+      custom_node_done(ref.stream, ref.node);
       return;
     }
     case kOpDone: {
