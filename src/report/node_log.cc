@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "system/collective_plan.h"
+
 namespace chakrasim::report {
 
 NodeLog::NodeLog(NpuId npus, std::vector<bool> selected)

@@ -9,7 +9,7 @@
 #include "core/types.h"
 #include "network/network.h"
 #include "sim/simulation.h"
-#include "system/system.h"
+#include "system/comm.h"
 #include "workload/executor.h"
 
 namespace chakrasim::report {

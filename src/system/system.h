@@ -23,6 +23,7 @@
 #include "network/network.h"
 #include "network/topology.h"
 #include "system/collective_plan.h"
+#include "system/comm.h"
 #include "chakra/graph.h"
 #include "system/comm_groups.h"
 #include "system/mailbox.h"
@@ -31,35 +32,7 @@
 
 namespace chakrasim::system {
 
-class CommListener {
- public:
-  virtual ~CommListener() = default;
-  // `npu`'s operation started with `token` (a collective, a send or a receive) is complete, at
-  // the current tick.
-  virtual void on_comm_done(NpuId npu, std::uint64_t token) = 0;
-};
-
-// Told when a chunk of a collective runs a phase, for timelines and reports. A chunk may wait
-// in its queue between phases; a phase runs from its start to its end.
-class CollectiveObserver {
- public:
-  virtual ~CollectiveObserver() = default;
-  // Chunk `chunk` of `npu`'s collective `token` starts running phase `phase` (plan: what it does).
-  virtual void on_phase_start(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase,
-                              const PhasePlan& plan, Tick now) = 0;
-  virtual void on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase,
-                            Tick now) = 0;
-};
-
-struct CollectiveRequest {
-  CollectiveKind kind = CollectiveKind::kAllReduce;
-  std::uint64_t bytes = 0;          // per NPU, with the meaning of §2.2 for each kind
-  std::int32_t priority = 0;        // used under the EXPLICIT scheduling policy
-  std::uint32_t involved_dims = ~0u;
-  std::uint32_t group = 0;          // communicator group key; 0 = every NPU
-};
-
-class System final : public network::ArrivalSink {
+class System final : public Comm, public network::ArrivalSink {
  public:
   // `symmetric`: a symmetric run (sim/symmetry.h). Only NPU 0 is simulated, so per-NPU state is
   // kept for NPU 0 alone, and every message it sends to a peer p is taken as the message it
@@ -77,7 +50,7 @@ class System final : public network::ArrivalSink {
   void set_groups(const CommGroups& groups);
   // A group `npu` learns at run time (a PyTorch process-group METADATA node): key `key`, tag id
   // `key + 1`, as the reference registers them. An empty member list means every NPU.
-  void register_group(NpuId npu, std::uint32_t key, std::vector<NpuId> members);
+  void register_group(NpuId npu, std::uint32_t key, std::vector<NpuId> members) override;
 
   // The per-position algorithm ETs of the custom implementation of `kind` (position p runs
   // algorithm[p]); needed for every kind whose SystemSpec::custom_prefixes entry is set.
@@ -85,12 +58,12 @@ class System final : public network::ArrivalSink {
 
   // Starts `npu`'s part of a collective now; the listener hears `token` when it is done.
   // Throws Error if the group is unknown or does not contain `npu`.
-  void start_collective(NpuId npu, const CollectiveRequest& request, std::uint64_t token);
+  void start_collective(NpuId npu, const CollectiveRequest& request, std::uint64_t token) override;
 
   // Point-to-point: a send completes when its message has arrived; a receive when a message
   // with the same (tag, src, dst, bytes) has arrived. Native sends pay no endpoint delay.
-  void send(NpuId npu, NpuId dst, std::uint64_t bytes, std::int64_t tag, std::uint64_t token);
-  void receive(NpuId npu, NpuId src, std::uint64_t bytes, std::int64_t tag, std::uint64_t token);
+  void send(NpuId npu, NpuId dst, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) override;
+  void receive(NpuId npu, NpuId src, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) override;
 
   // A timer this layer scheduled has expired.
   void handle_timer(const TimerEntry& entry);

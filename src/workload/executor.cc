@@ -186,54 +186,10 @@ void Executor::issue(NpuId r, std::uint32_t node) {
     return;
   }
   switch (g.type(node)) {
-    case NodeType::kComp: {
-      const std::optional<Tick> ns = compute_->duration(g, node);
-      if (!ns) {
-        complete(r, node);
-        return;
-      }
-      (slot == kCpu ? npu.totals.cpu_compute_ns : npu.totals.gpu_compute_ns) += *ns;
-      timers_.schedule(r, *ns, TimerOwner::kWorkload, kNodeDone, node);
-      return;
-    }
-    case NodeType::kCommColl: {
-      const OpAttrs& a = g.attrs(node);
-      if (static_cast<CommType>(a.comm_type) == CommType::kBroadcast) {
-        // The reference replays a broadcast for its recorded duration.
-        timers_.schedule(r, compute::replay_ns(g.duration_micros(node)),
-                         TimerOwner::kWorkload, kNodeDone, node);
-        return;
-      }
-      system::CollectiveRequest request;
-      request.kind = collective_kind(a.comm_type);
-      request.bytes = a.comm_size;
-      request.priority = a.comm_priority;
-      if (a.has(OpAttrs::kInvolvedDim)) request.involved_dims = a.involved_dims;
-      request.group = *group_of(g.string(a.pg_name));
-      system_->start_collective(r, request, node);
-      return;
-    }
+    case NodeType::kComp: issue_compute(r, node, slot); return;
+    case NodeType::kCommColl: issue_collective(r, node); return;
     case NodeType::kCommSend:
-    case NodeType::kCommRecv: {
-      const OpAttrs& a = g.attrs(node);
-      const bool send = g.type(node) == NodeType::kCommSend;
-      const std::int64_t self = send ? (a.has(OpAttrs::kCommSrc) ? a.comm_src : r)
-                                     : (a.has(OpAttrs::kCommDst) ? a.comm_dst : r);
-      const std::int64_t peer = send ? a.comm_dst : a.comm_src;
-      if (self != static_cast<std::int64_t>(r) || peer < 0 || peer >= static_cast<std::int64_t>(npus_.size()) ||
-          peer == static_cast<std::int64_t>(r)) {
-        fail("{}: node {} (\"{}\") on NPU {}: {} {} -> {} is invalid; expected {} to be this NPU and "
-             "the peer another NPU from 0 to {}",
-             g.source(), g.id(node), g.name(node), r, send ? "send" : "receive", send ? self : peer,
-             send ? peer : self, send ? "comm_src" : "comm_dst", npus_.size() - 1);
-      }
-      if (send) {
-        system_->send(r, static_cast<NpuId>(peer), a.comm_size, a.comm_tag, node);
-      } else {
-        system_->receive(r, static_cast<NpuId>(peer), a.comm_size, a.comm_tag, node);
-      }
-      return;
-    }
+    case NodeType::kCommRecv: issue_point_to_point(r, node); return;
     case NodeType::kMemLoad:
     case NodeType::kMemStore: {
       const Tick now = queue_.now();
@@ -249,6 +205,55 @@ void Executor::issue(NpuId r, std::uint32_t node) {
       // INVALID and METADATA take no time.
       complete(r, node);
       return;
+  }
+}
+
+void Executor::issue_compute(NpuId r, std::uint32_t node, Slot slot) {
+  Npu& npu = npus_[r];
+  const std::optional<Tick> ns = compute_->duration(*npu.graph, node);
+  if (!ns) {
+    complete(r, node);
+    return;
+  }
+  (slot == kCpu ? npu.totals.cpu_compute_ns : npu.totals.gpu_compute_ns) += *ns;
+  timers_.schedule(r, *ns, TimerOwner::kWorkload, kNodeDone, node);
+}
+
+void Executor::issue_collective(NpuId r, std::uint32_t node) {
+  const chakra::Graph& g = *npus_[r].graph;
+  const OpAttrs& a = g.attrs(node);
+  if (static_cast<CommType>(a.comm_type) == CommType::kBroadcast) {
+    // The reference replays a broadcast for its recorded duration.
+    timers_.schedule(r, compute::replay_ns(g.duration_micros(node)), TimerOwner::kWorkload, kNodeDone, node);
+    return;
+  }
+  system::CollectiveRequest request;
+  request.kind = collective_kind(a.comm_type);
+  request.bytes = a.comm_size;
+  request.priority = a.comm_priority;
+  if (a.has(OpAttrs::kInvolvedDim)) request.involved_dims = a.involved_dims;
+  request.group = *group_of(g.string(a.pg_name));
+  system_->start_collective(r, request, node);
+}
+
+void Executor::issue_point_to_point(NpuId r, std::uint32_t node) {
+  const chakra::Graph& g = *npus_[r].graph;
+  const OpAttrs& a = g.attrs(node);
+  const bool send = g.type(node) == NodeType::kCommSend;
+  const std::int64_t self = send ? (a.has(OpAttrs::kCommSrc) ? a.comm_src : r)
+                                 : (a.has(OpAttrs::kCommDst) ? a.comm_dst : r);
+  const std::int64_t peer = send ? a.comm_dst : a.comm_src;
+  if (self != static_cast<std::int64_t>(r) || peer < 0 || peer >= static_cast<std::int64_t>(npus_.size()) ||
+      peer == static_cast<std::int64_t>(r)) {
+    fail("{}: node {} (\"{}\") on NPU {}: {} {} -> {} is invalid; expected {} to be this NPU and "
+         "the peer another NPU from 0 to {}",
+         g.source(), g.id(node), g.name(node), r, send ? "send" : "receive", send ? self : peer,
+         send ? peer : self, send ? "comm_src" : "comm_dst", npus_.size() - 1);
+  }
+  if (send) {
+    system_->send(r, static_cast<NpuId>(peer), a.comm_size, a.comm_tag, node);
+  } else {
+    system_->receive(r, static_cast<NpuId>(peer), a.comm_size, a.comm_tag, node);
   }
 }
 

@@ -24,7 +24,7 @@
 #include "core/npu_timers.h"
 #include "core/types.h"
 #include "memory/remote_memory.h"
-#include "system/system.h"
+#include "system/comm.h"
 
 namespace chakrasim::workload {
 
@@ -65,7 +65,7 @@ class Executor final : public system::CommListener {
   Executor(std::vector<std::shared_ptr<const chakra::Graph>> graphs, const WorkloadOptions& options,
            memory::RemoteMemory& memory, NpuTimers& timers, EventQueue& queue);
 
-  void attach(system::System& system) { system_ = &system; }
+  void attach(system::Comm& system) { system_ = &system; }
   void observe(NodeObserver* observer) { observer_ = observer; }
 
   // Issues every NPU's initial ready nodes (time 0), in rank order.
@@ -99,6 +99,9 @@ class Executor final : public system::CommListener {
   Slot slot_of(const chakra::Graph& graph, std::uint32_t node) const;
   void issue_ready(NpuId npu);
   void issue(NpuId npu, std::uint32_t node);
+  void issue_compute(NpuId npu, std::uint32_t node, Slot slot);
+  void issue_collective(NpuId npu, std::uint32_t node);
+  void issue_point_to_point(NpuId npu, std::uint32_t node);
   void complete(NpuId npu, std::uint32_t node);
   void register_process_groups(NpuId npu, std::uint32_t node);
 
@@ -109,7 +112,7 @@ class Executor final : public system::CommListener {
   NodeObserver* observer_ = nullptr;
   NpuTimers& timers_;
   EventQueue& queue_;
-  system::System* system_ = nullptr;
+  system::Comm* system_ = nullptr;
 };
 
 }  // namespace chakrasim::workload
