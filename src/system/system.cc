@@ -24,11 +24,11 @@ struct System::Io {
   void send(NpuId dst, std::uint64_t bytes) {
     const Stream& s = sys.streams_[stream];
     // Collective sends complete unobserved: only receives drive the algorithm.
-    sys.transport_send(s.npu, dst, bytes, s.tag, Completion{});
+    sys.transport_.send(s.npu, dst, bytes, s.tag, Completion{});
   }
   void receive(NpuId src, std::uint64_t bytes) {
     const Stream& s = sys.streams_[stream];
-    sys.transport_receive(s.npu, src, bytes, s.tag, Completion{stream, kStreamReceive});
+    sys.transport_.receive(s.npu, src, bytes, s.tag, Completion{stream, kStreamReceive});
   }
   void finish() { sys.enter_next_phase(stream); }
 
@@ -38,15 +38,15 @@ struct System::Io {
     return tags::custom_channel(sys.streams_[stream].tag, channel);
   }
   std::uint32_t custom_op(std::uint32_t node) {
-    return sys.ops_.add({sys.streams_[stream].npu, 0, CustomNodeRef{stream, node}.pack(), 0, 0, {}});
+    return sys.ops_.add({sys.streams_[stream].npu, CustomNodeRef{stream, node}.pack()});
   }
   void send(std::uint32_t node, std::int64_t dst, std::uint64_t bytes, std::int64_t channel) {
     const NpuId npu = sys.streams_[stream].npu;
-    sys.transport_send(npu, sys.custom_peer(npu, dst), bytes, custom_tag(channel), Completion{custom_op(node), kCustomNodeDone});
+    sys.transport_.send(npu, sys.custom_peer(npu, dst), bytes, custom_tag(channel), Completion{custom_op(node), kCustomNodeDone});
   }
   void receive(std::uint32_t node, std::int64_t src, std::uint64_t bytes, std::int64_t channel) {
     const NpuId npu = sys.streams_[stream].npu;
-    sys.transport_receive(npu, sys.custom_peer(npu, src), bytes, custom_tag(channel),
+    sys.transport_.receive(npu, sys.custom_peer(npu, src), bytes, custom_tag(channel),
                           Completion{custom_op(node), kCustomNodeDone});
   }
   void compute(std::uint32_t node, Tick ns) {
@@ -58,7 +58,12 @@ struct System::Io {
 
 System::System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers,
                CommListener& listener, bool symmetric)
-    : spec_(spec), topology_(topology), timers_(timers), listener_(listener), mirror_(symmetric) {
+    : spec_(spec),
+      topology_(topology),
+      timers_(timers),
+      listener_(listener),
+      transport_(topology, spec.rendezvous, symmetric, *this),
+      groups_(topology.npu_count()) {
   const NpuId npus = symmetric ? 1 : topology.npu_count();
   const std::size_t dims = std::max<std::size_t>(1, topology.dims());
   queues_per_dim_ = std::max<std::uint32_t>(1, spec.num_queues_per_dim);
@@ -73,31 +78,10 @@ System::System(const SystemSpec& spec, const network::Topology& topology, NpuTim
   running_.assign(static_cast<std::size_t>(npus) * queues_per_npu_, 0);
 }
 
-void System::set_groups(const CommGroups& groups) {
-  for (const auto& [key, members] : groups) register_group(~0u, key, members);
-}
+void System::set_groups(const CommGroups& groups) { groups_.set_shared(groups); }
 
 void System::register_group(NpuId npu, std::uint32_t key, std::vector<NpuId> members) {
-  Group g;
-  g.id = npu == ~0u ? key : key + 1;
-  if (members.empty()) {
-    for (NpuId r = 0; r < topology_.npu_count(); ++r) members.push_back(r);
-  }
-  g.members = std::move(members);
-  for (std::uint32_t i = 0; i < g.members.size(); ++i) g.position.emplace_back(g.members[i], i);
-  std::sort(g.position.begin(), g.position.end());
-  if (npu == ~0u) {
-    groups_[key] = std::move(g);
-  } else {
-    npu_groups_[{npu, key}] = std::move(g);
-  }
-}
-
-const System::Group* System::find_group(NpuId npu, std::uint32_t key) const {
-  auto own = npu_groups_.find({npu, key});
-  if (own != npu_groups_.end()) return &own->second;
-  auto shared = groups_.find(key);
-  return shared != groups_.end() ? &shared->second : nullptr;
+  groups_.register_own(npu, key, std::move(members));
 }
 
 std::uint32_t System::plan_for(const CollectiveRequest& request, const Group* group) {
@@ -140,14 +124,13 @@ System::PhaseQueue System::pick_queue(NpuId npu, const PhasePlan& phase) {
 void System::start_collective(NpuId npu, const CollectiveRequest& request, std::uint64_t token) {
   const Group* group = nullptr;
   if (request.group != 0) {
-    group = find_group(npu, request.group);
+    group = groups_.find(npu, request.group);
     if (group == nullptr) {
       fail("NPU {} runs a {} on communicator group {}, which no group file or process-group node "
            "defines",
            npu, collective_name(request.kind), request.group);
     }
-    if (!std::binary_search(group->position.begin(), group->position.end(), std::make_pair(npu, 0u),
-                            [](const auto& a, const auto& b) { return a.first < b.first; })) {
+    if (!group->contains(npu)) {
       fail("NPU {} runs a {} on communicator group {}, which does not include it", npu,
            collective_name(request.kind), request.group);
     }
@@ -253,8 +236,7 @@ void System::configure_phase(Stream& s, const PhasePlan& phase, const PhaseQueue
   RingLayout ring;
   ring.size = phase.ring_size;
   if (phase.members != nullptr) {
-    const auto& pos = s.group->position;
-    ring.index = std::lower_bound(pos.begin(), pos.end(), std::make_pair(s.npu, 0u))->second;
+    ring.index = s.group->position_of(s.npu);
     ring.members = phase.members;
   } else {
     // Position 0 is the NPU whose coordinate in this dimension is 0 (the reference computes a
@@ -371,6 +353,35 @@ void System::handle_timer(const TimerEntry& entry) {
       break;
     }
     default: fail("internal error: unknown system timer kind {}", entry.kind);
+  }
+}
+
+void System::send(NpuId npu, NpuId dst, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) {
+  const std::uint32_t op = ops_.add({npu, token});
+  transport_.send(npu, dst, bytes, tags::p2p(tag), Completion{op, kOpDone});
+}
+
+void System::receive(NpuId npu, NpuId src, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) {
+  const std::uint32_t op = ops_.add({npu, token});
+  transport_.receive(npu, src, bytes, tags::p2p(tag), Completion{op, kOpDone});
+}
+
+void System::on_arrival(std::uint64_t message) { transport_.on_arrival(message); }
+
+void System::complete(const Completion& c) {
+  switch (c.kind) {
+    case kStreamReceive: stream_received(static_cast<std::uint32_t>(c.arg)); return;
+    case kCustomNodeDone: {
+      const CustomNodeRef ref = CustomNodeRef::unpack(ops_.take(static_cast<std::uint32_t>(c.arg)).token);
+      custom_node_done(ref.stream, ref.node);
+      return;
+    }
+    case kOpDone: {
+      const PendingOp op = ops_.take(static_cast<std::uint32_t>(c.arg));
+      listener_.on_comm_done(op.npu, op.token);
+      return;
+    }
+    default: fail("internal error: unknown system completion kind {}", c.kind);
   }
 }
 

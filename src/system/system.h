@@ -26,13 +26,14 @@
 #include "system/comm.h"
 #include "chakra/graph.h"
 #include "system/comm_groups.h"
-#include "system/mailbox.h"
+#include "system/group_table.h"
+#include "system/transport.h"
 #include "system/phase_algorithm.h"
 #include "system/system_spec.h"
 
 namespace chakrasim::system {
 
-class System final : public Comm, public network::ArrivalSink {
+class System final : public Comm, public network::ArrivalSink, private CompletionSink {
  public:
   // `symmetric`: a symmetric run (sim/symmetry.h). Only NPU 0 is simulated, so per-NPU state is
   // kept for NPU 0 alone, and every message it sends to a peer p is taken as the message it
@@ -44,7 +45,7 @@ class System final : public Comm, public network::ArrivalSink {
   void observe(CollectiveObserver* observer) { observer_ = observer; }
 
   // The network is built after the system (it needs the system as its sink).
-  void attach(network::Network& network) { network_ = &network; }
+  void attach(network::Network& network) { transport_.attach(network); }
 
   // Communicator groups from the group file, shared by every NPU (ids >= 1).
   void set_groups(const CommGroups& groups);
@@ -70,20 +71,16 @@ class System final : public Comm, public network::ArrivalSink {
 
   void on_arrival(std::uint64_t message) override;
 
-  std::uint64_t messages_sent() const { return messages_sent_; }
+  std::uint64_t messages_sent() const { return transport_.messages_sent(); }
   // Receives posted but never matched (non-zero only after a deadlock).
-  std::size_t waiting_receives() const { return mailbox_.waiting_receives(); }
+  std::size_t waiting_receives() const { return transport_.waiting_receives(); }
 
  private:
   enum TimerKind : std::uint8_t { kEndpointDone, kReduceDone, kCustomComputeDone };
-  enum CompletionKind : std::uint8_t { kNone, kStreamReceive, kOpDone, kRendezvousGo, kCustomNodeDone };
+  // Completions the transport hands back (1 to 254, system/transport.h).
+  enum CompletionKind : std::uint8_t { kStreamReceive = 1, kOpDone, kCustomNodeDone };
   struct Io;
 
-  struct Group {
-    std::uint32_t id = 0;               // tag space: the reference's group id
-    std::vector<NpuId> members;         // ring order
-    std::vector<std::pair<NpuId, std::uint32_t>> position;  // sorted (npu, index in members)
-  };
   // What a chunk's phase gets when the chunk is created, as the reference decides it then.
   struct PhaseQueue {
     std::int32_t queue = -1;
@@ -114,17 +111,9 @@ class System final : public Comm, public network::ArrivalSink {
     std::uint64_t token = 0;
     std::uint64_t streams_left = 0;
   };
-  struct Message {
-    MessageKey key;
-    Completion on_sent;
-  };
-  struct PendingOp {  // a workload operation waiting for the network, or a send for its go-ahead
+  struct PendingOp {  // a workload send or receive, or a custom algorithm's step, in flight
     NpuId npu = 0;
-    NpuId peer = 0;
     std::uint64_t token = 0;
-    std::uint64_t bytes = 0;
-    std::uint64_t tag = 0;
-    Completion on_sent;
   };
   struct Allocators {
     std::uint32_t round_robin = 0;
@@ -132,7 +121,6 @@ class System final : public Comm, public network::ArrivalSink {
     std::uint32_t last = 0;
   };
 
-  const Group* find_group(NpuId npu, std::uint32_t key) const;
   std::uint32_t plan_for(const CollectiveRequest& request, const Group* group);
   PhaseQueue pick_queue(NpuId npu, const PhasePlan& phase);
   void enter_next_phase(std::uint32_t stream);
@@ -150,18 +138,12 @@ class System final : public Comm, public network::ArrivalSink {
   }
   Tick reduction_ns(std::uint64_t bytes) const;
 
-  // The transport under collectives and point-to-point: raw sends and receives, and the
-  // rendezvous handshake on top of them when it is on.
-  void transport_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent);
-  void transport_receive(NpuId dst, NpuId src, std::uint64_t bytes, std::uint64_t tag, Completion on_received);
-  void raw_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent);
-  void dispatch(const Completion& completion);
+  void complete(const Completion& completion) override;
 
   const SystemSpec& spec_;
   const network::Topology& topology_;
   NpuTimers& timers_;
   CommListener& listener_;
-  network::Network* network_ = nullptr;
   CollectiveObserver* observer_ = nullptr;
 
   std::uint32_t queues_per_dim_;
@@ -170,12 +152,9 @@ class System final : public Comm, public network::ArrivalSink {
 
   IdPool<Stream> streams_;
   IdPool<Collective> collectives_;
-  IdPool<Message> messages_;
   IdPool<PendingOp> ops_;
-  Mailbox mailbox_;
-
-  std::map<std::uint32_t, Group> groups_;                   // from the group file
-  std::map<std::pair<NpuId, std::uint32_t>, Group> npu_groups_;  // learnt at run time
+  Transport transport_;
+  GroupTable groups_;
 
   std::array<std::vector<std::shared_ptr<const chakra::Graph>>, kCollectiveKinds> custom_;
 
@@ -192,9 +171,6 @@ class System final : public Comm, public network::ArrivalSink {
   std::vector<std::uint64_t> tree_phases_;
   std::vector<std::vector<std::uint32_t>> active_;  // per (NPU, queue): streams in order
   std::vector<std::uint32_t> running_;              // per (NPU, queue)
-
-  std::uint64_t messages_sent_ = 0;
-  const bool mirror_;
 };
 
 }  // namespace chakrasim::system
