@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   in.system.preferred_dataset_splits = std::stoull(argv[2]);
   in.system.active_chunks_per_dimension = static_cast<std::uint32_t>(std::stoul(argv[3]));
   in.system.collective_optimization = system::CollectiveOptimization::kLocalBwAware;
-  in.system.local_mem_bw_gbps = 50;
+  in.system.local_mem_bw_gb_per_s = 50;
   for (auto& impl : in.system.implementations) impl.assign(in.network.dims.size(), system::AlgorithmChoice{});
   const std::uint64_t bytes = argc > 4 ? std::stoull(argv[4]) : (1ull << 30);
   if (argc > 5) in.backend = argv[5];

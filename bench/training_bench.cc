@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   sim::Inputs in;
   in.network.dims.push_back({network::DimensionKind::kRing, npus, 50, 500});
   in.system.preferred_dataset_splits = 1;
-  in.system.local_mem_bw_gbps = 50;
+  in.system.local_mem_bw_gb_per_s = 50;
   for (auto& impl : in.system.implementations) impl.assign(1, system::AlgorithmChoice{});
   in.graphs = chakra::load_workload(prefix, npus);
   const sim::Result r = sim::simulate(in);

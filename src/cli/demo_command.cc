@@ -24,7 +24,7 @@ sim::Inputs tutorial_demo() {
   in.system.endpoint_delay_ns = 10;
   in.system.active_chunks_per_dimension = 1;
   in.system.preferred_dataset_splits = 4;
-  in.system.local_mem_bw_gbps = 50;
+  in.system.local_mem_bw_gb_per_s = 50;
   for (auto& impl : in.system.implementations) impl = {system::AlgorithmChoice{}};
   chakra::TraceBuilder builder;
   builder.collective("all_reduce_1MiB", chakra::CommType::kAllReduce, 1 << 20);

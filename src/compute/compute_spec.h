@@ -11,7 +11,7 @@ struct ComputeSpec {
   // sets roofline-enabled, which selects "roofline".
   std::string model = "replay";
   double peak_perf_tflops = 0;   // 10^12 FLOP/s
-  double local_mem_bw_gbps = 0;  // 10^9 B/s
+  double local_mem_bw_gb_per_s = 0;  // 10^9 B/s
 };
 
 }  // namespace chakrasim::compute

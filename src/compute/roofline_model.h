@@ -12,7 +12,7 @@ namespace chakrasim::compute {
 class RooflineModel final : public ComputeModel {
  public:
   explicit RooflineModel(const ComputeSpec& spec)
-      : peak_flops_per_s_(spec.peak_perf_tflops * 1e12), bytes_per_s_(spec.local_mem_bw_gbps * 1e9) {}
+      : peak_flops_per_s_(spec.peak_perf_tflops * 1e12), bytes_per_s_(spec.local_mem_bw_gb_per_s * 1e9) {}
 
   std::string check(const chakra::Graph& graph, std::uint32_t node) const override;
   std::optional<Tick> duration(const chakra::Graph& graph, std::uint32_t node) const override;

@@ -56,7 +56,7 @@ memory::RemoteMemorySpec parse_memory(const std::string& text, const std::string
          source, type);
   }
   spec.latency_ns = unsigned_key(root, "remote-mem-latency", source);
-  spec.bandwidth_gbps = unsigned_key(root, "remote-mem-bw", source);
+  spec.bandwidth_gb_per_s = unsigned_key(root, "remote-mem-bw", source);
   spec.nodes = static_cast<std::uint32_t>(unsigned_key(root, "num-nodes", source, UINT32_MAX));
   spec.npus_per_node = static_cast<std::uint32_t>(unsigned_key(root, "num-npus-per-node", source, UINT32_MAX));
   return spec;

@@ -179,8 +179,8 @@ const std::vector<Param>& params() {
        "local memory bandwidth: reduction cost 3 x floor(bytes / bw) per reducing step, and the "
        "roofline's memory slope",
        [](const Json& v, Context& c) {
-         c.out.system.local_mem_bw_gbps = get_number(c, "local-mem-bw", v);
-         c.out.compute.local_mem_bw_gbps = c.out.system.local_mem_bw_gbps;
+         c.out.system.local_mem_bw_gb_per_s = get_number(c, "local-mem-bw", v);
+         c.out.compute.local_mem_bw_gb_per_s = c.out.system.local_mem_bw_gb_per_s;
        }},
       {"peak-perf", "number, TFLOP/s", "0", "roofline compute ceiling",
        [](const Json& v, Context& c) { c.out.compute.peak_perf_tflops = get_number(c, "peak-perf", v); }},

@@ -20,7 +20,7 @@ RemoteMemory::RemoteMemory(const RemoteMemorySpec& spec, NpuId npus) : spec_(spe
 
 Tick RemoteMemory::service_ns(std::uint64_t bytes) const {
   // The reference reads the bandwidth as an integer number of GB/s (= bytes per ns).
-  return spec_.latency_ns + (spec_.bandwidth_gbps == 0 ? 0 : bytes / spec_.bandwidth_gbps);
+  return spec_.latency_ns + (spec_.bandwidth_gb_per_s == 0 ? 0 : bytes / spec_.bandwidth_gb_per_s);
 }
 
 Tick RemoteMemory::access(NpuId npu, std::uint64_t bytes, Tick now) {

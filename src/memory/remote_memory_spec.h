@@ -10,7 +10,7 @@ enum class RemoteMemoryKind : std::uint8_t { kNone, kPerNpu, kPerNode, kPool };
 struct RemoteMemorySpec {
   RemoteMemoryKind kind = RemoteMemoryKind::kNone;
   std::uint64_t latency_ns = 0;
-  std::uint64_t bandwidth_gbps = 0;  // integer GB/s (10^9 B/s), as the reference reads it
+  std::uint64_t bandwidth_gb_per_s = 0;  // integer GB/s (10^9 B/s), as the reference reads it
   std::uint32_t nodes = 0;
   std::uint32_t npus_per_node = 0;
 };

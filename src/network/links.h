@@ -38,10 +38,10 @@ class LinkTable {
     bool in_switch = false;
   };
 
-  LinkTable(const Topology& topology, bool folded);
+  LinkTable(const Topology& topology, bool symmetric);
 
   std::uint32_t size() const { return count_; }
-  bool folded() const { return folded_; }
+  bool symmetric() const { return symmetric_; }
   // The dimension link `link` belongs to, and that dimension's spec (its bandwidth and latency).
   std::size_t dim_of(std::uint32_t link) const;
   const DimensionSpec& spec_of(std::uint32_t link) const { return topology_.spec().dims[dim_of(link)]; }
@@ -59,11 +59,11 @@ class LinkTable {
  private:
   // Link `k` of dimension `d` owned by NPU `owner` (NPU 0's, when folded).
   std::uint32_t id(std::size_t d, NpuId owner, std::uint32_t k) const {
-    return dim_base_[d] + per_npu_[d] * (folded_ ? 0 : owner) + k;
+    return dim_base_[d] + per_npu_[d] * (symmetric_ ? 0 : owner) + k;
   }
 
   const Topology& topology_;
-  const bool folded_;
+  const bool symmetric_;
   std::vector<std::uint32_t> dim_base_;  // first link id of each dimension
   std::vector<std::uint32_t> per_npu_;   // links per NPU in each dimension
   std::uint32_t count_ = 0;

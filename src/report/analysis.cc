@@ -54,8 +54,8 @@ std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const Node
     row.bytes = size.bytes;
     row.size_is = size.which;
     if (row.duration > 0) {
-      row.algbw_gbps = static_cast<double>(row.bytes) / static_cast<double>(row.duration);  // bytes/ns = GB/s
-      row.busbw_gbps = row.algbw_gbps * size.bus_factor;
+      row.algbw_gb_per_s = static_cast<double>(row.bytes) / static_cast<double>(row.duration);  // bytes/ns = GB/s
+      row.busbw_gb_per_s = row.algbw_gb_per_s * size.bus_factor;
     }
     rows.push_back(std::move(row));
   }

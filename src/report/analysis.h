@@ -38,8 +38,8 @@ struct CollectiveRow {
   std::string algorithm;        // the phases' algorithms, e.g. "ring (dim 0), direct (dim 1)"
   Tick start = 0;
   Tick duration = 0;
-  double algbw_gbps = 0;  // 10^9 B/s: bytes / duration
-  double busbw_gbps = 0;  // 10^9 B/s: algbw x bus factor
+  double algbw_gb_per_s = 0;  // 10^9 B/s: bytes / duration
+  double busbw_gb_per_s = 0;  // 10^9 B/s: algbw x bus factor
 };
 std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const NodeLog& log, NpuId npu);
 

@@ -126,8 +126,8 @@ void section_collectives(std::string& html, const sim::Inputs& inputs, const Nod
     html += fmt::format("<tr><td>{} {}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td>"
                         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.2f}</td><td class=\"num\">{:.2f}</td></tr>\n",
                         r.node_id, escape(r.name), r.kind, format_bytes(r.bytes), r.group.empty() ? "all" : escape(r.group),
-                        r.npus, escape(r.algorithm), format_duration(r.start), format_duration(r.duration), r.algbw_gbps,
-                        r.busbw_gbps);
+                        r.npus, escape(r.algorithm), format_duration(r.start), format_duration(r.duration), r.algbw_gb_per_s,
+                        r.busbw_gb_per_s);
   }
   html += "</table>\n";
   if (rows.size() > kMaxRows) html += fmt::format("<p class=\"note\">The first {} of {} collectives.</p>\n", kMaxRows, rows.size());

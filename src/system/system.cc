@@ -330,8 +330,8 @@ void System::collective_stream_done(std::uint32_t collective) {
 Tick System::reduction_ns(std::uint64_t bytes) const {
   // One write and two reads of the step's data at local memory bandwidth (GB/s = bytes/ns),
   // each truncated on its own. Without a bandwidth the reference charges nothing on x86.
-  if (spec_.local_mem_bw_gbps <= 0) return 0;
-  return 3 * static_cast<Tick>(static_cast<double>(bytes) / spec_.local_mem_bw_gbps);
+  if (spec_.local_mem_bw_gb_per_s <= 0) return 0;
+  return 3 * static_cast<Tick>(static_cast<double>(bytes) / spec_.local_mem_bw_gb_per_s);
 }
 
 void System::handle_timer(const TimerEntry& entry) {

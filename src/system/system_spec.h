@@ -36,7 +36,7 @@ struct SystemSpec {
   std::uint64_t endpoint_delay_ns = 10;
   std::uint32_t active_chunks_per_dimension = 1;
   std::uint64_t preferred_dataset_splits = 1;
-  double local_mem_bw_gbps = 0;  // GB/s with GB = 10^9 bytes; 0 = no reduction cost
+  double local_mem_bw_gb_per_s = 0;  // GB/s with GB = 10^9 bytes; 0 = no reduction cost
   // Per collective kind, one choice per logical dimension; empty = not configured.
   std::array<std::vector<AlgorithmChoice>, kCollectiveKinds> implementations;
   // Per collective kind, the path prefix of a custom algorithm's per-rank ETs (empty = none); it

@@ -51,7 +51,7 @@ GpuSpec gpu_preset(const std::string& name) {
 
 double op_time_ns(const GpuSpec& gpu, double flops, double bytes) {
   const double compute_ns = flops / (gpu.peak_tflops * gpu.flops_efficiency * 1e3);
-  const double memory_ns = bytes / (gpu.hbm_gbps * gpu.memory_efficiency);
+  const double memory_ns = bytes / (gpu.hbm_gb_per_s * gpu.memory_efficiency);
   return std::max(compute_ns, memory_ns);
 }
 
@@ -61,10 +61,10 @@ std::string network_yaml(const GpuSpec& gpu, std::uint64_t ranks) {
   std::string out = fmt::format(
       "# {} cluster for {} GPUs: {} GPUs per scale-up domain ({} GB/s per GPU and direction), then a\n"
       "# scale-out network ({} GB/s per GPU and direction). Bandwidths are in the file's unit, 2^30 B/s.\n",
-      gpu.name, ranks, node, gpu.scaleup_gbps, gpu.scaleout_gbps);
+      gpu.name, ranks, node, gpu.scaleup_gb_per_s, gpu.scaleout_gb_per_s);
   if (ranks <= node) {
     out += fmt::format("topology: [ Switch ]\nnpus_count: [ {} ]\nbandwidth: [ {:.3f} ]\nlatency: [ {:.1f} ]\n",
-                       ranks, yaml_bandwidth(gpu.scaleup_gbps), gpu.scaleup_latency_ns);
+                       ranks, yaml_bandwidth(gpu.scaleup_gb_per_s), gpu.scaleup_latency_ns);
     return out;
   }
   if (ranks % node != 0) {
@@ -74,7 +74,7 @@ std::string network_yaml(const GpuSpec& gpu, std::uint64_t ranks) {
   out += fmt::format(
       "topology: [ Switch, Switch ]\nnpus_count: [ {}, {} ]\nbandwidth: [ {:.3f}, {:.3f} ]\n"
       "latency: [ {:.1f}, {:.1f} ]\n",
-      node, ranks / node, yaml_bandwidth(gpu.scaleup_gbps), yaml_bandwidth(gpu.scaleout_gbps),
+      node, ranks / node, yaml_bandwidth(gpu.scaleup_gb_per_s), yaml_bandwidth(gpu.scaleout_gb_per_s),
       gpu.scaleup_latency_ns, gpu.scaleout_latency_ns);
   return out;
 }
@@ -115,7 +115,7 @@ std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vect
       "  \"peak-perf\": {3:.1f},\n"
       "  \"roofline-enabled\": 0\n"
       "}}\n",
-      reduce, list("direct"), gpu.hbm_gbps * gpu.memory_efficiency, gpu.peak_tflops * gpu.flops_efficiency);
+      reduce, list("direct"), gpu.hbm_gb_per_s * gpu.memory_efficiency, gpu.peak_tflops * gpu.flops_efficiency);
 }
 
 }  // namespace chakrasim::tools::llm

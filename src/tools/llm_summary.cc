@@ -151,7 +151,7 @@ std::string format_summary(const Summary& s) {
                      "{:.4e})\n",
                      s.closed_form.model + s.closed_form.recompute, s.trace_other_ops);
   out += fmt::format("peak per GPU: {} TFLOP/s, {} GB/s HBM; compute timed at {:.0f}% and {:.0f}% of them\n",
-                     s.gpu.peak_tflops, s.gpu.hbm_gbps, 100 * s.gpu.flops_efficiency, 100 * s.gpu.memory_efficiency);
+                     s.gpu.peak_tflops, s.gpu.hbm_gb_per_s, 100 * s.gpu.flops_efficiency, 100 * s.gpu.memory_efficiency);
 
   out += "per rank and iteration, by stage: matrix FLOPs, HBM bytes, compute time (GEMM / attention / "
          "element-wise / optimizer)\n";

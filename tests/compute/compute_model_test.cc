@@ -33,7 +33,7 @@ ComputeSpec roofline(double tflops, double gbps) {
   ComputeSpec spec;
   spec.model = "roofline";
   spec.peak_perf_tflops = tflops;
-  spec.local_mem_bw_gbps = gbps;
+  spec.local_mem_bw_gb_per_s = gbps;
   return spec;
 }
 

@@ -37,7 +37,7 @@ TEST(MemoryConfig, FullPerNodeFile) {
       "mem.json");
   EXPECT_EQ(spec.kind, RemoteMemoryKind::kPerNode);
   EXPECT_EQ(spec.latency_ns, 100u);
-  EXPECT_EQ(spec.bandwidth_gbps, 50u);
+  EXPECT_EQ(spec.bandwidth_gb_per_s, 50u);
   EXPECT_EQ(spec.nodes, 2u);
   EXPECT_EQ(spec.npus_per_node, 4u);
 }
@@ -53,7 +53,7 @@ TEST(MemoryConfig, EveryMemoryTypeAndDefaults) {
     const memory::RemoteMemorySpec spec = parse_memory("{\"memory-type\": \"" + std::string(name) + "\"}", "mem.json");
     EXPECT_EQ(spec.kind, kind);
     EXPECT_EQ(spec.latency_ns, 0u);
-    EXPECT_EQ(spec.bandwidth_gbps, 0u);
+    EXPECT_EQ(spec.bandwidth_gb_per_s, 0u);
     EXPECT_EQ(spec.nodes, 0u);
     EXPECT_EQ(spec.npus_per_node, 0u);
   }
@@ -65,7 +65,7 @@ TEST(MemoryConfig, LargeValuesAndExtraKeys) {
       "mem.json");
   EXPECT_EQ(spec.kind, RemoteMemoryKind::kPool);
   EXPECT_EQ(spec.latency_ns, 10000000000u);
-  EXPECT_EQ(spec.bandwidth_gbps, 0u);
+  EXPECT_EQ(spec.bandwidth_gb_per_s, 0u);
 }
 
 TEST(MemoryConfigErrors, MissingMemoryType) {
@@ -108,7 +108,7 @@ TEST(MemoryConfigErrors, CountsAboveUint32AreRejectedNotWrapped) {
       "{\"memory-type\": \"PER_NODE_MEMORY_EXPANSION\", \"num-nodes\": 4294967295, \"remote-mem-bw\": 4294967296}",
       "mem.json");
   EXPECT_EQ(spec.nodes, 4294967295u);
-  EXPECT_EQ(spec.bandwidth_gbps, 4294967296u);
+  EXPECT_EQ(spec.bandwidth_gb_per_s, 4294967296u);
 }
 
 TEST(MemoryConfigErrors, InvalidJsonAndNonObject) {
@@ -137,7 +137,7 @@ TEST(MemoryConfigFiles, ReferenceNoMemoryExpansion) {
   const memory::RemoteMemorySpec spec = load_memory((ref / "configs" / "no_memory_expansion.json").string());
   EXPECT_EQ(spec.kind, RemoteMemoryKind::kNone);
   EXPECT_EQ(spec.latency_ns, 0u);
-  EXPECT_EQ(spec.bandwidth_gbps, 0u);
+  EXPECT_EQ(spec.bandwidth_gb_per_s, 0u);
 }
 
 TEST(CommGroups, DocumentedExampleKeepsFileOrder) {

@@ -50,12 +50,12 @@ TEST(SystemConfig, MinimalFileGetsTheDefaults) {
   EXPECT_EQ(c.system.endpoint_delay_ns, 10u);
   EXPECT_EQ(c.system.active_chunks_per_dimension, 1u);
   EXPECT_EQ(c.system.preferred_dataset_splits, 1u);
-  EXPECT_EQ(c.system.local_mem_bw_gbps, 0.0);
+  EXPECT_EQ(c.system.local_mem_bw_gb_per_s, 0.0);
   EXPECT_EQ(c.system.num_queues_per_dim, 1u);
   for (const auto& list : c.system.implementations) EXPECT_THAT(list, IsEmpty());
   EXPECT_EQ(c.compute.model, "replay");
   EXPECT_EQ(c.compute.peak_perf_tflops, 0.0);
-  EXPECT_EQ(c.compute.local_mem_bw_gbps, 0.0);
+  EXPECT_EQ(c.compute.local_mem_bw_gb_per_s, 0.0);
   EXPECT_FALSE(c.replay_only);
 }
 
@@ -174,9 +174,9 @@ TEST(SystemConfig, PreferredDatasetSplitsIsRequired) {
 
 TEST(SystemConfig, LocalMemBwAlsoSetsTheComputeModel) {
   const SystemConfig c = parse("{\"preferred-dataset-splits\": 1, \"local-mem-bw\": 1600.5}");
-  EXPECT_EQ(c.system.local_mem_bw_gbps, 1600.5);
-  EXPECT_EQ(c.compute.local_mem_bw_gbps, 1600.5);
-  EXPECT_EQ(parse("{\"preferred-dataset-splits\": 1, \"local-mem-bw\": 0}").system.local_mem_bw_gbps, 0.0);
+  EXPECT_EQ(c.system.local_mem_bw_gb_per_s, 1600.5);
+  EXPECT_EQ(c.compute.local_mem_bw_gb_per_s, 1600.5);
+  EXPECT_EQ(parse("{\"preferred-dataset-splits\": 1, \"local-mem-bw\": 0}").system.local_mem_bw_gb_per_s, 0.0);
   for (const char* bad : {"-1", "\"50\"", "null"}) {
     SCOPED_TRACE(bad);
     const std::string msg = error_of([&] { parse(std::string("{\"preferred-dataset-splits\": 1, \"local-mem-bw\": ") + bad + "}"); });
@@ -188,7 +188,7 @@ TEST(SystemConfig, PeakPerfAndRoofline) {
   const SystemConfig c = parse_with("\"peak-perf\": 900, \"roofline-enabled\": 1");
   EXPECT_EQ(c.compute.peak_perf_tflops, 900.0);
   EXPECT_EQ(c.compute.model, "roofline");
-  EXPECT_EQ(c.compute.local_mem_bw_gbps, 50.0);
+  EXPECT_EQ(c.compute.local_mem_bw_gb_per_s, 50.0);
   EXPECT_EQ(parse_with("\"roofline-enabled\": true").compute.model, "roofline");
   EXPECT_EQ(parse_with("\"roofline-enabled\": 0").compute.model, "replay");
   EXPECT_EQ(parse_with("\"roofline-enabled\": false").compute.model, "replay");
@@ -391,7 +391,7 @@ TEST(SystemConfigFiles, ReferenceConfigsParse) {
   EXPECT_EQ(hgx.system.active_chunks_per_dimension, 2u);
   EXPECT_EQ(hgx.system.preferred_dataset_splits, 4u);
   EXPECT_EQ(hgx.system.collective_optimization, CollectiveOptimization::kLocalBwAware);
-  EXPECT_EQ(hgx.system.local_mem_bw_gbps, 3350.0);
+  EXPECT_EQ(hgx.system.local_mem_bw_gb_per_s, 3350.0);
   for (const auto& list : hgx.system.implementations) {
     ASSERT_EQ(list.size(), 1u);
     EXPECT_FALSE(list[0].one_flat);
@@ -401,8 +401,8 @@ TEST(SystemConfigFiles, ReferenceConfigsParse) {
   const SystemConfig ring = load_system((configs / "Ring_4chunks.json").string(), {});
   EXPECT_EQ(ring.system.active_chunks_per_dimension, 1u);
   EXPECT_EQ(ring.system.preferred_dataset_splits, 4u);
-  EXPECT_EQ(ring.system.local_mem_bw_gbps, 1600.0);
-  EXPECT_EQ(ring.compute.local_mem_bw_gbps, 1600.0);
+  EXPECT_EQ(ring.system.local_mem_bw_gb_per_s, 1600.0);
+  EXPECT_EQ(ring.compute.local_mem_bw_gb_per_s, 1600.0);
   EXPECT_EQ(ring.compute.peak_perf_tflops, 900.0);
   EXPECT_EQ(ring.compute.model, "replay");
   EXPECT_THAT(ring.warnings, IsEmpty());

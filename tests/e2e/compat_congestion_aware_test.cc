@@ -58,7 +58,7 @@ TEST(CompatCa, OtherCollectivesRing8) {
 // local-mem-bw 3350: 57426 (CA).
 TEST(CompatCa, HgxH100Validated) {
   auto sys = system_of("ring", 1, 4, 2);
-  sys.local_mem_bw_gbps = 3350;
+  sys.local_mem_bw_gb_per_s = 3350;
   expect_all_finish(run_ca(network_of({{DimensionKind::kSwitch, 8, 400, 936.25}}), sys, chakra::CommType::kAllReduce, kMiB),
                     57426);
 }
@@ -67,7 +67,7 @@ TEST(CompatCa, HgxH100Validated) {
 // local-mem-bw 1600): 323560 (CA).
 TEST(CompatCa, RingAllGather16) {
   auto sys = system_of("ring", 1, 4, 1);
-  sys.local_mem_bw_gbps = 1600;
+  sys.local_mem_bw_gb_per_s = 1600;
   expect_all_finish(run_ca(network_of({{DimensionKind::kRing, 16, 50, 500}}), sys, chakra::CommType::kAllGather, kMiB),
                     323560);
 }

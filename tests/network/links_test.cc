@@ -109,7 +109,7 @@ TEST(LinkTable, FoldedTablesMapEveryNpusLinksOntoNpu0s) {
   // Folded Switch 4: up 0, down 1.
   const Topology ring(TopologySpec{{{DK::kRing, 8, 50, 500}}});
   const LinkTable ring_links(ring, true);
-  EXPECT_TRUE(ring_links.folded());
+  EXPECT_TRUE(ring_links.symmetric());
   EXPECT_THAT(ring_links.route(5, 7), ElementsAre(0u, 0u));
   EXPECT_THAT(ring_links.route(5, 3), ElementsAre(1u, 1u));
   EXPECT_EQ(ring_links.name(0), "every NPU's ring link +1 (dim 0)");

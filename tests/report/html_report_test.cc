@@ -98,8 +98,8 @@ TEST(HtmlReport, CollectiveBandwidthsFollowNcclTests) {
   EXPECT_EQ(rows[0].duration, 117780u);
   EXPECT_EQ(rows[0].npus, 8u);
   EXPECT_EQ(rows[0].algorithm, "ring (dim 0)");
-  EXPECT_DOUBLE_EQ(rows[0].algbw_gbps, 1048576.0 / 117780.0);
-  EXPECT_DOUBLE_EQ(rows[0].busbw_gbps, 1048576.0 / 117780.0 * 2 * 7 / 8);
+  EXPECT_DOUBLE_EQ(rows[0].algbw_gb_per_s, 1048576.0 / 117780.0);
+  EXPECT_DOUBLE_EQ(rows[0].busbw_gb_per_s, 1048576.0 / 117780.0 * 2 * 7 / 8);
 }
 
 TEST(HtmlReport, AllGatherSizeIsItsOutputAsInNcclTests) {
@@ -118,11 +118,11 @@ TEST(HtmlReport, AllGatherSizeIsItsOutputAsInNcclTests) {
   EXPECT_EQ(rows[0].comm_size, 1u << 20);
   EXPECT_EQ(rows[0].bytes, 8u << 20);
   EXPECT_STREQ(rows[0].size_is, "output");
-  EXPECT_DOUBLE_EQ(rows[0].algbw_gbps, 8.0 * 1048576 / static_cast<double>(rows[0].duration));
-  EXPECT_DOUBLE_EQ(rows[0].busbw_gbps, rows[0].algbw_gbps * 7 / 8);
+  EXPECT_DOUBLE_EQ(rows[0].algbw_gb_per_s, 8.0 * 1048576 / static_cast<double>(rows[0].duration));
+  EXPECT_DOUBLE_EQ(rows[0].busbw_gb_per_s, rows[0].algbw_gb_per_s * 7 / 8);
   // 50 GiB/s links = 53.7 GB/s; the bus figure may not exceed it and comes within latency of it.
-  EXPECT_LT(rows[0].busbw_gbps, 50 * 1.073741824);
-  EXPECT_GT(rows[0].busbw_gbps, 0.8 * 50 * 1.073741824);
+  EXPECT_LT(rows[0].busbw_gb_per_s, 50 * 1.073741824);
+  EXPECT_GT(rows[0].busbw_gb_per_s, 0.8 * 50 * 1.073741824);
 }
 
 TEST(HtmlReport, NcclTestsSizesPerCollectiveKind) {

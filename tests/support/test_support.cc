@@ -49,7 +49,7 @@ system::SystemSpec system_of(const std::string& algorithm, std::size_t logical_d
   spec.collective_optimization =
       baseline ? system::CollectiveOptimization::kBaseline : system::CollectiveOptimization::kLocalBwAware;
   spec.endpoint_delay_ns = 10;
-  spec.local_mem_bw_gbps = 50;
+  spec.local_mem_bw_gb_per_s = 50;
   spec.preferred_dataset_splits = splits;
   spec.active_chunks_per_dimension = active_chunks;
   const system::AlgorithmChoice choice = algorithm_of(algorithm);

@@ -116,7 +116,7 @@ Tick closed_form(CollectiveKind kind, std::uint64_t n, Tick e, Tick t, Tick p) {
 }
 
 // P(s) = 3 * floor(s / local-mem-bw), local-mem-bw in GB/s with GB = 10^9 (= bytes per ns).
-Tick reduction_ns(std::uint64_t bytes, std::uint64_t mem_bw_gbps) { return 3 * (bytes / mem_bw_gbps); }
+Tick reduction_ns(std::uint64_t bytes, std::uint64_t mem_bw_gb_per_s) { return 3 * (bytes / mem_bw_gb_per_s); }
 
 TEST(Ring, ExactCallSequenceOnFourNpus) {
   // n = 4 (b = bundle, B = reducing bundle, s = send, r = receive, f = finish):

@@ -166,7 +166,7 @@ sim::Inputs inputs_for(const tools::TraceFamily& f) {
   in.system = system_of("ring", 1, 1, 1);
   in.memory.kind = memory::RemoteMemoryKind::kPerNpu;
   in.memory.latency_ns = 100;
-  in.memory.bandwidth_gbps = 2;
+  in.memory.bandwidth_gb_per_s = 2;
   for (std::size_t r = 0; r < f.ranks.size(); ++r) {
     in.graphs.push_back(std::make_shared<const chakra::Graph>(chakra::Graph::build(f.ranks[r], f.name)));
   }

@@ -10,7 +10,7 @@
 // routed dimension by dimension, lowest first, each dimension with its own links (see
 // docs/network.md). It ignores switch-internal contention, packetisation and flow control.
 //
-// Symmetric runs (`folded`): only NPU 0 sends, and NPU p is taken to send the same messages at
+// Symmetric runs (`symmetric`): only NPU 0 sends, and NPU p is taken to send the same messages at
 // the same times to the peers shifted by p's coordinates. Shifting maps the links onto each
 // other (NPU p's clockwise ring link onto NPU 0's, its up-link onto NPU 0's, its down-link onto
 // NPU 0's, its fully-connected link to coordinate c onto NPU 0's to c - p), and all links of a
@@ -30,7 +30,7 @@ namespace chakrasim::network {
 
 class CongestionAware final : public Network {
  public:
-  CongestionAware(const Topology& topology, EventQueue& queue, ArrivalSink& sink, bool folded = false);
+  CongestionAware(const Topology& topology, EventQueue& queue, ArrivalSink& sink, bool symmetric = false);
   void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) override;
   void handle(const Event& event) override;
 
