@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/chakra_tools.h"
-#include "tools/inspector.h"
+#include "tools/inspect/inspector.h"
 
 namespace chakrasim::cli {
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/chakra_tools.h"
-#include "tools/jsonizer.h"
+#include "tools/json/jsonizer.h"
 
 namespace chakrasim::cli {
 

@@ -5,7 +5,7 @@
 
 #include "cli/chakra_tools.h"
 #include "core/error.h"
-#include "tools/micro_generator.h"
+#include "generate/micro/micro_generator.h"
 
 namespace chakrasim::cli {
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/chakra_tools.h"
-#include "tools/msccl_converter.h"
+#include "tools/msccl/msccl_converter.h"
 
 namespace chakrasim::cli {
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/chakra_tools.h"
-#include "tools/pytorch_converter.h"
+#include "tools/pytorch/pytorch_converter.h"
 
 namespace chakrasim::cli {
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/chakra_tools.h"
-#include "tools/text_converter.h"
+#include "tools/text/text_converter.h"
 
 namespace chakrasim::cli {
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/chakra_tools.h"
-#include "tools/trace_link.h"
+#include "tools/link/trace_link.h"
 
 namespace chakrasim::cli {
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/chakra_tools.h"
-#include "tools/visualizer.h"
+#include "tools/visualize/visualizer.h"
 
 namespace chakrasim::cli {
 

@@ -1,5 +1,5 @@
 // `chakrasim generate <workload>`: synthetic workloads. So far `llm`: one training iteration of
-// a transformer under 4-D parallelism (src/tools/llm_generator.h).
+// a transformer under 4-D parallelism (src/generate/llm/llm_generator.h).
 #include <chrono>
 #include <iostream>
 #include <map>
@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
-#include "tools/llm_generator.h"
+#include "generate/llm/llm_generator.h"
 
 namespace chakrasim::cli {
 namespace {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chakra/et_file.h"
-#include "kineto_samples.h"
+#include "tools/link/kineto_samples.h"
 #include "support/test_support.h"
 
 namespace chakrasim::test {

@@ -1,0 +1,93 @@
+#include "generate/llm/llm_generator.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "chakra/et_file.h"
+#include "core/error.h"
+#include "generate/llm/llm_trace.h"
+
+namespace chakrasim::tools::llm {
+namespace {
+
+// Every stage's template is held in memory while the files are written (a few hundred bytes per
+// node): this bounds the nodes of all templates together, about 6 GB of them.
+constexpr double kMaxTemplateNodes = 20e6;
+
+void write_text(const std::string& path, const std::string& text, const char* flag) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) fail("{}: cannot create {} (does the directory exist?)", flag, path);
+  out << text;
+  if (!out) fail("{}: error while writing {}", flag, path);
+}
+
+}  // namespace
+
+Generated build_iteration(const GenerateOptions& o) {
+  GpuSpec gpu = gpu_preset(o.gpu);
+  if (o.gpus_per_node != 0) gpu.gpus_per_node = o.gpus_per_node;
+  Generated g{o.model, gpu, Layout(o.model, o.parallel), {}};
+  const ParallelSpec& par = g.layout.parallel();
+  // About 40 nodes per layer and microbatch at most (fewer when fused).
+  const double estimate = 40.0 * static_cast<double>(o.model.layers / par.pp + 2) *
+                          static_cast<double>(g.layout.microbatches()) * static_cast<double>(par.pp);
+  if (estimate > kMaxTemplateNodes) {
+    fail("--global-batch {}: {} microbatches x {} layers make about {:.0f} M nodes to build; expected at most {:.0f} M "
+         "(use fewer, larger microbatches)",
+         par.global_batch, g.layout.microbatches(), o.model.layers, estimate / 1e6, kMaxTemplateNodes / 1e6);
+  }
+  for (std::uint64_t stage = 0; stage < par.pp; ++stage) {
+    g.stages.push_back(build_stage(g.model, g.layout, gpu, stage, !o.per_op_nodes));
+  }
+  return g;
+}
+
+GenerateResult generate_llm(const GenerateOptions& o) {
+  if (o.out_prefix.empty()) fail("--out: expected a prefix for the trace files, got an empty one");
+  const Generated g = build_iteration(o);
+  GenerateResult result;
+  // Check the optional files' settings before writing any trace.
+  std::string network, system;
+  if (!o.network_out.empty()) network = network_yaml(g.gpu, g.layout.ranks());
+  if (!o.system_out.empty()) {
+    std::vector<std::uint64_t> sizes;
+    for (std::size_t k = 0; k < kGroupKinds; ++k) {
+      const auto kind = static_cast<GroupKind>(k);
+      if (kind != GroupKind::kPp && g.layout.active(kind)) sizes.push_back(g.layout.group_size(kind));
+    }
+    system = system_json(g.gpu, g.layout.ranks(), sizes);
+  }
+
+  // The traces' size, before writing any: a late attribute adds at most about 20 bytes.
+  double bytes = 0;
+  for (const StageTemplate& stage : g.stages) {
+    double stage_bytes = 0;
+    for (std::size_t i = 0; i < stage.trace.nodes.size(); ++i) {
+      stage_bytes += static_cast<double>(stage.trace.nodes[i].ByteSizeLong() + 5 + 20 * stage.late[i].size());
+    }
+    bytes += stage_bytes * static_cast<double>(g.layout.ranks() / g.layout.parallel().pp);
+  }
+  std::filesystem::path dir = std::filesystem::path(o.out_prefix).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code space_error;
+  const std::filesystem::space_info space = std::filesystem::space(dir, space_error);
+  if (!space_error && bytes > static_cast<double>(space.available)) {
+    fail("--out: the {} traces need about {:.1f} GB, but {} has {:.1f} GB free", g.layout.ranks(), bytes / 1e9,
+         dir.string(), static_cast<double>(space.available) / 1e9);
+  }
+  result.files = write_rank_files(g.stages, g.layout, o.out_prefix);
+  // Files of an earlier, larger run with this prefix would make the simulator see more ranks
+  // than the network has.
+  for (std::uint64_t r = g.layout.ranks();; ++r) {
+    std::error_code ec;
+    if (!std::filesystem::remove(chakra::rank_path(o.out_prefix, r), ec)) break;
+  }
+  result.groups_path = o.out_prefix + ".groups.json";
+  write_text(result.groups_path, g.layout.groups_json(), "--out");
+  if (!network.empty()) write_text(o.network_out, network, "--network-out");
+  if (!system.empty()) write_text(o.system_out, system, "--system-out");
+  result.summary = summarize(g.model, g.layout, g.gpu, g.stages);
+  return result;
+}
+
+}  // namespace chakrasim::tools::llm

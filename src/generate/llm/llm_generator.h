@@ -1,0 +1,48 @@
+// `chakrasim generate llm`: synthetic Chakra traces of one training iteration of a transformer
+// under data, tensor (+ sequence), pipeline, context and expert parallelism, one file per rank,
+// with the communicator-group file and, on request, a matching network and system file.
+// docs/llm-generator.md explains the model of the iteration and its figures.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "generate/llm/llm_gpu.h"
+#include "generate/llm/llm_layout.h"
+#include "generate/llm/llm_model.h"
+#include "generate/llm/llm_stage.h"
+#include "generate/llm/llm_summary.h"
+#include "generate/llm/llm_writer.h"
+
+namespace chakrasim::tools::llm {
+
+struct GenerateOptions {
+  ModelSpec model;
+  ParallelSpec parallel;
+  std::string gpu = "H100";
+  std::uint64_t gpus_per_node = 0;  // 0: the GPU preset's scale-up domain
+  bool per_op_nodes = false;        // one node per kernel instead of one per run of kernels
+  std::string out_prefix;           // PREFIX.<rank>.et and PREFIX.groups.json
+  std::string network_out;          // optional
+  std::string system_out;           // optional
+};
+
+// Checks the options and builds one template per pipeline stage (no files).
+struct Generated {
+  ModelSpec model;
+  GpuSpec gpu;
+  Layout layout;
+  std::vector<StageTemplate> stages;
+};
+Generated build_iteration(const GenerateOptions& options);
+
+struct GenerateResult {
+  Summary summary;
+  WrittenFiles files;
+  std::string groups_path;
+};
+// Builds the iteration and writes every file; throws Error naming the flag on bad options.
+GenerateResult generate_llm(const GenerateOptions& options);
+
+}  // namespace chakrasim::tools::llm

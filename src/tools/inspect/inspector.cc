@@ -1,0 +1,389 @@
+#include "tools/inspect/inspector.h"
+
+#include <algorithm>
+#include <set>
+#include <span>
+#include <tuple>
+
+#include "chakra/attributes.h"
+#include "chakra/graph.h"
+#include "core/error.h"
+
+namespace chakrasim::tools {
+
+using chakra::Node;
+using Severity = Problem::Severity;
+
+namespace {
+
+std::string type_name(std::uint32_t raw) {
+  return raw < 8 ? chakra::node_type_name(raw) : "type " + std::to_string(raw);
+}
+
+std::string describe(const Node& n) { return fmt::format("node {} (\"{}\")", n.id(), n.name()); }
+
+// What one summary is being built from, so the checks can add problems in one line.
+struct Checker {
+  TraceSummary& s;
+  void add(Severity severity, const Node* node, std::string message) {
+    s.problems.push_back({severity, s.file, node ? std::optional(node->id()) : std::nullopt, std::move(message)});
+  }
+  void error(const Node& node, std::string message) { add(Severity::kError, &node, describe(node) + ": " + message); }
+  void warning(const Node& node, std::string message) {
+    add(Severity::kWarning, &node, describe(node) + ": " + message);
+  }
+  // Reads an attribute as the simulator does; a value it cannot read is reported and absent.
+  template <typename Read>
+  auto read(const Node& node, Read&& reader) -> decltype(reader()) {
+    try {
+      return reader();
+    } catch (const Error& e) {
+      add(Severity::kError, &node, e.what());
+      return std::nullopt;
+    }
+  }
+};
+
+// The attributes the simulator reads, decoded with its conversions; unreadable ones reported.
+struct Decoded {
+  std::optional<bool> is_cpu_op;
+  std::optional<std::int64_t> comm_type, comm_src, comm_dst, comm_tag;
+  std::optional<std::uint64_t> comm_size, tensor_size;
+  std::optional<std::string> pg_name;
+};
+
+Decoded decode(const Node& n, Checker& c) {
+  using namespace chakra;
+  Decoded d;
+  d.is_cpu_op = c.read(n, [&] { return attr_bool(n, "is_cpu_op"); });
+  d.comm_type = c.read(n, [&] { return attr_int(n, "comm_type"); });
+  d.comm_src = c.read(n, [&] { return attr_int(n, "comm_src"); });
+  d.comm_dst = c.read(n, [&] { return attr_int(n, "comm_dst"); });
+  d.comm_tag = c.read(n, [&] { return attr_int(n, "comm_tag"); });
+  d.comm_size = c.read(n, [&] { return attr_uint(n, "comm_size"); });
+  c.read(n, [&] { return attr_int(n, "comm_priority"); });  // read only to check the type
+  c.read(n, [&] { return attr_uint(n, "num_ops"); });
+  d.tensor_size = c.read(n, [&] { return attr_uint(n, "tensor_size"); });
+  d.pg_name = c.read(n, [&] { return attr_string(n, "pg_name"); });
+  if (auto dims = c.read(n, [&] { return attr_bool_list(n, "involved_dim"); }); dims && dims->size() > 32) {
+    c.error(n, fmt::format("attribute \"involved_dim\" has {} entries; expected at most 32 dimensions", dims->size()));
+  }
+  static const std::set<std::string> kRead = {"is_cpu_op", "comm_type", "comm_src", "comm_dst", "comm_tag",
+                                              "comm_priority", "comm_size", "num_ops", "tensor_size", "pg_name",
+                                              "involved_dim"};
+  for (int i = 0; i < n.attr_size(); ++i) {
+    const chakra::Attribute& a = n.attr(i);
+    const auto earlier = n.attr().begin() + i;
+    if (std::find_if(n.attr().begin(), earlier, [&](const auto& e) { return e.name() == a.name(); }) != earlier) {
+      c.warning(n, fmt::format("attribute \"{}\" appears more than once; readers use the first", a.name()));
+    } else if (a.value_case() == chakra::Attribute::VALUE_NOT_SET && !kRead.contains(a.name())) {
+      c.warning(n, fmt::format("attribute \"{}\" has no value", a.name()));
+    }
+  }
+  return d;
+}
+
+bool is_group_id(const std::string& pg) {
+  return !pg.empty() && pg.size() <= 9 && std::all_of(pg.begin(), pg.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+// "" and "0" both mean all NPUs.
+std::string group_key(const std::optional<std::string>& pg) { return !pg || *pg == "0" ? "" : *pg; }
+
+// What each node type needs before the simulator can run it, and its volumes.
+void check_node(const Node& n, const Decoded& d, Checker& c, std::optional<std::size_t> rank, std::size_t npus) {
+  TraceSummary& s = c.s;
+  const auto type = static_cast<std::uint32_t>(n.type());
+  // An attribute present but unreadable was reported by decode().
+  auto need = [&](bool present, const char* name) {
+    if (!present && chakra::find_attribute(n, name) == nullptr) {
+      c.error(n, fmt::format("missing the attribute \"{}\"", name));
+    }
+  };
+  switch (type) {
+    case 0: c.warning(n, "INVALID_NODE: the simulator skips it"); break;
+    case 2:
+    case 3: need(d.tensor_size.has_value(), "tensor_size"); break;
+    case 5:
+    case 6: {
+      const bool send = type == 5;
+      need((send ? d.comm_dst : d.comm_src).has_value(), send ? "comm_dst" : "comm_src");
+      need(d.comm_size.has_value(), "comm_size");
+      need(d.comm_tag.has_value(), "comm_tag");
+      (send ? s.sends : s.recvs) += Volume{1, d.comm_size.value_or(0)};
+      // The side that is this rank may be left out (it defaults to the rank).
+      const auto self = send ? d.comm_src : d.comm_dst;
+      const auto peer = send ? d.comm_dst : d.comm_src;
+      if (rank && self && *self != static_cast<std::int64_t>(*rank)) {
+        c.error(n, fmt::format("{} is {} in the file of rank {}; expected {}", send ? "comm_src" : "comm_dst", *self,
+                               *rank, *rank));
+      }
+      if (peer && (*peer < 0 || (npus > 0 && *peer >= static_cast<std::int64_t>(npus)))) {
+        c.error(n, fmt::format("{} is {}; expected a rank from 0 to {}", send ? "comm_dst" : "comm_src", *peer,
+                               npus > 0 ? std::to_string(npus - 1) : "N-1"));
+      } else if (peer && rank && *peer == static_cast<std::int64_t>(*rank)) {
+        c.error(n, fmt::format("{} is its own rank {}; expected another rank", send ? "comm_dst" : "comm_src", *rank));
+      }
+      const auto own = self ? self : (rank ? std::optional<std::int64_t>(static_cast<std::int64_t>(*rank)) : std::nullopt);
+      if (own && peer && d.comm_tag && d.comm_size) {
+        s.p2p.push_back({n.id(), send, send ? *own : *peer, send ? *peer : *own, *d.comm_tag, *d.comm_size});
+      }
+      break;
+    }
+    case 7: {
+      if (d.is_cpu_op.value_or(false)) c.error(n, "a collective cannot be a CPU op (is_cpu_op is true)");
+      if (d.pg_name && !d.pg_name->empty() && !is_group_id(*d.pg_name)) {
+        c.error(n, fmt::format("pg_name \"{}\" is not a communicator group id; expected a decimal integer "
+                               "(\"\" or \"0\" for all NPUs)", *d.pg_name));
+      }
+      if (!d.comm_type) {
+        need(false, "comm_type");
+        break;
+      }
+      const auto kind = static_cast<chakra::CommType>(*d.comm_type);
+      const bool native = kind == chakra::CommType::kAllReduce || kind == chakra::CommType::kAllGather ||
+                          kind == chakra::CommType::kAllToAll || kind == chakra::CommType::kReduceScatter;
+      if (!native && kind != chakra::CommType::kBroadcast) {
+        c.error(n, fmt::format("comm_type {} ({}) is not supported; expected ALL_REDUCE (0), ALL_GATHER (2), "
+                               "BROADCAST (5), ALL_TO_ALL (6) or REDUCE_SCATTER (7)",
+                               *d.comm_type, chakra::comm_type_name(*d.comm_type)));
+      }
+      if (native) need(d.comm_size.has_value(), "comm_size");
+      s.collectives[chakra::comm_type_name(*d.comm_type)] += Volume{1, d.comm_size.value_or(0)};
+      s.groups[group_key(d.pg_name)] += Volume{1, d.comm_size.value_or(0)};
+      s.collectives_by_group[group_key(d.pg_name)].push_back({n.id(), *d.comm_type, d.comm_size.value_or(0)});
+      break;
+    }
+    default:
+      if (type > 7) c.error(n, fmt::format("unknown node type {}; expected 0 to 7 (INVALID_NODE to COMM_COLL_NODE)", type));
+      break;
+  }
+}
+
+// Lists of node indices per node, flat (CSR): one allocation for the whole trace.
+struct Adjacency {
+  std::vector<std::uint32_t> begin{0};
+  std::vector<std::uint32_t> items;
+  std::size_t size() const { return begin.size() - 1; }
+  std::span<const std::uint32_t> operator[](std::size_t i) const {
+    return {items.data() + begin[i], items.data() + begin[i + 1]};
+  }
+};
+
+// Tarjan's strongly connected components, iteratively (traces can be deep chains). Returns the
+// components with more than one node, each sorted; edges go from a node to its parents.
+std::vector<std::vector<std::uint32_t>> cycles(const Adjacency& parents) {
+  const std::size_t n = parents.size();
+  constexpr std::uint32_t kUnseen = 0xffffffffu;
+  std::vector<std::uint32_t> index(n, kUnseen), low(n, 0);
+  std::vector<bool> on_stack(n, false);
+  std::vector<std::uint32_t> stack;
+  std::vector<std::pair<std::uint32_t, std::size_t>> frames;  // node, next parent to visit
+  std::vector<std::vector<std::uint32_t>> out;
+  std::uint32_t counter = 0;
+  for (std::uint32_t root = 0; root < n; ++root) {
+    if (index[root] != kUnseen) continue;
+    frames.push_back({root, 0});
+    index[root] = low[root] = counter++;
+    stack.push_back(root);
+    on_stack[root] = true;
+    while (!frames.empty()) {
+      auto& [v, next] = frames.back();
+      if (next < parents[v].size()) {
+        const std::uint32_t w = parents[v][next++];
+        if (index[w] == kUnseen) {
+          index[w] = low[w] = counter++;
+          stack.push_back(w);
+          on_stack[w] = true;
+          frames.push_back({w, 0});
+        } else if (on_stack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      const std::uint32_t done = v;
+      frames.pop_back();
+      if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[done]);
+      if (low[done] != index[done]) continue;
+      std::vector<std::uint32_t> component;
+      std::uint32_t w = 0;
+      do {
+        w = stack.back();
+        stack.pop_back();
+        on_stack[w] = false;
+        component.push_back(w);
+      } while (w != done);
+      std::sort(component.begin(), component.end());
+      if (component.size() > 1) out.push_back(std::move(component));
+    }
+  }
+  return out;
+}
+
+// One loop inside a strongly connected component, as "a -> b -> a" (parent before child): walk
+// parents inside the component from its first node until one repeats.
+std::string cycle_text(const std::vector<std::uint32_t>& component, const Adjacency& parents,
+                       const std::vector<Node>& nodes) {
+  std::vector<std::uint32_t> path;
+  std::map<std::uint32_t, std::size_t> at;
+  std::uint32_t v = component.front();
+  while (!at.contains(v)) {
+    at[v] = path.size();
+    path.push_back(v);
+    for (std::uint32_t p : parents[v]) {
+      if (std::binary_search(component.begin(), component.end(), p)) {
+        v = p;
+        break;
+      }
+    }
+  }
+  std::string loop;
+  for (std::size_t k = path.size(); k-- > at[v];) loop += std::to_string(nodes[path[k]].id()) + " -> ";
+  return loop + std::to_string(nodes[path.back()].id());
+}
+
+// The dependency structure: problems with it, cycles, and the critical path.
+void check_graph(const chakra::Trace& trace, Checker& c) {
+  TraceSummary& s = c.s;
+  const auto& nodes = trace.nodes;
+  // (id, index) sorted: the first of a repeated id is the one dependencies resolve to.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> by_id(nodes.size());
+  for (std::uint32_t i = 0; i < nodes.size(); ++i) by_id[i] = {nodes[i].id(), i};
+  std::sort(by_id.begin(), by_id.end());
+  auto index_of = [&](std::uint64_t id) -> std::optional<std::uint32_t> {
+    auto it = std::lower_bound(by_id.begin(), by_id.end(), std::pair<std::uint64_t, std::uint32_t>{id, 0});
+    if (it == by_id.end() || it->first != id) return std::nullopt;
+    return it->second;
+  };
+  std::size_t unique_ids = 0;
+  for (std::size_t k = 0; k < by_id.size();) {
+    std::size_t end = k + 1;
+    while (end < by_id.size() && by_id[end].first == by_id[k].first) ++end;
+    if (end - k > 1) {
+      c.error(nodes[by_id[k].second], fmt::format("its id appears {} times; ids must be unique within a file", end - k));
+    }
+    ++unique_ids;
+    k = end;
+  }
+  Adjacency parents;
+  parents.items.reserve(nodes.size());
+  for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    const bool first = index_of(n.id()) == i;  // a repeated id: its first node stands for it
+    auto add = [&](std::uint64_t parent, const char* kind) {
+      const auto p = index_of(parent);
+      if (!p) {
+        c.error(n, fmt::format("has {} dependency on node {}, which is not in the file", kind, parent));
+      } else if (*p == i) {
+        c.error(n, "depends on itself; a trace must be a DAG");
+      } else {
+        parents.items.push_back(*p);
+      }
+    };
+    for (int k = 0; first && k < n.data_deps_size(); ++k) {
+      const std::uint64_t d = n.data_deps(k);
+      const auto earlier = n.data_deps().begin() + k;
+      if (std::find(n.data_deps().begin(), earlier, d) != earlier) {
+        c.warning(n, fmt::format("lists data dependency {} twice (the old Chakra feeder then never issues it)", d));
+        continue;
+      }
+      add(d, "a data");
+    }
+    for (int k = 0; first && k < n.ctrl_deps_size(); ++k) add(n.ctrl_deps(k), "a control");
+    const auto mine = parents.items.begin() + parents.begin.back();
+    std::sort(mine, parents.items.end());
+    parents.items.erase(std::unique(mine, parents.items.end()), parents.items.end());
+    parents.begin.push_back(static_cast<std::uint32_t>(parents.items.size()));
+  }
+  for (const auto& component : cycles(parents)) {
+    c.add(Severity::kError, &nodes[component.front()],
+          fmt::format("dependency cycle among {} nodes, e.g. {}; a trace must be a DAG", component.size(),
+                      cycle_text(component, parents, nodes)));
+  }
+  // Longest path by duration, in dependency order (Kahn); undefined when some node never frees.
+  Adjacency children;
+  children.begin.assign(nodes.size() + 1, 0);
+  for (std::uint32_t p : parents.items) ++children.begin[p + 1];
+  for (std::size_t i = 0; i < nodes.size(); ++i) children.begin[i + 1] += children.begin[i];
+  children.items.resize(parents.items.size());
+  std::vector<std::uint32_t> fill(children.begin.begin(), children.begin.end() - 1);
+  std::vector<std::uint32_t> waiting(nodes.size(), 0), ready;
+  for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+    for (std::uint32_t p : parents[i]) children.items[fill[p]++] = i;
+    waiting[i] = static_cast<std::uint32_t>(parents[i].size());
+    if (waiting[i] == 0 && index_of(nodes[i].id()) == i) ready.push_back(i);
+  }
+  std::vector<std::uint64_t> finish(nodes.size(), 0), hops(nodes.size(), 0);
+  std::size_t freed = 0;
+  std::uint64_t best = 0, best_hops = 0;
+  while (!ready.empty()) {
+    const std::uint32_t i = ready.back();
+    ready.pop_back();
+    ++freed;
+    finish[i] += nodes[i].duration_micros();
+    hops[i] += 1;
+    if (std::tie(finish[i], hops[i]) > std::tie(best, best_hops)) std::tie(best, best_hops) = std::tie(finish[i], hops[i]);
+    for (std::uint32_t ch : children[i]) {
+      if (std::tie(finish[i], hops[i]) > std::tie(finish[ch], hops[ch])) std::tie(finish[ch], hops[ch]) = std::tie(finish[i], hops[i]);
+      if (--waiting[ch] == 0) ready.push_back(ch);
+    }
+  }
+  if (freed == unique_ids) {
+    s.critical_path_micros = best;
+    s.critical_path_nodes = best_hops;
+  }
+}
+
+}  // namespace
+
+const char* severity_name(Severity severity) { return severity == Severity::kError ? "error" : "warning"; }
+
+std::size_t Inspection::errors() const {
+  std::size_t count = 0;
+  auto tally = [&](const std::vector<Problem>& list) {
+    for (const Problem& p : list) count += p.severity == Severity::kError ? 1 : 0;
+  };
+  tally(problems);
+  for (const TraceSummary& r : ranks) tally(r.problems);
+  return count;
+}
+
+std::size_t Inspection::warnings() const {
+  std::size_t count = problems.size();
+  for (const TraceSummary& r : ranks) count += r.problems.size();
+  return count - errors();
+}
+
+TraceSummary summarize_trace(const chakra::Trace& trace, const std::string& file, std::optional<std::size_t> rank,
+                             std::size_t npus) {
+  TraceSummary s;
+  s.file = file;
+  s.rank = rank;
+  s.readable = true;
+  s.version = trace.metadata.version();
+  s.nodes = trace.nodes.size();
+  Checker c{s};
+  if (trace.nodes.empty()) {
+    c.add(Severity::kWarning, nullptr, "the trace has no nodes (ASTRA-sim rejects an empty trace)");
+  }
+  std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> by_type;  // raw type -> nodes, µs
+  for (const Node& n : trace.nodes) {
+    auto& [count, micros] = by_type[static_cast<std::uint32_t>(n.type())];
+    count += 1;
+    micros += n.duration_micros();
+    const Decoded d = decode(n, c);
+    if (n.type() == ChakraProtoMsg::COMP_NODE) {
+      s.compute_micros += n.duration_micros();
+      (d.is_cpu_op.value_or(false) ? s.cpu_compute_micros : s.gpu_compute_micros) += n.duration_micros();
+    }
+    check_node(n, d, c, rank, npus);
+  }
+  for (const auto& [type, figures] : by_type) {
+    s.nodes_by_type[type_name(type)] = figures.first;
+    s.micros_by_type[type_name(type)] = figures.second;
+  }
+  check_graph(trace, c);
+  return s;
+}
+
+}  // namespace chakrasim::tools

@@ -1,0 +1,199 @@
+#include "tools/msccl/msccl_converter.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <pugixml.hpp>
+
+#include "chakra/attributes.h"
+#include "chakra/graph.h"
+#include "core/error.h"
+#include "core/read_file.h"
+
+namespace chakrasim::tools {
+namespace {
+
+// The reference converter charges a reduction at a hard-coded 50 GB/s: 3 x floor(bytes / 50)
+// ns, written in whole microseconds.
+std::uint64_t reduction_micros(std::uint64_t bytes) { return 3 * (bytes / 50) / 1000; }
+
+enum class StepKind { kSend, kRecv, kRecvReduce, kNop };
+
+struct Step {
+  int id = 0;
+  StepKind kind = StepKind::kNop;
+  int dep_block = -1;
+  int dep_step = -1;
+  std::uint64_t bytes = 0;
+  std::int64_t first_node = -1;  // the node that takes the step's dependencies
+  std::int64_t last_node = -1;   // the node later steps depend on
+};
+
+struct Block {
+  int id = 0;
+  int send_to = -1;
+  int recv_from = -1;
+  int channel = 0;
+  std::vector<Step> steps;  // in XML order
+  const Step* find(int step) const {
+    for (const Step& s : steps) {
+      if (s.id == step) return &s;
+    }
+    return nullptr;
+  }
+};
+
+int int_attr(const pugi::xml_node& node, const char* name, const std::string& source) {
+  const pugi::xml_attribute a = node.attribute(name);
+  const std::string text = a.value();
+  std::size_t used = 0;
+  int value = 0;
+  try {
+    value = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (!a || used != text.size() || text.empty()) {
+    fail("{}: <{}> attribute \"{}\" is \"{}\"; expected an integer", source, node.name(), name, text);
+  }
+  return value;
+}
+
+}  // namespace
+
+std::map<int, chakra::Trace> convert_msccl(const std::string& xml, const std::string& source,
+                                           const MscclOptions& options) {
+  static const char* const kCollectives[] = {"allreduce", "allgather", "alltoall", "reducescatter", "broadcast", "reduce"};
+  if (std::find(std::begin(kCollectives), std::end(kCollectives), options.collective) == std::end(kCollectives)) {
+    fail("--collective: \"{}\" is not a collective; expected allreduce, allgather, alltoall, reducescatter, "
+         "broadcast or reduce",
+         options.collective);
+  }
+  pugi::xml_document doc;
+  const pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size());
+  if (!parsed) fail("{}: byte {}: invalid XML: {}", source, parsed.offset, parsed.description());
+  const pugi::xml_node algo = doc.child("algo");
+  if (!algo) fail("{}: no <algo> element; expected MSCCL-IR XML", source);
+
+  chakra::Trace templ;
+  *templ.metadata.add_attr() = chakra::make_string("schema", "1.0.2-chakra.0.0.4");
+  *templ.metadata.add_attr() = chakra::make_string("input_file", xml);
+  *templ.metadata.add_attr() = chakra::make_string("collective", options.collective);
+
+  std::map<int, chakra::Trace> out;
+  for (const pugi::xml_node gpu : algo.children("gpu")) {
+    const int gpu_id = int_attr(gpu, "id", source);
+    int chunks = int_attr(gpu, "i_chunks", source);
+    if (chunks == 0) chunks = int_attr(gpu, "o_chunks", source);
+    if (chunks <= 0) fail("{}: <gpu id=\"{}\"> has no input or output chunks; expected i_chunks or o_chunks > 0", source, gpu_id);
+    std::uint64_t chunk_bytes = options.collective_bytes / static_cast<std::uint64_t>(chunks);
+    if (options.collective == "allgather" || options.collective == "reduce") chunk_bytes = options.collective_bytes;
+
+    // Pass 1: steps and node ids (every step takes an id, a nop too; rrc takes two).
+    std::vector<Block> blocks;
+    std::int64_t next_id = 0;
+    for (const pugi::xml_node tb : gpu.children("tb")) {
+      Block b;
+      b.id = int_attr(tb, "id", source);
+      b.send_to = int_attr(tb, "send", source);
+      b.recv_from = int_attr(tb, "recv", source);
+      b.channel = int_attr(tb, "chan", source);
+      for (const pugi::xml_node st : tb.children("step")) {
+        Step s;
+        s.id = int_attr(st, "s", source);
+        s.dep_block = int_attr(st, "depid", source);
+        s.dep_step = int_attr(st, "deps", source);
+        s.bytes = chunk_bytes * static_cast<std::uint64_t>(int_attr(st, "cnt", source));
+        const std::string type = st.attribute("type").value();
+        s.first_node = next_id++;
+        s.last_node = s.first_node;
+        if (type == "s") s.kind = StepKind::kSend;
+        else if (type == "r") s.kind = StepKind::kRecv;
+        else if (type == "rrc") {
+          s.kind = StepKind::kRecvReduce;
+          s.last_node = next_id++;
+        } else if (type == "nop") {
+          s.kind = StepKind::kNop;
+        } else {
+          fail("{}: gpu {} tb {} step {}: step type \"{}\" is not supported; expected s, r, rrc or nop", source,
+               gpu_id, b.id, s.id, type);
+        }
+        b.steps.push_back(s);
+      }
+      blocks.push_back(std::move(b));
+    }
+    auto find_step = [&](int block, int step, const Block& from, const Step& who) -> const Step& {
+      for (const Block& b : blocks) {
+        if (b.id != block) continue;
+        if (const Step* s = b.find(step)) return *s;
+      }
+      fail("{}: gpu {} tb {} step {} depends on tb {} step {}, which does not exist", source, gpu_id, from.id, who.id,
+           block, step);
+    };
+
+    // Pass 2: nodes, with the cross-block dependency first, then the previous step of the block
+    // (walking back over nops, which hand on their own cross-block dependencies).
+    chakra::Trace& trace = out[gpu_id];
+    trace.metadata = templ.metadata;
+    for (const Block& b : blocks) {
+      for (const Step& s : b.steps) {
+        if (s.kind == StepKind::kNop) continue;
+        std::vector<std::uint64_t> deps;
+        auto depend_on = [&](const Step& parent) {
+          if (parent.kind == StepKind::kNop) {
+            fail("{}: gpu {} tb {} step {} depends on a nop step", source, gpu_id, b.id, s.id);
+          }
+          deps.push_back(static_cast<std::uint64_t>(parent.last_node));
+        };
+        if (s.dep_block != -1) depend_on(find_step(s.dep_block, s.dep_step, b, s));
+        if (s.id != 0) {
+          int prev = s.id - 1;
+          const Step* p = b.find(prev);
+          if (p == nullptr) fail("{}: gpu {} tb {} has no step {} before step {}", source, gpu_id, b.id, prev, s.id);
+          while (p != nullptr && p->kind == StepKind::kNop) {
+            if (p->dep_block != -1) depend_on(find_step(p->dep_block, p->dep_step, b, *p));
+            p = --prev < 0 ? nullptr : b.find(prev);
+          }
+          if (p != nullptr) depend_on(*p);
+        }
+        const std::string suffix = fmt::format("_tb{}_step{}", b.id, s.id);
+        auto comm = [&](chakra::NodeType type, const char* peer_name, int peer) {
+          chakra::Node& n = trace.nodes.emplace_back();
+          n.set_id(static_cast<std::uint64_t>(s.first_node));
+          n.set_name((type == chakra::NodeType::kCommSend ? "COMM_SEND_NODE" : "COMM_RECV_NODE") + suffix);
+          n.set_type(static_cast<ChakraProtoMsg::NodeType>(type));
+          for (std::uint64_t d : deps) n.add_data_deps(d);
+          // The reference stores the node type in comm_type, a value of no meaning here.
+          *n.add_attr() = chakra::make_int64("comm_type", static_cast<std::int64_t>(type));
+          *n.add_attr() = chakra::make_int64("comm_size", static_cast<std::int64_t>(s.bytes));
+          *n.add_attr() = chakra::make_int32(peer_name, peer);
+          *n.add_attr() = chakra::make_int32("comm_tag", b.channel);
+        };
+        if (s.kind == StepKind::kSend) {
+          comm(chakra::NodeType::kCommSend, "comm_dst", b.send_to);
+        } else {
+          comm(chakra::NodeType::kCommRecv, "comm_src", b.recv_from);
+        }
+        if (s.kind == StepKind::kRecvReduce) {
+          chakra::Node& c = trace.nodes.emplace_back();
+          c.set_id(static_cast<std::uint64_t>(s.last_node));
+          c.set_name("COMP_NODE" + suffix);
+          c.set_type(ChakraProtoMsg::COMP_NODE);
+          c.add_data_deps(static_cast<std::uint64_t>(s.first_node));
+          c.set_duration_micros(reduction_micros(s.bytes));
+        }
+      }
+    }
+  }
+  if (out.empty()) fail("{}: the <algo> has no <gpu> elements", source);
+  return out;
+}
+
+std::size_t convert_msccl_file(const std::string& xml_path, const std::string& prefix, const MscclOptions& options) {
+  const std::string xml = read_file(xml_path, "MSCCL-IR XML", "an MSCCL-IR XML file");
+  const auto traces = convert_msccl(xml, xml_path, options);
+  for (const auto& [gpu, trace] : traces) chakra::write_trace(chakra::rank_path(prefix, static_cast<std::size_t>(gpu)), trace);
+  return traces.size();
+}
+
+}  // namespace chakrasim::tools

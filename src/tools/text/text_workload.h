@@ -1,0 +1,57 @@
+// What text_converter.cc (the reference converter's modes) and text_hybrid.cc (the ASTRA-sim 1.0
+// kinds the reference rejects) share: the parsed layer lines, the comm-type keywords, and the
+// entry point of the hybrid kinds. Internal to the tools layer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chakra/et_file.h"
+#include "tools/text/text_converter.h"
+
+namespace chakrasim::tools::text {
+
+// One of a layer's three phases: forward, input gradient, weight gradient.
+struct Phase {
+  std::uint64_t compute_micros = 0;
+  std::string comm_type;  // as written; checked with check_comm_type where the mode uses it
+  std::int64_t comm_bytes = 0;
+};
+
+struct Layer {
+  std::string name;
+  std::size_t line = 0;
+  Phase fwd, ig, wg;
+  std::string policy;  // field 13, "" if absent: HYBRID_CUSTOMIZED's per-layer parallelism
+};
+
+// The collective a comm-type keyword names; NONE and unknown words give nullopt.
+std::optional<chakra::CommType> comm_type_of(std::string_view keyword);
+
+// Throws, naming the file, line, layer and field, unless `phase`'s comm type is ALLREDUCE,
+// ALLGATHER, REDUCESCATTER, ALLTOALL or NONE. `field` is the 1-based column of the type.
+void check_comm_type(const std::string& source, const Layer& layer, const Phase& phase, int field, const char* what);
+
+// A non-negative decimal integer (an optional '+' allowed), or nullopt.
+std::optional<std::uint64_t> parse_count(std::string_view word);
+
+// Throws unless `passes` traces of `nodes_per_pass` nodes fit in memory and every rank's ids fit
+// in 64 bits.
+void check_trace_size(const TextOptions& options, std::size_t layers, std::uint64_t nodes_per_pass);
+
+// HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD and HYBRID_CUSTOMIZED (text_hybrid.cc).
+bool is_hybrid_parallelism(std::string_view keyword);
+inline constexpr const char* kHybridList =
+    "HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_CUSTOMIZED";
+
+// Converts a workload of a hybrid kind: `head` is line 1's words, `layers` the parsed layer
+// lines. Hands each rank's trace to `sink` and returns the communicator-group JSON.
+std::string convert_hybrid(const std::vector<std::string_view>& head, const std::vector<Layer>& layers,
+                           const std::string& source, const TextOptions& options,
+                           const chakra::GlobalMetadata& metadata, const TextRankSink& sink);
+
+}  // namespace chakrasim::tools::text
