@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "cli/chakra_tools.h"
+#include "cli/generators.h"
 
 namespace chakrasim::cli {
 
@@ -10,12 +11,11 @@ Command add_chakra_command(CLI::App& app) {
   chakra->require_subcommand(1);
   CLI::App* convert = chakra->add_subcommand("convert", "Convert other workload formats into Chakra ETs");
   convert->require_subcommand(1);
-  CLI::App* generate = chakra->add_subcommand("generate", "Generate Chakra ETs");
+  CLI::App* generate = chakra->add_subcommand("generate", "Generate Chakra ETs (same as `chakrasim generate`)");
   generate->require_subcommand(1);
-  std::vector<Command> tools = {add_generate_micro(*generate), add_convert_text(*convert),
-                                add_convert_pytorch(*convert),  add_link(*chakra),
-                                add_jsonize(*chakra),           add_visualize(*chakra),
-                                add_inspect(*chakra),           add_msccl(*chakra)};
+  std::vector<Command> tools = add_generators(*generate, "chakrasim generate");
+  tools.insert(tools.end(), {add_convert_text(*convert), add_convert_pytorch(*convert), add_link(*chakra),
+                             add_jsonize(*chakra), add_visualize(*chakra), add_inspect(*chakra), add_msccl(*chakra)});
   return [chakra, tools]() -> int {
     if (!chakra->parsed()) return -1;
     for (const Command& tool : tools) {

@@ -14,7 +14,6 @@ Command add_convert_pytorch(CLI::App& convert);
 Command add_link(CLI::App& chakra);
 Command add_jsonize(CLI::App& chakra);  // registers `jsonize` and `dejsonize`
 Command add_visualize(CLI::App& chakra);
-Command add_generate_micro(CLI::App& generate);
 Command add_inspect(CLI::App& chakra);
 
 }  // namespace chakrasim::cli

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -14,5 +16,9 @@ Command add_run_command(CLI::App& app);
 Command add_demo_command(CLI::App& app);
 Command add_chakra_command(CLI::App& app);
 Command add_generate_command(CLI::App& app);
+
+// "" when every subcommand `args` (in command-line order) names exists and none is missing;
+// else a message naming the unknown word, or the command that needs one, and the valid ones.
+std::string unknown_subcommand(CLI::App& app, const std::vector<std::string>& args);
 
 }  // namespace chakrasim::cli

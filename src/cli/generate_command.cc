@@ -1,160 +1,33 @@
-// `chakrasim generate <workload>`: synthetic workloads. So far `llm`: one training iteration of
-// a transformer under 4-D parallelism (src/generate/llm/llm_generator.h).
-#include <chrono>
-#include <iostream>
-#include <map>
-#include <memory>
+// `chakrasim generate <generator>`: synthetic workloads as Chakra ETs, one subcommand per
+// generator (src/generate/). `chakrasim chakra generate <generator>` is the same command under
+// its older spelling.
+#include <vector>
 
-#include "cli/commands.h"
-#include "core/error.h"
-#include "generate/llm/llm_generator.h"
+#include "cli/generators.h"
 
 namespace chakrasim::cli {
-namespace {
 
-using namespace tools::llm;
-
-struct LlmArgs {
-  GenerateOptions o;
-  std::string model, mlp, schedule = "1f1b", recompute = "none", dtype = "bf16";
-  std::uint64_t layers = 0, hidden = 0, ffn = 0, heads = 0, kv_heads = 0, seq = 0, vocab = 0, experts = 0, top_k = 0;
-  std::uint64_t grad_bucket_m = 40;
-};
-
-template <typename T>
-T pick(const std::string& flag, const std::string& value, const std::map<std::string, T>& choices) {
-  std::string valid;
-  for (const auto& [name, v] : choices) {
-    if (name == value) return v;
-    valid += (valid.empty() ? "" : ", ") + name;
-  }
-  fail("{}: unknown value \"{}\"; expected one of {}", flag, value, valid);
-}
-
-ModelSpec model_of(const LlmArgs& a, const CLI::App& app) {
-  const bool preset = !a.model.empty();
-  ModelSpec m = preset ? model_preset(a.model) : ModelSpec{};
-  if (!preset) {
-    for (const char* flag : {"--layers", "--hidden", "--heads", "--seq", "--vocab"}) {
-      if (app.count(flag) == 0) fail("{}: expected a value (or --model NAME for a preset)", flag);
-    }
-  }
-  auto set = [&](const char* flag, std::uint64_t value, std::uint64_t& field) {
-    if (app.count(flag) > 0) field = value;
+std::vector<Command> add_generators(CLI::App& parent, const std::string& alias_of) {
+  auto alias = [&](const char* name) {
+    return alias_of.empty() ? std::string() : " (same as `" + alias_of + " " + name + "`)";
   };
-  set("--layers", a.layers, m.layers);
-  set("--hidden", a.hidden, m.hidden);
-  set("--heads", a.heads, m.heads);
-  set("--seq", a.seq, m.seq);
-  set("--vocab", a.vocab, m.vocab);
-  set("--experts", a.experts, m.experts);
-  set("--top-k", a.top_k, m.top_k);
-  if (!preset) {
-    m.ffn = 4 * m.hidden;
-    m.kv_heads = m.heads;
-  }
-  set("--ffn", a.ffn, m.ffn);
-  set("--kv-heads", a.kv_heads, m.kv_heads);
-  if (app.count("--mlp") > 0) m.mlp = pick<MlpKind>("--mlp", a.mlp, {{"gelu", MlpKind::kGelu}, {"swiglu", MlpKind::kSwiGlu}});
-  if (preset && app.count("--layers") + app.count("--hidden") + app.count("--ffn") + app.count("--heads") +
-                        app.count("--kv-heads") + app.count("--seq") + app.count("--vocab") + app.count("--experts") +
-                        app.count("--top-k") + app.count("--mlp") > 0) {
-    m.name += " (modified)";
-  }
-  return m;
+  return {add_generate_llm(parent, "One training iteration of a transformer under data, tensor, pipeline, context and "
+                                   "expert parallelism" + alias("llm")),
+          add_generate_micro(parent,
+                             "Microbenchmark Chakra ETs: the reference generator's 14 families, or one collective" +
+                                 alias("micro"))};
 }
-
-int run_llm(LlmArgs& a, const CLI::App& app) {
-  a.o.model = model_of(a, app);
-  ParallelSpec& par = a.o.parallel;
-  par.schedule = pick<Schedule>("--schedule", a.schedule,
-                                {{"gpipe", Schedule::kGpipe}, {"1f1b", Schedule::kOneFOneB},
-                                 {"interleaved", Schedule::kInterleaved}});
-  par.recompute = pick<Recompute>("--recompute", a.recompute,
-                                  {{"none", Recompute::kNone}, {"off", Recompute::kNone},
-                                   {"selective", Recompute::kSelective}, {"full", Recompute::kFull},
-                                   {"on", Recompute::kFull}});
-  par.dtype_bytes = pick<std::uint64_t>("--dtype", a.dtype, {{"bf16", 2}, {"fp16", 2}, {"fp32", 4}});
-  if (a.grad_bucket_m == 0 || a.grad_bucket_m > 1'000'000) {
-    fail("--grad-bucket {}: expected millions of weights per gradient bucket, from 1 to 1000000", a.grad_bucket_m);
-  }
-  par.grad_bucket_params = a.grad_bucket_m * 1'000'000;
-  if (app.count("--gpus-per-node") > 0 && (a.o.gpus_per_node == 0 || a.o.gpus_per_node > (1u << 20))) {
-    fail("--gpus-per-node {}: expected a scale-up domain of 1 to 1048576 GPUs", a.o.gpus_per_node);
-  }
-
-  const auto start = std::chrono::steady_clock::now();
-  const GenerateResult r = generate_llm(a.o);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << format_summary(r.summary);
-  std::cout << "wrote " << r.files.files << " traces " << a.o.out_prefix << ".<rank>.et (" << r.files.distinct
-            << " distinct, " << r.files.bytes / 1000000 << " MB), the communicator groups " << r.groups_path;
-  if (!a.o.network_out.empty()) std::cout << ", the network " << a.o.network_out;
-  if (!a.o.system_out.empty()) std::cout << ", the system " << a.o.system_out;
-  std::cout << fmt::format(" in {:.2f} s\n", seconds);
-  return 0;
-}
-
-}  // namespace
 
 Command add_generate_command(CLI::App& app) {
-  CLI::App* generate = app.add_subcommand("generate", "Generate synthetic workloads as Chakra ETs");
+  CLI::App* generate = app.add_subcommand("generate", "Generate synthetic workloads as Chakra ETs: llm, micro");
   generate->require_subcommand(1);
-  auto a = std::make_shared<LlmArgs>();
-  CLI::App* llm = generate->add_subcommand(
-      "llm", "One training iteration of a transformer under data, tensor, pipeline, context and expert parallelism");
-  std::string models, gpus;
-  for (const std::string& n : model_names()) models += (models.empty() ? "" : ", ") + n;
-  for (const std::string& n : gpu_names()) gpus += (gpus.empty() ? "" : ", ") + n;
-  llm->footer(
-      "Example:\n"
-      "  chakrasim generate llm --model gpt3-175b --dp 16 --tp 8 --pp 8 --sp --global-batch 1536 --zero 1 \\\n"
-      "      --gpu H100 --out traces/gpt3 --network-out network.yml --system-out system.json\n"
-      "  chakrasim run --workload traces/gpt3 --comm-groups traces/gpt3.groups.json --network network.yml "
-      "--system system.json\n"
-      "Ranks: rank = t + TP x (c + CP x (d + DP x p)), so tensor-parallel groups sit in one scale-up domain. "
-      "See docs/llm-generator.md.");
-  llm->add_option("--model", a->model, "Model preset: " + models);
-  llm->add_option("--layers", a->layers, "Transformer layers");
-  llm->add_option("--hidden", a->hidden, "Hidden size");
-  llm->add_option("--ffn", a->ffn, "MLP inner size, per expert (default 4 x hidden without --model)");
-  llm->add_option("--heads", a->heads, "Attention (query) heads");
-  llm->add_option("--kv-heads", a->kv_heads, "Key/value heads (default: --heads without --model)");
-  llm->add_option("--seq", a->seq, "Sequence length in tokens");
-  llm->add_option("--vocab", a->vocab, "Vocabulary size");
-  llm->add_option("--experts", a->experts, "Experts per MoE layer (1: a dense MLP)");
-  llm->add_option("--top-k", a->top_k, "Experts each token is routed to");
-  llm->add_option("--mlp", a->mlp, "MLP kind: gelu (2 matrices) or swiglu (3; the default without --model)");
-  llm->add_option("--dp", a->o.parallel.dp, "Data-parallel size")->capture_default_str();
-  llm->add_option("--tp", a->o.parallel.tp, "Tensor-parallel size")->capture_default_str();
-  llm->add_option("--pp", a->o.parallel.pp, "Pipeline-parallel size (stages)")->capture_default_str();
-  llm->add_option("--cp", a->o.parallel.cp, "Context-parallel size (sequence slices)")->capture_default_str();
-  llm->add_option("--ep", a->o.parallel.ep, "Expert-parallel size (within the data-parallel ranks)")->capture_default_str();
-  llm->add_flag("--sp", a->o.parallel.sp, "Megatron sequence parallelism in the tensor-parallel groups");
-  llm->add_option("--microbatch", a->o.parallel.microbatch, "Sequences per microbatch")->capture_default_str();
-  llm->add_option("--global-batch", a->o.parallel.global_batch,
-                  "Sequences per iteration (default: --microbatch x --dp)");
-  llm->add_option("--schedule", a->schedule, "Pipeline schedule: gpipe, 1f1b or interleaved")->capture_default_str();
-  llm->add_option("--vpp", a->o.parallel.vpp, "Model chunks per stage (interleaved schedule)")->capture_default_str();
-  llm->add_option("--zero", a->o.parallel.zero, "ZeRO stage 0 to 3")->capture_default_str();
-  llm->add_option("--recompute", a->recompute, "Activation recomputation: none (off), selective, full (on)")
-      ->capture_default_str();
-  llm->add_option("--dtype", a->dtype, "Training data type: bf16, fp16 or fp32")->capture_default_str();
-  llm->add_option("--grad-bucket", a->grad_bucket_m, "Millions of weights per data-parallel gradient bucket")
-      ->capture_default_str();
-  llm->add_option("--gpu", a->o.gpu, "GPU preset: " + gpus)->capture_default_str();
-  llm->add_option("--gpus-per-node", a->o.gpus_per_node, "GPUs per scale-up domain (default: the GPU preset's, 8)");
-  llm->add_flag("--per-op-nodes", a->o.per_op_nodes,
-                "One compute node per kernel (default: one per run of kernels nothing else waits on in between)");
-  llm->add_option("--out", a->o.out_prefix,
-                  "Output prefix: writes PREFIX.<rank>.et and PREFIX.groups.json (and removes stale "
-                  "PREFIX.<rank>.et files of higher ranks)")
-      ->required();
-  llm->add_option("--network-out", a->o.network_out, "Also write the matching network YAML");
-  llm->add_option("--system-out", a->o.system_out, "Also write a matching system JSON");
-  return [generate, llm, a]() -> int {
+  const std::vector<Command> generators = add_generators(*generate, "");
+  return [generate, generators]() -> int {
     if (!generate->parsed()) return -1;
-    if (llm->parsed()) return run_llm(*a, *llm);
+    for (const Command& g : generators) {
+      const int code = g();
+      if (code >= 0) return code;
+    }
     return 0;
   };
 }

@@ -16,17 +16,25 @@ int main(int argc, char** argv) {
       args.front() != "--version") {
     args.insert(args.begin(), "run");
   }
-  std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
 
   CLI::App app{"chakrasim: simulate distributed AI systems from Chakra execution traces", "chakrasim"};
   app.set_version_flag("--version", "chakrasim 0.1.0");
   app.require_subcommand(1);
   std::vector<cli::Command> commands = {cli::add_run_command(app), cli::add_demo_command(app),
                                         cli::add_chakra_command(app), cli::add_generate_command(app)};
+  if (const std::string unknown = cli::unknown_subcommand(app, args); !unknown.empty()) {
+    std::cerr << "error: " << unknown << "\n";
+    return 1;
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
   try {
     app.parse(args);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::Success& e) {  // --help, --version, --help-system: printed, exit 0
     return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // Argument errors read like every other error: "error: ...", exit 1.
+    std::cerr << "error: " << e.what() << "\nRun with --help for more information.\n";
+    return 1;
   }
   try {
     for (const cli::Command& command : commands) {

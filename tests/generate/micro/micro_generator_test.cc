@@ -242,7 +242,7 @@ TEST(MicroGenerator, CommandLineGeneratesRunnableTraces) {
 TEST(MicroGenerator, CommandLineHelpAndErrors) {
   CommandResult r = run_binary({"chakra", "generate", "micro", "--help"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_THAT(r.out, HasSubstr("Examples:\n  chakrasim chakra generate micro --npus 8 --out micro"));
+  EXPECT_THAT(r.out, HasSubstr("Examples:\n  chakrasim generate micro --npus 8 --out micro"));
   r = run_binary({"chakra", "generate", "micro", "--npus", "0", "--out", temp_dir("micro_cli_err").string()});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, HasSubstr("--npus is 0"));

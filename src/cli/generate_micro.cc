@@ -1,15 +1,15 @@
-// `chakrasim chakra generate micro`: the reference generator's microbenchmark families, or
-// ASTRA-sim's single-collective microbenchmarks with --collective.
+// `chakrasim generate micro`: the reference generator's microbenchmark families, or ASTRA-sim's
+// single-collective microbenchmarks with --collective.
 #include <iostream>
 #include <memory>
 
-#include "cli/chakra_tools.h"
+#include "cli/generators.h"
 #include "core/error.h"
 #include "generate/micro/micro_generator.h"
 
 namespace chakrasim::cli {
 
-Command add_generate_micro(CLI::App& generate) {
+Command add_generate_micro(CLI::App& generate, const std::string& description) {
   struct MicroArgs {
     std::string dir;
     tools::MicroOptions families;
@@ -17,17 +17,17 @@ Command add_generate_micro(CLI::App& generate) {
     std::string version;
   };
   auto args = std::make_shared<MicroArgs>();
-  CLI::App* m = generate.add_subcommand("micro", "Microbenchmark Chakra ETs: the reference generator's 14 families, or one collective");
+  CLI::App* m = generate.add_subcommand("micro", description);
   m->footer(
       "Examples:\n"
-      "  chakrasim chakra generate micro --npus 8 --out micro\n"
+      "  chakrasim generate micro --npus 8 --out micro\n"
       "writes micro/FAMILY.<rank>.et for the 14 families of Chakra's generator (one_comp_node,\n"
       "ALL_REDUCE, ..., one_comm_send_node, one_comm_recv_node) and send_recv_ring, a runnable\n"
       "send/receive ring (the reference's send and receive nodes carry only tensor_size and cannot\n"
       "run); then e.g.\n"
       "  chakrasim run --workload micro/ALL_REDUCE --system sys.json --network net.yml\n"
       "\n"
-      "  chakrasim chakra generate micro --npus 16 --out ar --collective all_reduce --coll-size-mb 1\n"
+      "  chakrasim generate micro --npus 16 --out ar --collective all_reduce --coll-size-mb 1\n"
       "writes ar/all_reduce.<rank>.et, ASTRA-sim's examples/workload/microbenchmarks/all_reduce/16npus_1MB.");
   m->add_option("--npus", args->families.npus, "Number of NPUs (one file per NPU and family)")->required();
   m->add_option("--out", args->dir, "Output directory (created if missing)")->required();
