@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "cli/commands.h"
 #include "cli/run_output.h"
+#include "config/config_writers.h"
 #include "sim/simulation.h"
 
 namespace chakrasim::cli {
@@ -33,6 +34,12 @@ sim::Inputs tutorial_demo() {
   return in;
 }
 
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  if (!out) fail("{}: cannot write the file", path);
+}
+
 // The same example as files a user can edit and run with `chakrasim run`.
 void write_inputs(const std::string& dir) {
   std::error_code ec;
@@ -41,14 +48,14 @@ void write_inputs(const std::string& dir) {
   chakra::TraceBuilder builder;
   builder.collective("all_reduce_1MiB", chakra::CommType::kAllReduce, 1 << 20);
   for (int r = 0; r < 8; ++r) chakra::write_trace(chakra::rank_path(dir + "/all_reduce", r), builder.trace());
-  std::ofstream(dir + "/network.yml") << "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]   # GB/s per link\n"
-                                         "latency: [ 500.0 ]    # ns per hop\n";
-  std::ofstream(dir + "/system.json")
-      << "{\n  \"scheduling-policy\": \"LIFO\",\n  \"collective-optimization\": \"localBWAware\",\n"
-         "  \"endpoint-delay\": 10,\n  \"active-chunks-per-dimension\": 1,\n  \"preferred-dataset-splits\": 4,\n"
-         "  \"all-reduce-implementation\": [\"ring\"],\n  \"all-gather-implementation\": [\"ring\"],\n"
-         "  \"reduce-scatter-implementation\": [\"ring\"],\n  \"all-to-all-implementation\": [\"ring\"],\n"
-         "  \"local-mem-bw\": 50\n}\n";
+  const sim::Inputs demo = tutorial_demo();
+  write_text(dir + "/network.yml",
+             config::network_yaml(demo.network, "ASTRA-sim's tutorial network: an 8-NPU ring, 50 GB/s per link "
+                                                "(GB = 2^30 B), 500 ns per hop"));
+  config::SystemConfig system;
+  system.system = demo.system;
+  system.compute = demo.compute;
+  write_text(dir + "/system.json", config::system_json(system));
   std::cout << "wrote " << dir << "/all_reduce.{0..7}.et, " << dir << "/system.json and " << dir
             << "/network.yml; run them with\n  chakrasim run --workload " << dir << "/all_reduce --system " << dir
             << "/system.json --network " << dir << "/network.yml\n";

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include <fmt/format.h>
 
+#include "config/config_writers.h"
 #include "core/error.h"
 
 namespace chakrasim::tools::llm {
@@ -55,35 +57,46 @@ double op_time_ns(const GpuSpec& gpu, double flops, double bytes) {
   return std::max(compute_ns, memory_ns);
 }
 
+// The network file states bandwidths to 3 decimals of its unit and the system file to 1: the
+// figures a reader can check against a data sheet, and what the simulator then reads.
+namespace {
+// `value` to `decimals` places, as the nearest double to a decimal with that many places.
+double rounded(double value, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(value * scale) / scale;
+}
+}  // namespace
+
 std::string network_yaml(const GpuSpec& gpu, std::uint64_t ranks) {
   const std::uint64_t node = gpu.gpus_per_node;
   if (ranks < 2) fail("--network-out: {} rank needs no network; expected at least 2 ranks", ranks);
-  std::string out = fmt::format(
-      "# {} cluster for {} GPUs: {} GPUs per scale-up domain ({} GB/s per GPU and direction), then a\n"
-      "# scale-out network ({} GB/s per GPU and direction). Bandwidths are in the file's unit, 2^30 B/s.\n",
+  const std::string comment = fmt::format(
+      "{} cluster for {} GPUs: {} GPUs per scale-up domain ({} GB/s per GPU and direction), then a\n"
+      "scale-out network ({} GB/s per GPU and direction). Bandwidths are in the file's unit, 2^30 B/s.",
       gpu.name, ranks, node, gpu.scaleup_gb_per_s, gpu.scaleout_gb_per_s);
+  network::TopologySpec spec;
+  const network::DimensionSpec scale_up{network::DimensionKind::kSwitch, static_cast<std::uint32_t>(ranks),
+                                        rounded(yaml_bandwidth(gpu.scaleup_gb_per_s), 3),
+                                        rounded(gpu.scaleup_latency_ns, 1)};
   if (ranks <= node) {
-    out += fmt::format("topology: [ Switch ]\nnpus_count: [ {} ]\nbandwidth: [ {:.3f} ]\nlatency: [ {:.1f} ]\n",
-                       ranks, yaml_bandwidth(gpu.scaleup_gb_per_s), gpu.scaleup_latency_ns);
-    return out;
+    spec.dims.push_back(scale_up);
+    return config::network_yaml(spec, comment);
   }
   if (ranks % node != 0) {
     fail("--network-out: {} ranks do not fill whole {}-GPU {} nodes; expected a multiple of {}", ranks, node,
          gpu.name, node);
   }
-  out += fmt::format(
-      "topology: [ Switch, Switch ]\nnpus_count: [ {}, {} ]\nbandwidth: [ {:.3f}, {:.3f} ]\n"
-      "latency: [ {:.1f}, {:.1f} ]\n",
-      node, ranks / node, yaml_bandwidth(gpu.scaleup_gb_per_s), yaml_bandwidth(gpu.scaleout_gb_per_s),
-      gpu.scaleup_latency_ns, gpu.scaleout_latency_ns);
-  return out;
+  spec.dims.push_back(scale_up);
+  spec.dims.front().npus = static_cast<std::uint32_t>(node);
+  spec.dims.push_back({network::DimensionKind::kSwitch, static_cast<std::uint32_t>(ranks / node),
+                       rounded(yaml_bandwidth(gpu.scaleout_gb_per_s), 3), rounded(gpu.scaleout_latency_ns, 1)});
+  return config::network_yaml(spec, comment);
 }
 
 std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vector<std::uint64_t>& group_sizes) {
   auto power_of_two = [](std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; };
   const std::uint64_t node = gpu.gpus_per_node;
-  const std::vector<std::uint64_t> dims =
-      ranks <= node ? std::vector<std::uint64_t>{ranks} : std::vector<std::uint64_t>{node, ranks / node};
+  const std::size_t dims = ranks <= node ? 1 : 2;
   bool world = false, halving = true;
   for (std::uint64_t n : group_sizes) {
     world = world || n == ranks;
@@ -93,29 +106,27 @@ std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vect
   // collectives are forced onto rings anyway, and rings keep a run of identical ranks eligible
   // for the simulator's one-NPU symmetric run. Otherwise one token serves every group.
   halving = halving && !world;
-  const std::size_t tokens = world ? dims.size() : 1;
-  auto list = [&](const char* token) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < tokens; ++i) out += fmt::format("{}\"{}\"", i == 0 ? "" : ", ", token);
-    return out + "]";
-  };
-  const std::string reduce = list(halving ? "halvingDoubling" : "ring");
-  return fmt::format(
-      "{{\n"
-      "  \"scheduling-policy\": \"LIFO\",\n"
-      "  \"collective-optimization\": \"localBWAware\",\n"
-      "  \"endpoint-delay\": 10,\n"
-      "  \"active-chunks-per-dimension\": 1,\n"
-      "  \"preferred-dataset-splits\": 1,\n"
-      "  \"all-reduce-implementation\": {0},\n"
-      "  \"reduce-scatter-implementation\": {0},\n"
-      "  \"all-gather-implementation\": {0},\n"
-      "  \"all-to-all-implementation\": {1},\n"
-      "  \"local-mem-bw\": {2:.1f},\n"
-      "  \"peak-perf\": {3:.1f},\n"
-      "  \"roofline-enabled\": 0\n"
-      "}}\n",
-      reduce, list("direct"), gpu.hbm_gb_per_s * gpu.memory_efficiency, gpu.peak_tflops * gpu.flops_efficiency);
+  const std::size_t tokens = world ? dims : 1;
+  config::SystemConfig c;
+  system::SystemSpec& s = c.system;
+  s.scheduling_policy = system::SchedulingPolicy::kLifo;
+  s.collective_optimization = system::CollectiveOptimization::kLocalBwAware;
+  s.endpoint_delay_ns = 10;
+  s.active_chunks_per_dimension = 1;
+  s.preferred_dataset_splits = 1;
+  system::AlgorithmChoice reduce;
+  reduce.kind = halving ? system::AlgorithmKind::kHalvingDoubling : system::AlgorithmKind::kRing;
+  system::AlgorithmChoice direct;
+  direct.kind = system::AlgorithmKind::kDirect;
+  for (const auto kind : {system::CollectiveKind::kAllReduce, system::CollectiveKind::kReduceScatter,
+                          system::CollectiveKind::kAllGather}) {
+    s.implementations[static_cast<std::size_t>(kind)].assign(tokens, reduce);
+  }
+  s.implementations[static_cast<std::size_t>(system::CollectiveKind::kAllToAll)].assign(tokens, direct);
+  s.local_mem_bw_gb_per_s = rounded(gpu.hbm_gb_per_s * gpu.memory_efficiency, 1);
+  c.compute.local_mem_bw_gb_per_s = s.local_mem_bw_gb_per_s;
+  c.compute.peak_perf_tflops = rounded(gpu.peak_tflops * gpu.flops_efficiency, 1);
+  return config::system_json(c);
 }
 
 }  // namespace chakrasim::tools::llm
