@@ -1,6 +1,7 @@
-// What text_converter.cc (the reference converter's modes) and text_hybrid.cc (the ASTRA-sim 1.0
-// kinds the reference rejects) share: the parsed layer lines, the comm-type keywords, and the
-// entry point of the hybrid kinds. Internal to the tools layer.
+// What text_parser.cc (reading the file), text_converter.cc (the reference converter's modes) and
+// text_hybrid.cc (the ASTRA-sim 1.0 kinds the reference rejects) share: the parsed workload and
+// layer lines, the comm-type keywords, and the entry point of the hybrid kinds. Internal to the
+// tools layer.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "chakra/graph.h"
 #include "chakra/et_file.h"
 #include "tools/text/text_converter.h"
 
@@ -28,6 +30,25 @@ struct Layer {
   Phase fwd, ig, wg;
   std::string policy;  // field 13, "" if absent: HYBRID_CUSTOMIZED's per-layer parallelism
 };
+
+// kHybrid: one of text::is_hybrid_parallelism's kinds, converted by text::convert_hybrid.
+enum class Parallelism { kMicro, kData, kModel, kHybridDataModel, kHybridModelData, kHybridDlrm, kHybrid };
+
+
+// A parsed text workload.
+struct Workload {
+  Parallelism kind = Parallelism::kData;
+  std::size_t last_bottom_layer = 0;  // HYBRID_DLRM only
+  std::vector<std::string_view> head;  // line 1's words, for the hybrid kinds' settings
+  std::vector<Layer> layers;
+};
+
+// The text with CRLF and lone CR turned into LF (Python's universal newlines, as the reference
+// reads it); the converters store this text in the traces.
+std::string with_universal_newlines(std::string_view raw);
+// Parses `text` (already through with_universal_newlines; a leading byte-order mark is skipped),
+// throwing Error naming `source`, the line and the field on anything the converter cannot take.
+Workload parse_workload(const std::string& text, const std::string& source);
 
 // The collective a comm-type keyword names; NONE and unknown words give nullopt.
 std::optional<chakra::CommType> comm_type_of(std::string_view keyword);
