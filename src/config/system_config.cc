@@ -135,6 +135,9 @@ void set_implementation(Context& c, const char* key, const Json& v, system::Coll
   c.out.system.implementations[static_cast<std::size_t>(kind)] = get_implementation(c, key, v);
 }
 
+// Every key of the system JSON, one row each, in the order --help-system lists them. Long
+// because it is the whole table: each row is a few lines of data and a small setter, and keeping
+// them in one list is what makes the parser, its errors and its help agree.
 const std::vector<Param>& params() {
   using system::CollectiveKind;
   static const std::vector<Param> kParams = {

@@ -24,8 +24,10 @@ const char* group_kind_name(GroupKind kind) {
   return "?";
 }
 
-Layout::Layout(const ModelSpec& m, const ParallelSpec& par) : par_(par) {
-  check_model(m);
+namespace {
+
+// Every size positive and their product a rank count we can hold; returns the rank count.
+std::uint64_t check_sizes(const ModelSpec& m, const ParallelSpec& par) {
   require_positive(par.dp, "--dp");
   require_positive(par.tp, "--tp");
   require_positive(par.pp, "--pp");
@@ -46,8 +48,11 @@ Layout::Layout(const ModelSpec& m, const ParallelSpec& par) : par_(par) {
     fail("--dp x --tp x --pp x --cp: {} x {} x {} x {} ranks; expected at most {}", par.dp, t, par.pp, par.cp,
          kMaxRanks);
   }
-  ranks_ = par.dp * t * par.pp * par.cp;
+  return par.dp * t * par.pp * par.cp;
+}
 
+void check_tensor_split(const ModelSpec& m, const ParallelSpec& par) {
+  const std::uint64_t t = par.tp;
   // Tensor parallelism splits heads, key/value heads (Megatron's query groups), the MLP and the
   // vocabulary.
   if (m.heads % t != 0) fail("--tp {} does not divide --heads {}; expected whole heads per rank", t, m.heads);
@@ -62,7 +67,9 @@ Layout::Layout(const ModelSpec& m, const ParallelSpec& par) : par_(par) {
     fail("--sp: --tp {} does not divide the {} tokens of a sequence slice (--seq / --cp); expected equal "
          "slices", t, m.seq / par.cp);
   }
+}
 
+void check_experts(const ModelSpec& m, const ParallelSpec& par) {
   if (par.ep > 1 && !m.moe()) {
     fail("--ep {}: expected a mixture-of-experts model (--experts above 1)", par.ep);
   }
@@ -73,25 +80,21 @@ Layout::Layout(const ModelSpec& m, const ParallelSpec& par) : par_(par) {
     fail("--ep {} does not divide --dp {}; expert-parallel groups are made of data-parallel ranks", par.ep,
          par.dp);
   }
-  if (m.moe() && t > 1 && !par.sp) {
+  if (m.moe() && par.tp > 1 && !par.sp) {
     fail("--tp {} with a mixture of experts needs --sp (Megatron-Core requires sequence parallelism "
-         "there: each rank routes its own slice of the tokens)", t);
+         "there: each rank routes its own slice of the tokens)", par.tp);
   }
+}
 
-  if (par.global_batch == 0) par_.global_batch = par.microbatch * par.dp;
-  if (par_.global_batch % (par.microbatch * par.dp) != 0) {
-    fail("--global-batch {} is not a multiple of --microbatch {} x --dp {}; expected whole microbatches "
-         "per data-parallel rank", par_.global_batch, par.microbatch, par.dp);
-  }
-  microbatches_ = par_.global_batch / (par.microbatch * par.dp);
-
+// The pipeline schedule against the microbatches per pipeline and the layers per model chunk.
+void check_schedule(const ModelSpec& m, const ParallelSpec& par, std::uint64_t microbatches) {
   if (par.schedule == Schedule::kInterleaved) {
     if (par.pp < 2) fail("--schedule interleaved: expected --pp of at least 2, got {}", par.pp);
     if (par.vpp < 2) fail("--schedule interleaved: expected --vpp of at least 2, got {}", par.vpp);
-    if (microbatches_ % par.pp != 0) {
+    if (microbatches % par.pp != 0) {
       fail("--schedule interleaved: the {} microbatches per pipeline (--global-batch / (--microbatch x --dp)) "
            "are not a multiple of --pp {}, as Megatron-LM's interleaved schedule requires",
-           microbatches_, par.pp);
+           microbatches, par.pp);
     }
   } else if (par.vpp != 1) {
     fail("--vpp {}: expected --schedule interleaved (other schedules hold one model chunk per stage)", par.vpp);
@@ -100,13 +103,9 @@ Layout::Layout(const ModelSpec& m, const ParallelSpec& par) : par_(par) {
     fail("--layers {} is not a multiple of --pp {} x --vpp {}; expected the same number of layers per "
          "model chunk", m.layers, par.pp, par.vpp);
   }
-  layers_per_chunk_ = m.layers / (par.pp * par.vpp);
-  // Pipeline tags: two per (microbatch, model-chunk boundary), kept below the tag space of 5e8.
-  if (microbatches_ * par.pp * par.vpp >= 200'000'000) {
-    fail("--global-batch {}: {} microbatches x {} model chunks is too many; expected fewer than 2e8",
-         par_.global_batch, microbatches_, par.pp * par.vpp);
-  }
+}
 
+void check_zero(const ModelSpec& m, const ParallelSpec& par) {
   if (par.zero > 3) fail("--zero {}: expected a ZeRO stage 0, 1, 2 or 3", par.zero);
   if (par.zero >= 2 && par.pp > 1) {
     fail("--zero {} with --pp {}: DeepSpeed's pipeline engine supports ZeRO stages 0 and 1 only; expected "
@@ -115,6 +114,29 @@ Layout::Layout(const ModelSpec& m, const ParallelSpec& par) : par_(par) {
   if (par.zero == 3 && m.moe()) {
     fail("--zero 3 with a mixture of experts is not modelled; expected --zero 0, 1 or 2");
   }
+}
+
+}  // namespace
+
+Layout::Layout(const ModelSpec& m, const ParallelSpec& par) : par_(par) {
+  check_model(m);
+  ranks_ = check_sizes(m, par);
+  check_tensor_split(m, par);
+  check_experts(m, par);
+  if (par.global_batch == 0) par_.global_batch = par.microbatch * par.dp;
+  if (par_.global_batch % (par.microbatch * par.dp) != 0) {
+    fail("--global-batch {} is not a multiple of --microbatch {} x --dp {}; expected whole microbatches "
+         "per data-parallel rank", par_.global_batch, par.microbatch, par.dp);
+  }
+  microbatches_ = par_.global_batch / (par.microbatch * par.dp);
+  check_schedule(m, par, microbatches_);
+  layers_per_chunk_ = m.layers / (par.pp * par.vpp);
+  // Pipeline tags: two per (microbatch, model-chunk boundary), kept below the tag space of 5e8.
+  if (microbatches_ * par.pp * par.vpp >= 200'000'000) {
+    fail("--global-batch {}: {} microbatches x {} model chunks is too many; expected fewer than 2e8",
+         par_.global_batch, microbatches_, par.pp * par.vpp);
+  }
+  check_zero(m, par);
   tied_group_ = m.tied_embeddings && par.pp > 1;
   moe_ = m.moe();
 

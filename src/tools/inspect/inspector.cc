@@ -242,29 +242,42 @@ std::string cycle_text(const std::vector<std::uint32_t>& component, const Adjace
   return loop + std::to_string(nodes[path.back()].id());
 }
 
-// The dependency structure: problems with it, cycles, and the critical path.
-void check_graph(const chakra::Trace& trace, Checker& c) {
-  TraceSummary& s = c.s;
-  const auto& nodes = trace.nodes;
-  // (id, index) sorted: the first of a repeated id is the one dependencies resolve to.
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> by_id(nodes.size());
-  for (std::uint32_t i = 0; i < nodes.size(); ++i) by_id[i] = {nodes[i].id(), i};
-  std::sort(by_id.begin(), by_id.end());
-  auto index_of = [&](std::uint64_t id) -> std::optional<std::uint32_t> {
-    auto it = std::lower_bound(by_id.begin(), by_id.end(), std::pair<std::uint64_t, std::uint32_t>{id, 0});
-    if (it == by_id.end() || it->first != id) return std::nullopt;
-    return it->second;
-  };
-  std::size_t unique_ids = 0;
-  for (std::size_t k = 0; k < by_id.size();) {
-    std::size_t end = k + 1;
-    while (end < by_id.size() && by_id[end].first == by_id[k].first) ++end;
-    if (end - k > 1) {
-      c.error(nodes[by_id[k].second], fmt::format("its id appears {} times; ids must be unique within a file", end - k));
-    }
-    ++unique_ids;
-    k = end;
+// Node ids sorted with their indices: the first of a repeated id is the one dependencies
+// resolve to.
+class IdIndex {
+ public:
+  explicit IdIndex(const std::vector<Node>& nodes) : by_id_(nodes.size()) {
+    for (std::uint32_t i = 0; i < by_id_.size(); ++i) by_id_[i] = {nodes[i].id(), i};
+    std::sort(by_id_.begin(), by_id_.end());
   }
+  std::optional<std::uint32_t> operator()(std::uint64_t id) const {
+    auto it = std::lower_bound(by_id_.begin(), by_id_.end(), std::pair<std::uint64_t, std::uint32_t>{id, 0});
+    if (it == by_id_.end() || it->first != id) return std::nullopt;
+    return it->second;
+  }
+  // Reports every repeated id; returns the number of distinct ids.
+  std::size_t check_unique(const chakra::Trace& trace, Checker& c) const {
+    std::size_t unique_ids = 0;
+    for (std::size_t k = 0; k < by_id_.size();) {
+      std::size_t end = k + 1;
+      while (end < by_id_.size() && by_id_[end].first == by_id_[k].first) ++end;
+      if (end - k > 1) {
+        c.error(trace.nodes[by_id_[k].second], fmt::format("its id appears {} times; ids must be unique within a file", end - k));
+      }
+      ++unique_ids;
+      k = end;
+    }
+    return unique_ids;
+  }
+
+ private:
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> by_id_;
+};
+
+// Every node's parents (deduplicated), reporting dependencies on missing nodes, on the node
+// itself, and data dependencies listed twice.
+Adjacency read_parents(const chakra::Trace& trace, const IdIndex& index_of, Checker& c) {
+  const auto& nodes = trace.nodes;
   Adjacency parents;
   parents.items.reserve(nodes.size());
   for (std::uint32_t i = 0; i < nodes.size(); ++i) {
@@ -295,12 +308,14 @@ void check_graph(const chakra::Trace& trace, Checker& c) {
     parents.items.erase(std::unique(mine, parents.items.end()), parents.items.end());
     parents.begin.push_back(static_cast<std::uint32_t>(parents.items.size()));
   }
-  for (const auto& component : cycles(parents)) {
-    c.add(Severity::kError, &nodes[component.front()],
-          fmt::format("dependency cycle among {} nodes, e.g. {}; a trace must be a DAG", component.size(),
-                      cycle_text(component, parents, nodes)));
-  }
-  // Longest path by duration, in dependency order (Kahn); undefined when some node never frees.
+  return parents;
+}
+
+// The longest path by duration (and, among equals, by hops), in dependency order (Kahn); set
+// only when every distinct node is freed (no cycle keeps some waiting).
+void critical_path(const chakra::Trace& trace, const Adjacency& parents, const IdIndex& index_of,
+                   std::size_t unique_ids, TraceSummary& s) {
+  const auto& nodes = trace.nodes;
   Adjacency children;
   children.begin.assign(nodes.size() + 1, 0);
   for (std::uint32_t p : parents.items) ++children.begin[p + 1];
@@ -332,6 +347,19 @@ void check_graph(const chakra::Trace& trace, Checker& c) {
     s.critical_path_micros = best;
     s.critical_path_nodes = best_hops;
   }
+}
+
+// The dependency structure: problems with it, cycles, and the critical path.
+void check_graph(const chakra::Trace& trace, Checker& c) {
+  const IdIndex index_of(trace.nodes);
+  const std::size_t unique_ids = index_of.check_unique(trace, c);
+  const Adjacency parents = read_parents(trace, index_of, c);
+  for (const auto& component : cycles(parents)) {
+    c.add(Severity::kError, &trace.nodes[component.front()],
+          fmt::format("dependency cycle among {} nodes, e.g. {}; a trace must be a DAG", component.size(),
+                      cycle_text(component, parents, trace.nodes)));
+  }
+  critical_path(trace, parents, index_of, unique_ids, c.s);
 }
 
 }  // namespace

@@ -59,6 +59,128 @@ int int_attr(const pugi::xml_node& node, const char* name, const std::string& so
   return value;
 }
 
+// One <gpu> of the XML: its thread blocks' steps (pass 1), then its trace (pass 2).
+class GpuConverter {
+ public:
+  GpuConverter(const pugi::xml_node& gpu, const std::string& source, const MscclOptions& options)
+      : source_(source), gpu_id_(int_attr(gpu, "id", source)) {
+    int chunks = int_attr(gpu, "i_chunks", source);
+    if (chunks == 0) chunks = int_attr(gpu, "o_chunks", source);
+    if (chunks <= 0) {
+      fail("{}: <gpu id=\"{}\"> has no input or output chunks; expected i_chunks or o_chunks > 0", source, gpu_id_);
+    }
+    std::uint64_t chunk_bytes = options.collective_bytes / static_cast<std::uint64_t>(chunks);
+    if (options.collective == "allgather" || options.collective == "reduce") chunk_bytes = options.collective_bytes;
+    read_blocks(gpu, chunk_bytes);
+  }
+  int gpu_id() const { return gpu_id_; }
+
+  // Pass 2: nodes, with the cross-block dependency first, then the previous step of the block.
+  void write(chakra::Trace& trace) const {
+    for (const Block& b : blocks_) {
+      for (const Step& s : b.steps) {
+        if (s.kind != StepKind::kNop) write_step(trace, b, s, dependencies(b, s));
+      }
+    }
+  }
+
+ private:
+  // Pass 1: steps and node ids (every step takes an id, a nop too; rrc takes two).
+  void read_blocks(const pugi::xml_node& gpu, std::uint64_t chunk_bytes) {
+    std::int64_t next_id = 0;
+    for (const pugi::xml_node tb : gpu.children("tb")) {
+      Block b;
+      b.id = int_attr(tb, "id", source_);
+      b.send_to = int_attr(tb, "send", source_);
+      b.recv_from = int_attr(tb, "recv", source_);
+      b.channel = int_attr(tb, "chan", source_);
+      for (const pugi::xml_node st : tb.children("step")) {
+        Step s;
+        s.id = int_attr(st, "s", source_);
+        s.dep_block = int_attr(st, "depid", source_);
+        s.dep_step = int_attr(st, "deps", source_);
+        s.bytes = chunk_bytes * static_cast<std::uint64_t>(int_attr(st, "cnt", source_));
+        const std::string type = st.attribute("type").value();
+        s.first_node = next_id++;
+        s.last_node = s.first_node;
+        if (type == "s") s.kind = StepKind::kSend;
+        else if (type == "r") s.kind = StepKind::kRecv;
+        else if (type == "rrc") {
+          s.kind = StepKind::kRecvReduce;
+          s.last_node = next_id++;
+        } else if (type == "nop") {
+          s.kind = StepKind::kNop;
+        } else {
+          fail("{}: gpu {} tb {} step {}: step type \"{}\" is not supported; expected s, r, rrc or nop", source_,
+               gpu_id_, b.id, s.id, type);
+        }
+        b.steps.push_back(s);
+      }
+      blocks_.push_back(std::move(b));
+    }
+  }
+
+  const Step& find_step(int block, int step, const Block& from, const Step& who) const {
+    for (const Block& b : blocks_) {
+      if (b.id != block) continue;
+      if (const Step* s = b.find(step)) return *s;
+    }
+    fail("{}: gpu {} tb {} step {} depends on tb {} step {}, which does not exist", source_, gpu_id_, from.id, who.id,
+         block, step);
+  }
+
+  // The step's cross-block dependency, then the previous step of its block, walking back over
+  // nops, which hand on their own cross-block dependencies.
+  std::vector<std::uint64_t> dependencies(const Block& b, const Step& s) const {
+    std::vector<std::uint64_t> deps;
+    auto depend_on = [&](const Step& parent) {
+      if (parent.kind == StepKind::kNop) fail("{}: gpu {} tb {} step {} depends on a nop step", source_, gpu_id_, b.id, s.id);
+      deps.push_back(static_cast<std::uint64_t>(parent.last_node));
+    };
+    if (s.dep_block != -1) depend_on(find_step(s.dep_block, s.dep_step, b, s));
+    if (s.id != 0) {
+      int prev = s.id - 1;
+      const Step* p = b.find(prev);
+      if (p == nullptr) fail("{}: gpu {} tb {} has no step {} before step {}", source_, gpu_id_, b.id, prev, s.id);
+      while (p != nullptr && p->kind == StepKind::kNop) {
+        if (p->dep_block != -1) depend_on(find_step(p->dep_block, p->dep_step, b, *p));
+        p = --prev < 0 ? nullptr : b.find(prev);
+      }
+      if (p != nullptr) depend_on(*p);
+    }
+    return deps;
+  }
+
+  // A send or receive node, and for rrc the reduction after it.
+  static void write_step(chakra::Trace& trace, const Block& b, const Step& s, const std::vector<std::uint64_t>& deps) {
+    const std::string suffix = fmt::format("_tb{}_step{}", b.id, s.id);
+    const bool send = s.kind == StepKind::kSend;
+    const chakra::NodeType type = send ? chakra::NodeType::kCommSend : chakra::NodeType::kCommRecv;
+    chakra::Node& n = trace.nodes.emplace_back();
+    n.set_id(static_cast<std::uint64_t>(s.first_node));
+    n.set_name((send ? "COMM_SEND_NODE" : "COMM_RECV_NODE") + suffix);
+    n.set_type(static_cast<ChakraProtoMsg::NodeType>(type));
+    for (std::uint64_t d : deps) n.add_data_deps(d);
+    // The reference stores the node type in comm_type, a value of no meaning here.
+    *n.add_attr() = chakra::make_int64("comm_type", static_cast<std::int64_t>(type));
+    *n.add_attr() = chakra::make_int64("comm_size", static_cast<std::int64_t>(s.bytes));
+    *n.add_attr() = chakra::make_int32(send ? "comm_dst" : "comm_src", send ? b.send_to : b.recv_from);
+    *n.add_attr() = chakra::make_int32("comm_tag", b.channel);
+    if (s.kind == StepKind::kRecvReduce) {
+      chakra::Node& c = trace.nodes.emplace_back();
+      c.set_id(static_cast<std::uint64_t>(s.last_node));
+      c.set_name("COMP_NODE" + suffix);
+      c.set_type(ChakraProtoMsg::COMP_NODE);
+      c.add_data_deps(static_cast<std::uint64_t>(s.first_node));
+      c.set_duration_micros(reduction_micros(s.bytes));
+    }
+  }
+
+  const std::string& source_;
+  int gpu_id_;
+  std::vector<Block> blocks_;
+};
+
 }  // namespace
 
 std::map<int, chakra::Trace> convert_msccl(const std::string& xml, const std::string& source,
@@ -82,108 +204,10 @@ std::map<int, chakra::Trace> convert_msccl(const std::string& xml, const std::st
 
   std::map<int, chakra::Trace> out;
   for (const pugi::xml_node gpu : algo.children("gpu")) {
-    const int gpu_id = int_attr(gpu, "id", source);
-    int chunks = int_attr(gpu, "i_chunks", source);
-    if (chunks == 0) chunks = int_attr(gpu, "o_chunks", source);
-    if (chunks <= 0) fail("{}: <gpu id=\"{}\"> has no input or output chunks; expected i_chunks or o_chunks > 0", source, gpu_id);
-    std::uint64_t chunk_bytes = options.collective_bytes / static_cast<std::uint64_t>(chunks);
-    if (options.collective == "allgather" || options.collective == "reduce") chunk_bytes = options.collective_bytes;
-
-    // Pass 1: steps and node ids (every step takes an id, a nop too; rrc takes two).
-    std::vector<Block> blocks;
-    std::int64_t next_id = 0;
-    for (const pugi::xml_node tb : gpu.children("tb")) {
-      Block b;
-      b.id = int_attr(tb, "id", source);
-      b.send_to = int_attr(tb, "send", source);
-      b.recv_from = int_attr(tb, "recv", source);
-      b.channel = int_attr(tb, "chan", source);
-      for (const pugi::xml_node st : tb.children("step")) {
-        Step s;
-        s.id = int_attr(st, "s", source);
-        s.dep_block = int_attr(st, "depid", source);
-        s.dep_step = int_attr(st, "deps", source);
-        s.bytes = chunk_bytes * static_cast<std::uint64_t>(int_attr(st, "cnt", source));
-        const std::string type = st.attribute("type").value();
-        s.first_node = next_id++;
-        s.last_node = s.first_node;
-        if (type == "s") s.kind = StepKind::kSend;
-        else if (type == "r") s.kind = StepKind::kRecv;
-        else if (type == "rrc") {
-          s.kind = StepKind::kRecvReduce;
-          s.last_node = next_id++;
-        } else if (type == "nop") {
-          s.kind = StepKind::kNop;
-        } else {
-          fail("{}: gpu {} tb {} step {}: step type \"{}\" is not supported; expected s, r, rrc or nop", source,
-               gpu_id, b.id, s.id, type);
-        }
-        b.steps.push_back(s);
-      }
-      blocks.push_back(std::move(b));
-    }
-    auto find_step = [&](int block, int step, const Block& from, const Step& who) -> const Step& {
-      for (const Block& b : blocks) {
-        if (b.id != block) continue;
-        if (const Step* s = b.find(step)) return *s;
-      }
-      fail("{}: gpu {} tb {} step {} depends on tb {} step {}, which does not exist", source, gpu_id, from.id, who.id,
-           block, step);
-    };
-
-    // Pass 2: nodes, with the cross-block dependency first, then the previous step of the block
-    // (walking back over nops, which hand on their own cross-block dependencies).
-    chakra::Trace& trace = out[gpu_id];
+    const GpuConverter converter(gpu, source, options);
+    chakra::Trace& trace = out[converter.gpu_id()];
     trace.metadata = templ.metadata;
-    for (const Block& b : blocks) {
-      for (const Step& s : b.steps) {
-        if (s.kind == StepKind::kNop) continue;
-        std::vector<std::uint64_t> deps;
-        auto depend_on = [&](const Step& parent) {
-          if (parent.kind == StepKind::kNop) {
-            fail("{}: gpu {} tb {} step {} depends on a nop step", source, gpu_id, b.id, s.id);
-          }
-          deps.push_back(static_cast<std::uint64_t>(parent.last_node));
-        };
-        if (s.dep_block != -1) depend_on(find_step(s.dep_block, s.dep_step, b, s));
-        if (s.id != 0) {
-          int prev = s.id - 1;
-          const Step* p = b.find(prev);
-          if (p == nullptr) fail("{}: gpu {} tb {} has no step {} before step {}", source, gpu_id, b.id, prev, s.id);
-          while (p != nullptr && p->kind == StepKind::kNop) {
-            if (p->dep_block != -1) depend_on(find_step(p->dep_block, p->dep_step, b, *p));
-            p = --prev < 0 ? nullptr : b.find(prev);
-          }
-          if (p != nullptr) depend_on(*p);
-        }
-        const std::string suffix = fmt::format("_tb{}_step{}", b.id, s.id);
-        auto comm = [&](chakra::NodeType type, const char* peer_name, int peer) {
-          chakra::Node& n = trace.nodes.emplace_back();
-          n.set_id(static_cast<std::uint64_t>(s.first_node));
-          n.set_name((type == chakra::NodeType::kCommSend ? "COMM_SEND_NODE" : "COMM_RECV_NODE") + suffix);
-          n.set_type(static_cast<ChakraProtoMsg::NodeType>(type));
-          for (std::uint64_t d : deps) n.add_data_deps(d);
-          // The reference stores the node type in comm_type, a value of no meaning here.
-          *n.add_attr() = chakra::make_int64("comm_type", static_cast<std::int64_t>(type));
-          *n.add_attr() = chakra::make_int64("comm_size", static_cast<std::int64_t>(s.bytes));
-          *n.add_attr() = chakra::make_int32(peer_name, peer);
-          *n.add_attr() = chakra::make_int32("comm_tag", b.channel);
-        };
-        if (s.kind == StepKind::kSend) {
-          comm(chakra::NodeType::kCommSend, "comm_dst", b.send_to);
-        } else {
-          comm(chakra::NodeType::kCommRecv, "comm_src", b.recv_from);
-        }
-        if (s.kind == StepKind::kRecvReduce) {
-          chakra::Node& c = trace.nodes.emplace_back();
-          c.set_id(static_cast<std::uint64_t>(s.last_node));
-          c.set_name("COMP_NODE" + suffix);
-          c.set_type(ChakraProtoMsg::COMP_NODE);
-          c.add_data_deps(static_cast<std::uint64_t>(s.first_node));
-          c.set_duration_micros(reduction_micros(s.bytes));
-        }
-      }
-    }
+    converter.write(trace);
   }
   if (out.empty()) fail("{}: the <algo> has no <gpu> elements", source);
   return out;
