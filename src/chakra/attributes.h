@@ -1,5 +1,5 @@
 // Typed access to a node's attributes with the conversions of the current Chakra feeder
-// (CHAKRA-FORMAT.md §1.5): any integer member (int32/64, uint32/64, sint, fixed, sfixed, bool)
+// (docs/chakra-format.md §1.6): any integer member (int32/64, uint32/64, sint, fixed, sfixed, bool)
 // reads as an integer, any number reads as a double, strings only as strings. Lookup is by the
 // first attribute with the name. A present attribute of an unusable type throws Error naming the
 // attribute, its stored type and what was expected; an absent one gives std::nullopt.

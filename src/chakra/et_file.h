@@ -1,5 +1,5 @@
 // Reading and writing Chakra .et files: a GlobalMetadata message then Node messages, each
-// prefixed by its length as a base-128 varint (CHAKRA-FORMAT.md §1.1). Unknown fields and enum
+// prefixed by its length as a base-128 varint (docs/chakra-format.md §1.1). Unknown fields and enum
 // values are kept, so what we read writes back unchanged.
 #pragma once
 

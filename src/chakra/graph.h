@@ -3,7 +3,7 @@
 // fixed record. Built from a Trace; the protobuf messages are not kept.
 //
 // Dependencies are the union of data_deps and ctrl_deps with duplicates collapsed, as the
-// current Chakra feeder resolves them (CHAKRA-FORMAT.md §2.3). Building rejects, with an error
+// current Chakra feeder resolves them (docs/chakra-format.md §2). Building rejects, with an error
 // naming the file and the node: duplicate ids, a dependency on an id not in the file, and
 // dependency cycles.
 #pragma once

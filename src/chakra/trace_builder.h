@@ -25,7 +25,7 @@
 namespace chakrasim::chakra {
 
 // The next node id. Builders given the same counter number their nodes as one sequence, as
-// the reference generator and text converter do across all rank files (CHAKRA-FORMAT.md §1.4).
+// the reference generator and text converter do across all rank files (docs/chakra-format.md §1.5).
 struct IdCounter {
   std::uint64_t next = 0;
 };

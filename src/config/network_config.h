@@ -1,4 +1,4 @@
-// Reading the analytical network YAML (ASTRA-SIM-BEHAVIOUR.md §1.2):
+// Reading the analytical network YAML (docs/astra-sim-model.md §1.2):
 //   topology:   [ Ring, FullyConnected, Switch ]   one entry per dimension, dimension 0 first
 //   npus_count: [ 2, 8, 4 ]                        NPUs per dimension
 //   bandwidth:  [ 200.0, 100.0, 50.0 ]             GB/s per link and direction (GB = 2^30 B)

@@ -1,4 +1,4 @@
-// Reading the system-layer JSON (ASTRA-SIM-BEHAVIOUR.md §1.3). Every key is listed once in a
+// Reading the system-layer JSON (docs/astra-sim-model.md §1.3). Every key is listed once in a
 // table (system_config.cc) with its type, unit, default and meaning; that table drives parsing,
 // the error messages and `chakrasim run --help-system`.
 #pragma once

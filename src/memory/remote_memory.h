@@ -1,4 +1,4 @@
-// The analytical remote (disaggregated) memory (ASTRA-SIM-BEHAVIOUR.md §1.4): an access of
+// The analytical remote (disaggregated) memory (docs/astra-sim-model.md §1.4): an access of
 // `bytes` takes latency + floor(bytes / bandwidth) ns. PER_NPU memory serves every access at
 // once; PER_NODE has one first-come-first-served server per node of NPUs; MEMORY_POOL one for
 // all NPUs. It models no caching, no bank conflicts and no difference between loads and stores.

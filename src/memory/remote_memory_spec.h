@@ -1,4 +1,4 @@
-// What the user says about remote (disaggregated) memory (ASTRA-SIM-BEHAVIOUR.md §1.4).
+// What the user says about remote (disaggregated) memory (docs/astra-sim-model.md §1.4).
 #pragma once
 
 #include <cstdint>

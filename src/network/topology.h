@@ -1,5 +1,5 @@
 // A multi-dimensional physical topology: each dimension is a Ring, a FullyConnected group or a
-// Switch of `npus` NPUs with a per-link bandwidth and latency (ASTRA-SIM-BEHAVIOUR.md §1.2).
+// Switch of `npus` NPUs with a per-link bandwidth and latency (docs/astra-sim-model.md §1.2).
 // Rank <-> coordinates: dimension 0 varies fastest, rank = c0 + n0*(c1 + n1*(c2 + ...)).
 #pragma once
 

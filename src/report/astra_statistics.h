@@ -1,4 +1,4 @@
-// The reference's per-NPU statistics block (ASTRA-SIM-BEHAVIOUR.md §3.1), computed from the
+// The reference's per-NPU statistics block (docs/astra-sim-model.md §8), computed from the
 // node log: wall time, the union of busy intervals per operator type, compute-communication
 // overlap and, with the roofline, its utilisation figures. Unlike the reference it never
 // aborts on METADATA, CPU, INVALID or memory nodes, and its type lines come in a fixed order.

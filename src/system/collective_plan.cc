@@ -66,7 +66,7 @@ void check_phase(const PhasePlan& p) {
 
 namespace {
 
-// A custom algorithm: one stream, one phase over every NPU, no chunking (§2.3 item 5).
+// A custom algorithm: one stream, one phase over every NPU, no chunking (docs/astra-sim-model.md §4.4).
 ChunkPlan plan_custom(const SystemSpec& spec, const network::Topology& topology, CollectiveKind kind,
                       std::uint64_t bytes, const std::vector<NpuId>* group) {
   if (group != nullptr && group->size() != topology.npu_count()) {

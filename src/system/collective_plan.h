@@ -1,4 +1,4 @@
-// How a collective becomes chunks and phases (ASTRA-SIM-BEHAVIOUR.md §2.3): the chunk size
+// How a collective becomes chunks and phases (docs/astra-sim-model.md §4.1): the chunk size
 // and count from `preferred-dataset-splits`, and the ordered list of per-dimension phases each
 // chunk runs. Pure functions of the spec and topology, so they are tested on their own.
 #pragma once
@@ -11,7 +11,7 @@
 
 namespace chakrasim::system {
 
-// Which queue allocator a phase draws from (§2.4).
+// Which queue allocator a phase draws from (§4.2).
 enum class QueuePick : std::uint8_t { kRoundRobin, kFirstHalf, kSecondHalf };
 
 struct PhasePlan {

@@ -1,5 +1,5 @@
 // Communicator groups: group id (>= 1) -> member NPUs in the order the file lists them
-// (ASTRA-SIM-BEHAVIOUR.md §1.5).
+// (docs/astra-sim-model.md §1.5).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// A custom collective algorithm (CHAKRA-FORMAT.md §6): each NPU replays its own algorithm ET,
+// A custom collective algorithm (docs/chakra-format.md §7): each NPU replays its own algorithm ET,
 // PREFIX.<position>.et, made of COMM_SEND, COMM_RECV and COMP nodes with data dependencies.
 // Every dependency-free node is issued at once, with no resource limits, in ascending id: a send
 // completes when its message has arrived, a receive when its message is matched, a COMP after

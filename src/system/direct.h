@@ -1,6 +1,6 @@
 // The direct algorithm ("direct", "direct<W>", "oneDirect"; the reference's AllToAll class, a
 // Ring with a rotating peer) as a state machine, step for step the reference
-// (ASTRA-SIM-BEHAVIOUR.md §2.6). The k-th message this NPU prepares goes to the peer
+// (docs/astra-sim-model.md §5). The k-th message this NPU prepares goes to the peer
 // (k mod (n-1)) + 1 positions away in the phase's direction and its matching receive comes from
 // as far the other way, so the first n-1 messages reach every peer once. Up to W messages are
 // prepared at a time (W = n-1 unless direct<W> says fewer). Per phase, n = ring size,

@@ -1,5 +1,5 @@
 // The double binary tree all-reduce ("doubleBinaryTree") as a state machine, step for step the
-// reference's DoubleBinaryTreeAllReduce (ASTRA-SIM-BEHAVIOUR.md §2.6). It runs an all-reduce of
+// reference's DoubleBinaryTreeAllReduce (docs/astra-sim-model.md §5). It runs an all-reduce of
 // the whole phase data c whatever the phase's kind, so its data keeps its size.
 //
 // The trees, over ring positions 0..n-1 (n a power of two; the planner checks): a root with a

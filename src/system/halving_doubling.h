@@ -1,5 +1,5 @@
 // Halving-doubling ("halvingDoubling", "oneHalvingDoubling") as a state machine, step for step
-// the reference's HalvingDoubling (ASTRA-SIM-BEHAVIOUR.md §2.6). The ring size n is a power of
+// the reference's HalvingDoubling (docs/astra-sim-model.md §5). The ring size n is a power of
 // two (the planner checks). One message is in flight at a time, exchanged with a partner at ring
 // distance d: towards higher positions when floor(index / d) is even, else towards lower ones.
 //   reduce-scatter  sizes c/2, c/4, ..., c/n at distances 1, 2, ..., n/2

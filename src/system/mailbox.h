@@ -1,5 +1,5 @@
-// Send/receive matching, as the reference's analytical frontends do it (ASTRA-SIM-BEHAVIOUR.md
-// §2.7.1): a message is known by (tag, src, dst, bytes), and for each such key the k-th send
+// Send/receive matching, as the reference's analytical frontends do it (docs/astra-sim-model.md
+// §6.1): a message is known by (tag, src, dst, bytes), and for each such key the k-th send
 // pairs with the k-th receive. A receive posted after its message arrived completes at once.
 #pragma once
 

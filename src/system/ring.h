@@ -1,5 +1,5 @@
-// The ring algorithm as a state machine, step for step the reference's Ring (ASTRA-SIM-BEHAVIOUR.md
-// §2.6): every step moves `msg_bytes` to the ring successor after an endpoint delay, and the
+// The ring algorithm as a state machine, step for step the reference's Ring (docs/astra-sim-model.md
+// §5): every step moves `msg_bytes` to the ring successor after an endpoint delay, and the
 // steps that receive reduced data also pay the reduction cost. Per-phase time without
 // contention, n = ring size, c = phase data:
 //   all-reduce      2(n-1)(E + T(c/n)) + (n-1) P(c/n) + E

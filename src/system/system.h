@@ -1,6 +1,6 @@
 // The system layer: turns each NPU's collectives into chunks ("streams"), runs every chunk
 // through its per-dimension phases under the queue and concurrency rules of the reference
-// (ASTRA-SIM-BEHAVIOUR.md §2.3-2.5), drives the phase algorithms, charges the endpoint delay
+// (docs/astra-sim-model.md §4.1-4.3), drives the phase algorithms, charges the endpoint delay
 // and reduction cost of every step, carries point-to-point sends and receives (with the
 // optional rendezvous handshake), and matches messages coming back from the network.
 //

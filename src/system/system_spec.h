@@ -1,5 +1,5 @@
 // What the system layer is told by the user: the system JSON's collective keys and the
-// scheduling flags (ASTRA-SIM-BEHAVIOUR.md §1.3, §2.3-2.5). Parsed in config/.
+// scheduling flags (docs/astra-sim-model.md §1.3, §4.1-4.3). Parsed in config/.
 #pragma once
 
 #include <array>
@@ -13,7 +13,7 @@ enum class CollectiveKind : std::uint8_t { kAllReduce, kAllGather, kReduceScatte
 inline constexpr std::size_t kCollectiveKinds = 4;
 const char* collective_name(CollectiveKind kind);
 
-// The native algorithms (§2.6): ring, direct (the reference's AllToAll class), halving-doubling
+// The native algorithms (§5): ring, direct (the reference's AllToAll class), halving-doubling
 // and double binary tree.
 // kCustom: a per-rank algorithm ET (`*-implementation-custom`), one phase over all NPUs.
 enum class AlgorithmKind : std::uint8_t { kRing, kDirect, kHalvingDoubling, kDoubleBinaryTree, kCustom };

@@ -1,6 +1,6 @@
 // The workload layer: for every NPU, walks its Chakra graph and issues ready nodes to the
-// compute model and the system layer, as the reference's Workload does (ASTRA-SIM-BEHAVIOUR.md
-// §2.2):
+// compute model and the system layer, as the reference's Workload does (docs/astra-sim-model.md
+// §3):
 //  - a node is ready when all its parents (data and control) have finished;
 //  - each NPU has one CPU slot (is_cpu_op), one GPU-compute slot (COMP) and one GPU-comm slot
 //    (collectives, sends, memory, METADATA, INVALID); receives need no slot;

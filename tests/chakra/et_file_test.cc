@@ -36,7 +36,7 @@ std::string from_hex(const std::string& hex) {
   return out;
 }
 
-// The 81-byte file of CHAKRA-FORMAT.md §1.1 (traces/microbenchmarks/all_reduce/4npus_1MB/all_reduce.0.et).
+// The 81-byte file of docs/chakra-format.md §1.1 (traces/microbenchmarks/all_reduce/4npus_1MB/all_reduce.0.et).
 const std::string kWalkThrough = from_hex(
     "07 0a 05 302e302e34"                                    // GlobalMetadata{version "0.0.4"}
     "48"                                                     // Node, 72 bytes

@@ -2,7 +2,7 @@
 // free node at once, finish them all, repeat. Each "wave" lists the node ids issuable at one
 // step, in ascending order; our Graph must give the same waves as Chakra's v3 feeder (the one
 // ASTRA-sim uses, data and control dependencies) and the old v1 feeder (identical on these
-// DAGs, as CHAKRA-FORMAT.md §2.3 notes).
+// DAGs, as docs/chakra-format.md §2 notes).
 #include <algorithm>
 #include <fstream>
 #include <sstream>

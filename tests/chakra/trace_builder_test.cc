@@ -73,7 +73,7 @@ TEST(TraceBuilder, CollectiveWritesTheMicrobenchmarkAttributes) {
 }
 
 TEST(TraceBuilder, CollectiveSerializesToTheReferenceMicrobenchmarkBytes) {
-  // CHAKRA-FORMAT.md §1.1: traces/microbenchmarks/all_reduce/4npus_1MB/all_reduce.0.et, 81 bytes.
+  // docs/chakra-format.md §1.1: traces/microbenchmarks/all_reduce/4npus_1MB/all_reduce.0.et, 81 bytes.
   static const unsigned char kExpected[] = {
       0x07, 0x0a, 0x05, '0', '.', '0', '.', '4', 0x48, 0x12, 0x14, 'a', 'l', 'l', '_', 'r', 'e', 'd',
       'u', 'c', 'e', '_', '4', 'n', 'p', 'u', 's', '_', '1', 'M', 'B', 0x18, 0x07, 0x52, 0x0e, 0x0a,

@@ -72,7 +72,7 @@ TEST(Cli, RunWithAstraSimFlags) {
   EXPECT_THAT(r.out, HasSubstr(expected_lines(117780, 8)));
 }
 
-// --injection-scale multiplies the explicit endpoint-delay: 15 steps of +10 ns (§4: 96515 for
+// --injection-scale multiplies the explicit endpoint-delay: 15 steps of +10 ns (§9: 96515 for
 // splits 1; with splits 4, 4 chunks x 15 x 10 ns more than 117780).
 TEST(Cli, InjectionScale) {
   DemoFiles f("cli_injection");

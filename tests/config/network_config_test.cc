@@ -27,7 +27,7 @@ std::string parse_error(const std::string& text) {
   return error_of([&] { parse_network(text, "net.yml"); });
 }
 
-// ASTRA-SIM-BEHAVIOUR.md §1.2.
+// docs/astra-sim-model.md §1.2.
 const char* const kExample =
     "topology:   [ Ring, FullyConnected, Switch ]   # one entry per dimension, dim 0 first\n"
     "npus_count: [ 2, 8, 4 ]                        # NPUs per dimension (total = product)\n"

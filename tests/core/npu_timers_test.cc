@@ -175,7 +175,7 @@ TEST(NpuTimers, BucketReuseOverManyRounds) {
   }
 }
 
-// An independent model of the reference's grouping (ASTRA-SIM-BEHAVIOUR.md §2.1): per NPU a map
+// An independent model of the reference's grouping (docs/astra-sim-model.md §2.2): per NPU a map
 // tick -> callbacks, one global event per new (NPU, tick) ordered by (tick, creation order); a
 // firing runs the list including entries appended to it, then forgets the tick.
 class TimerModel {

@@ -1,5 +1,5 @@
 // ASTRA-sim compatibility of the direct, halving-doubling and double-binary-tree algorithms:
-// every figure of ASTRA-SIM-BEHAVIOUR.md §4 that uses them, on both analytical backends, with
+// every figure of docs/astra-sim-model.md §9 that uses them, on both analytical backends, with
 // inputs built in code. Common settings: 1 MiB per NPU, 8 NPUs, 50 GB/s links (53.687 B/ns),
 // 500 ns per hop, E = 10, local-mem-bw 50 (P(s) = 3 floor(s / 50)), LIFO.
 //
@@ -153,7 +153,7 @@ INSTANTIATE_TEST_SUITE_P(
 // Which NPU finishes when on the trees (FC8, CU, 1 MiB, s1): NPU 0 is a leaf of the max-root tree
 // 7 <- 3 <- {1, 5} <- {0, 2, 4, 6}. With T = 20031 and E + P = 62923 the root is done once it
 // has reduced and sent down, at E + 3T + 3(E + P) = 248872; the top node one T and E + P later,
-// 331826; the inner nodes 414780; the leaves T + E after that, 434821 (the §4 figure).
+// 331826; the inner nodes 414780; the leaves T + E after that, 434821 (the §9 figure).
 // With s2 a2 the two 512 KiB chunks run at once on alternate trees (max-root, then min-root),
 // and every NPU is a leaf of one of them, so every NPU ends with the leaves:
 // T = floor(500 + 524288 / 53.687) = 10265, P = 3 * 10485 = 31455:
@@ -179,7 +179,7 @@ TEST(Direct, WindowOfAtLeastNMinusOneIsTheDefault) {
   }
 }
 
-// Algorithms mixed per dimension (derived from the closed forms, not a §4 figure): CU,
+// Algorithms mixed per dimension (derived from the closed forms, not a §9 figure): CU,
 // [Ring 2, FC 4] at 50 GB/s and 500 ns, AR 1 MiB, s1, localBWAware, ["ring", "halvingDoubling"]:
 //   RS on d0 by ring, n = 2: E + T(512 KiB) + P(512 KiB) + E = 10 + 10265 + 31455 + 10 = 41740
 //   AR on d1 by halving-doubling, n = 4, c = 512 KiB: sizes c/2, c/4, c/4, c/2, one reduction

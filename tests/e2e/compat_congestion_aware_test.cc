@@ -1,5 +1,5 @@
 // ASTRA-sim compatibility with the congestion-aware backend: the ring figures of
-// ASTRA-SIM-BEHAVIOUR.md §4 (CA column); EXPECTED.md is checked in reference_microbenchmarks_test.cc.
+// docs/astra-sim-model.md §9 (CA column); EXPECTED.md is checked in reference_microbenchmarks_test.cc.
 #include <gtest/gtest.h>
 
 #include "chakra/attributes.h"
@@ -115,7 +115,7 @@ TEST(CongestionAwareMultiDim, RoutesDimensionByDimensionAndQueues) {
 namespace chakrasim::test {
 namespace {
 
-// The queue quirk of §2.4: with --num-queues-per-dim=2 a localBWAware all-reduce on one
+// The queue quirk of §4.2: with --num-queues-per-dim=2 a localBWAware all-reduce on one
 // dimension draws only from the first half of the queues, so 4 active chunks become 2 per
 // queue on queue 0 alone: AR8 1 MiB, splits 4, CA, 39195 -> 60790.
 TEST(CompatCa, TwoQueuesPerDimensionHalveConcurrency) {

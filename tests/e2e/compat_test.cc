@@ -1,4 +1,4 @@
-// ASTRA-sim compatibility: every congestion-unaware figure of ASTRA-SIM-BEHAVIOUR.md §4 that
+// ASTRA-sim compatibility: every congestion-unaware figure of docs/astra-sim-model.md §9 that
 // uses only the ring algorithms, reproduced exactly with inputs built in code.
 #include <gtest/gtest.h>
 
@@ -77,7 +77,7 @@ TEST(Compat, MultiDimensional) {
                     216278, 64);
 }
 
-// oneRing on the same 64 NPUs is one flat ring charged at dimension 0's cost (§2.7.2): 78949.
+// oneRing on the same 64 NPUs is one flat ring charged at dimension 0's cost (§6.2): 78949.
 TEST(Compat, OneRingOnThreeDimensions) {
   const auto net = network_of({{DimensionKind::kRing, 2, 200, 50},
                                {DimensionKind::kFullyConnected, 8, 100, 500},
@@ -86,7 +86,7 @@ TEST(Compat, OneRingOnThreeDimensions) {
 }
 
 // One implementation token on a 4x4 torus covers only dimension 0: 1 MiB in 4 chunks of 256 KiB,
-// each a 4-NPU ring all-reduce 6(10 + 1720) + 3*3930 + 10 = 22180, in turn: 88720 (§2.3).
+// each a 4-NPU ring all-reduce 6(10 + 1720) + 3*3930 + 10 = 22180, in turn: 88720 (§4.1).
 TEST(Compat, OneTokenCoversOnlyDimensionZero) {
   const auto net = network_of({{DimensionKind::kRing, 4, 50, 500}, {DimensionKind::kRing, 4, 50, 500}});
   expect_all_finish(run(one_collective(net, system_of("ring", 1, 4, 1), chakra::CommType::kAllReduce, kMiB)), 88720, 16);
@@ -144,7 +144,7 @@ namespace chakrasim::test {
 namespace {
 
 // --injection-scale=2 doubles an explicit endpoint-delay: AR8 ring, splits 1, has 15 steps that
-// pay it, so 96365 + 15 x 10 = 96515 (§4). Without the key the default 10 ns is not scaled.
+// pay it, so 96365 + 15 x 10 = 96515 (§9). Without the key the default 10 ns is not scaled.
 TEST(Compat, InjectionScale) {
   config::SystemFlags flags;
   flags.injection_scale = 2;

@@ -1,4 +1,4 @@
-// Custom collectives (CHAKRA-FORMAT.md §6): a per-rank algorithm ET selected by
+// Custom collectives (docs/chakra-format.md §7): a per-rank algorithm ET selected by
 // `*-implementation-custom` replaces the native algorithm.
 #include <fstream>
 

@@ -1,5 +1,5 @@
 // ASTRA-sim compatibility for point-to-point messages (with and without the rendezvous
-// handshake) and communicator groups (ASTRA-SIM-BEHAVIOUR.md §1.5, §2.7.1, §2.7.4, §4).
+// handshake) and communicator groups (docs/astra-sim-model.md §1.5, §6.1, §6.4, §9).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -89,7 +89,7 @@ chakra::Trace group_collective(const std::string& pg_name) {
 // Groups {1: 0..3, 2: 4..7} on Ring8, all-reduce 1 MiB in each, splits 1. Each group is one
 // 4-NPU ring with a fixed 10 ns endpoint delay; the step from NPU 3 back to NPU 0 crosses 3
 // hops of the physical ring (T = 6382 instead of 5382 for 256 KiB), which makes NPU 0 finish
-// at 81540 in CU (a native 4-NPU ring is 79540) and at 101068 in CA (§4 gives sys[0]).
+// at 81540 in CU (a native 4-NPU ring is 79540) and at 101068 in CA (§9 gives sys[0]).
 // In CU the late step reaches NPUs 0 and 1 in the last round and not NPUs 2 and 3: walking
 // the 6 steps (P = 15726 after the first 3 receives) gives 81540, 81540, 80540, 80540.
 TEST(Groups, TwoHalvesOfRing8) {

@@ -51,7 +51,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"all_to_all", 4, 41560}, Case{"all_to_all", 8, 125480}),
     [](const auto& p) { return std::string(p.param.collective) + "_" + std::to_string(p.param.npus); });
 
-// Ring_reducescatter_4npus (§4 repository examples) is the same run as reduce_scatter 4: 22240.
+// Ring_reducescatter_4npus (§9 repository examples) is the same run as reduce_scatter 4: 22240.
 // Ring_allgather_16npus uses the congestion-aware backend and is checked with it.
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The reference's statistics lines, the roofline compute model, remote memory and replay mode
-// (ASTRA-SIM-BEHAVIOUR.md §1.4, §2.8, §3.1, §4).
+// (docs/astra-sim-model.md §1.4, §7, §8, §9).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Tests of the congestion-unaware backend (ASTRA-SIM-BEHAVIOUR.md §2.7.2): exact delays
+// Tests of the congestion-unaware backend (docs/astra-sim-model.md §6.2): exact delays
 // floor(hops * latency + bytes / bytes_per_ns) at the lowest differing dimension, and send()
 // scheduling a kNetwork event that handle() turns into an arrival.
 #include "network/analytical/congestion_unaware.h"
@@ -43,7 +43,7 @@ TopologySpec three_d() {
 
 TEST(CongestionUnaware, RingNeighbourDelays) {
   // Ring 8, 50 GB/s = 53.6870912 B/ns, 500 ns per hop, 0 -> 1 is one hop:
-  //   32768 B:  500 + 32768 / 53.6870912 = 500 + 610.3515625  = 1110.35 -> 1110 (§2.6's T)
+  //   32768 B:  500 + 32768 / 53.6870912 = 500 + 610.3515625  = 1110.35 -> 1110 (§5's T)
   //   65536 B:  500 + 1220.703125                              = 1720.70 -> 1720
   //   131072 B: 500 + 2441.40625                               = 2941.41 -> 2941
   //   1 MiB:    500 + 19531.25                                 = 20031.25 -> 20031 (the p2p anchor)

@@ -1,8 +1,8 @@
 // Tests of the direct, halving-doubling and double-binary-tree state machines
-// (ASTRA-SIM-BEHAVIOUR.md §2.6), each NPU of a ring driven through a recording Io over a tiny
+// (docs/astra-sim-model.md §5), each NPU of a ring driven through a recording Io over a tiny
 // fake network: uniform network time T per message, E per step, P(s) = 3 floor(s / 50) per
 // reducing step, messages matched by (src, dst, bytes) in order. The checks: who sends what to
-// whom, which steps reduce and on what size, one finish per NPU, and the §2.6 closed forms.
+// whom, which steps reduce and on what size, one finish per NPU, and the §5 closed forms.
 // Also the planner rules these algorithms add (collective_plan.h).
 #include <algorithm>
 #include <bit>

@@ -1,4 +1,4 @@
-// Tests of plan_collective and phase_output_bytes (ASTRA-SIM-BEHAVIOUR.md §2.3-2.4): chunk size
+// Tests of plan_collective and phase_output_bytes (docs/astra-sim-model.md §4.1-4.2): chunk size
 // and count, and the phase list per collective kind, optimization, token list and dimension mask.
 #include "system/collective_plan.h"
 
@@ -166,7 +166,7 @@ TEST(CollectivePlan, AllGatherSmallerThanTheSplitsMakesOneByteChunks) {
 // ---- phases ----
 
 TEST(CollectivePlan, LocalBwAwareAllReduceOnThreeDimensions) {
-  // [Ring 2, FC 8, Switch 4], 3 ring tokens, AR 1 MiB, splits 1, c = 1048576 (§2.6 multi-dim):
+  // [Ring 2, FC 8, Switch 4], 3 ring tokens, AR 1 MiB, splits 1, c = 1048576 (§5 multi-dim):
   //   RS(d0, c)      n2 stride 1,  first half  -> c/2  = 524288
   //   RS(d1, c/2)    n8 stride 2,  first half  -> c/16 = 65536
   //   AR(d2, c/16)   n4 stride 16, first half  -> 65536

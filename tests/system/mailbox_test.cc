@@ -1,4 +1,4 @@
-// Tests of Mailbox (ASTRA-SIM-BEHAVIOUR.md §2.7.1): per (tag, bytes, src, dst) the k-th arrival
+// Tests of Mailbox (docs/astra-sim-model.md §6.1): per (tag, bytes, src, dst) the k-th arrival
 // pairs with the k-th receive, in either order, and the counts used by deadlock reports.
 #include "system/mailbox.h"
 

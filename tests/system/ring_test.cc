@@ -1,4 +1,4 @@
-// Tests of RingState (ASTRA-SIM-BEHAVIOUR.md §2.6) driven through a recording Io: the exact
+// Tests of RingState (docs/astra-sim-model.md §5) driven through a recording Io: the exact
 // call sequence, message counts and sizes, reducing steps, one finish, and the closed-form
 // phase times, alone and with the planner and the congestion-unaware delays.
 #include "system/ring.h"
@@ -104,7 +104,7 @@ StepIo drive(CollectiveKind kind, std::uint64_t bytes, std::uint32_t n, Tick t_n
   return io;
 }
 
-// §2.6 closed forms, E = endpoint delay, T = one message's network time, P = one reduction.
+// §5 closed forms, E = endpoint delay, T = one message's network time, P = one reduction.
 Tick closed_form(CollectiveKind kind, std::uint64_t n, Tick e, Tick t, Tick p) {
   switch (kind) {
     case CollectiveKind::kAllReduce: return 2 * (n - 1) * (e + t) + (n - 1) * p + e;
@@ -134,7 +134,7 @@ TEST(Ring, CountsSizesAndOneFinishForEveryKind) {
   //   sends: AR 2(n-1), RS n-1, AG n-1, A2A n(n-1)/2; each send and receive is c/n (c for AG);
   //   bundles = sends + 1; reducing bundles: n-1 for AR and RS, 0 for AG and A2A;
   //   finish() once, as the very last call, with nothing left pending; the time it happens
-  //   is the §2.6 closed form.
+  //   is the §5 closed form.
   constexpr std::uint64_t c = 262144;
   for (std::uint32_t n : {4u, 8u}) {
     for (CollectiveKind kind : kAllKinds) {
@@ -166,7 +166,7 @@ TEST(Ring, CountsSizesAndOneFinishForEveryKind) {
 }
 
 TEST(Ring, AllReduceOfTheTutorialChunkTakes29445) {
-  // §2.6 worked check: Ring 8, c = 262144, c/n = 32768, E = 10, T = 1110, P = 3*floor(655.36)
+  // §5 worked check: Ring 8, c = 262144, c/n = 32768, E = 10, T = 1110, P = 3*floor(655.36)
   // = 1965. 15 bundles (7 reducing) and 14 sends: 14 * (10 + 1110) + 7 * 1965 + 10 = 29445.
   const StepIo io = drive(CollectiveKind::kAllReduce, 262144, 8, 1110, reduction_ns(32768, 50));
   EXPECT_EQ(reduction_ns(32768, 50), 1965u);
@@ -204,7 +204,7 @@ Tick cu_delay(const network::TopologySpec& spec, NpuId to, std::uint64_t bytes) 
 }
 
 TEST(Ring, ReferenceAnchorsForOneMebibyteOnEightNpus) {
-  // Ring 8 @ 50 GB/s, 500 ns, 1 MiB, splits 1, E = 10, local-mem-bw 50 (§4 anchors, CU):
+  // Ring 8 @ 50 GB/s, 500 ns, 1 MiB, splits 1, E = 10, local-mem-bw 50 (§9 anchors, CU):
   //   AR:  c/n = 131072, T = floor(500 + 2441.41) = 2941, P = 3*2621 = 7863:
   //        14 * 2951 + 7 * 7863 + 10 = 96365
   //   RS:  7 * 2951 + 7 * 7863 + 10 = 75708
@@ -253,7 +253,7 @@ SystemSpec ring_system(std::size_t tokens, bool local_bw_aware, bool one_flat = 
 }
 
 TEST(Ring, MultiDimensionalAllReduceMatchesTheReference) {
-  // §2.6 multi-dim check, CU, 3-D [Ring 2 @ 200/50, FC 8 @ 100/500, Switch 4 @ 50/2000],
+  // §5 multi-dim check, CU, 3-D [Ring 2 @ 200/50, FC 8 @ 100/500, Switch 4 @ 50/2000],
   // AR 1 MiB, splits 1, E = 10, local-mem-bw 50:
   //   localBWAware: RS(d0, 1 MiB)   T = floor(50 + 524288/214.75) = 2491, P = 31455: 33966
   //                 RS(d1, 512 KiB) T = floor(500 + 610.35) = 1110,     P = 3930:  35360

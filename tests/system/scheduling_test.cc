@@ -1,5 +1,5 @@
-// Scheduling policies decide which waiting chunk a queue starts next (ASTRA-SIM-BEHAVIOUR.md
-// §1.3, §2.4). Three 1 MiB all-reduces A, B, C start at once on every NPU of a 4-NPU ring with one
+// Scheduling policies decide which waiting chunk a queue starts next (docs/astra-sim-model.md
+// §1.3, §4.2). Three 1 MiB all-reduces A, B, C start at once on every NPU of a 4-NPU ring with one
 // active chunk: A starts at once (nothing runs yet); B and C wait, ordered by priority. Each takes
 // 79540 ns, so they end at 79540, 159080 and 238620.
 //   LIFO (priorities 0, 1, 2): C before B.      FIFO (0, -1, -2): B before C.

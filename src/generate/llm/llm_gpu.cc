@@ -31,7 +31,7 @@ std::string upper(std::string s) {
   return s;
 }
 
-// The network YAML's bandwidth unit is 2^30 B/s (ASTRA-SIM-BEHAVIOUR.md §1.2).
+// The network YAML's bandwidth unit is 2^30 B/s (docs/astra-sim-model.md §1.2).
 double yaml_bandwidth(double gbps) { return gbps * 1e9 / 1073741824.0; }
 
 }  // namespace

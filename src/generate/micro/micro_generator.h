@@ -1,4 +1,4 @@
-// Microbenchmark Chakra ETs (CHAKRA-FORMAT.md §3.6), two kinds:
+// Microbenchmark Chakra ETs (docs/chakra-format.md §6.2), two kinds:
 //
 // - The reference generator's 14 families (chakra_generator), byte-identical to its output:
 //   one_metadata_node_all_types, one_remote_mem_load_node, one_remote_mem_store_node,

@@ -1,4 +1,4 @@
-// The analytical congestion-aware backend (ASTRA-SIM-BEHAVIOUR.md §2.7.3). Links are
+// The analytical congestion-aware backend (docs/astra-sim-model.md §6.3). Links are
 // directional FIFOs with a busy flag: a message holds a link for floor(bytes / bandwidth) ns and
 // reaches the next device floor(latency + bytes / bandwidth) ns after it started, then queues
 // for the next link (store and forward, serialisation paid on every hop).

@@ -1,4 +1,4 @@
-// The analytical congestion-unaware backend (ASTRA-SIM-BEHAVIOUR.md §2.7.2). A message takes
+// The analytical congestion-unaware backend (docs/astra-sim-model.md §6.2). A message takes
 // floor(hops * latency + bytes / bandwidth) ns, with the parameters of the lowest dimension in
 // which source and destination differ. It models per-hop latency and one serialisation
 // (cut-through); it ignores bandwidth sharing between concurrent messages, and charges a

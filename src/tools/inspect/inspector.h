@@ -7,7 +7,7 @@
 // (legal, but likely a mistake or a trap for other tools). Checks, per file: unreadable file,
 // duplicate ids, dependencies on ids not in the file or on the node itself, the same parent
 // listed twice, cycles (each strongly connected set), unknown node types, INVALID nodes,
-// attributes of a type the simulator cannot read (CHAKRA-FORMAT.md §1.5, chakra/attributes.h),
+// attributes of a type the simulator cannot read (docs/chakra-format.md §1.6, chakra/attributes.h),
 // attributes without a value or repeated, what each node type needs (comm_type, a supported
 // collective, comm_size, pg_name a group id, comm_src/dst/tag, tensor_size), empty traces.
 // Across the files of a prefix: missing rank files, peers outside 0..N-1 or the rank itself,

@@ -1,6 +1,6 @@
 // Chakra ET <-> JSON: `chakra jsonize` writes a trace as protobuf canonical JSON (lowerCamelCase
 // keys, 64-bit integers as strings, enum names, default values left out) and `chakra dejsonize`
-// reads it back into the identical .et bytes (CHAKRA-FORMAT.md §3.3).
+// reads it back into the identical .et bytes (docs/chakra-format.md §5).
 //
 // Two forms. The document form (the default) is one valid JSON document,
 //   {"metadata": {GlobalMetadata}, "nodes": [{Node}, ...]}

@@ -1,6 +1,6 @@
 // The trace linker: a PyTorch host execution trace (the JSON the ET observer writes) plus the
 // Kineto device trace of the same run (Chrome-trace JSON) -> the "ET+" JSON that `chakrasim
-// chakra convert pytorch` reads, as `chakra_trace_link` writes it (CHAKRA-FORMAT.md §3.2).
+// chakra convert pytorch` reads, as `chakra_trace_link` writes it (docs/chakra-format.md §4.2).
 //
 // Every host node is kept, its fields as written, renumbered from 0 in host-id order. A host op
 // whose rf_id matches a Kineto CPU op gets that op's `ts`, `inclusive_dur`, `exclusive_dur` (its

@@ -1,4 +1,4 @@
-// MSCCL-IR XML -> per-rank Chakra ETs for custom collectives (CHAKRA-FORMAT.md §6): each
+// MSCCL-IR XML -> per-rank Chakra ETs for custom collectives (docs/chakra-format.md §7): each
 // <step> of a thread block becomes a COMM_SEND (type "s"), a COMM_RECV ("r"), or a COMM_RECV
 // followed by a COMP of the reduction ("rrc"); "nop" steps make no node but pass their
 // cross-block dependency on. Node ids restart at 0 per rank, in block and step order; each step

@@ -1,6 +1,6 @@
 // PyTorch execution trace JSON (a host ET straight from PyTorch, or the host+device "ET+" that
 // trace_link writes) -> one rank's Chakra ET, as the reference `chakra_converter PyTorch` does
-// (CHAKRA-FORMAT.md §3.1.2): every CPU op and each GPU kernel it launched becomes a node, the
+// (docs/chakra-format.md §4.1): every CPU op and each GPU kernel it launched becomes a node, the
 // call tree (ctrl_deps) becomes a chain of data dependencies, NCCL kernels become collectives or
 // sends and receives, and nodes left without any dependency are dropped. Without options the
 // output is byte-identical to the reference's (inputs and outputs are kept as Python's str() of

@@ -40,7 +40,7 @@ void fail_node(const std::string& source, const Op& op, const std::string& what)
 
 namespace {
 
-// Upstream lists "1.1.1-chakra.1.0.0" too (CHAKRA-FORMAT.md calls it broken there); it reads like
+// Upstream lists "1.1.1-chakra.1.0.0" too (docs/chakra-format.md calls it broken there); it reads like
 // 1.1.1-chakra.0.0.4 here.
 constexpr const char* kSchemas[] = {"1.0.2-chakra.0.0.4", "1.0.3-chakra.0.0.4", "1.1.0-chakra.0.0.4",
                                     "1.1.1-chakra.0.0.4", "1.1.1-chakra.1.0.0"};

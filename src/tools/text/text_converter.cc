@@ -1,4 +1,4 @@
-// The reference converter's graphs (CHAKRA-FORMAT.md §3.1.1), rebuilt here pass by pass. Where
+// The reference converter's graphs (docs/chakra-format.md §3), rebuilt here pass by pass. Where
 // it fails or writes a wrong graph, this one differs, and each difference is named at its line:
 //  - blank lines (a trailing newline too many, a gap between layers) are skipped, not fatal;
 //  - CRLF files parse the same as LF ones (the reference did this too, through Python's

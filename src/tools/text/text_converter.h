@@ -1,4 +1,4 @@
-// ASTRA-sim 1.0 text workloads -> per-rank Chakra ETs (CHAKRA-FORMAT.md §3.1.1), as the Chakra
+// ASTRA-sim 1.0 text workloads -> per-rank Chakra ETs (docs/chakra-format.md §3), as the Chakra
 // `chakra_converter Text` writes them: byte-identical on every input the reference converts
 // correctly, with its defects fixed where no golden depends on them (listed atop text_converter.cc).
 //

@@ -1,4 +1,4 @@
-// Chakra ET -> a drawing of its dependency graph (CHAKRA-FORMAT.md §3.4): DOT and GraphML are
+// Chakra ET -> a drawing of its dependency graph (docs/chakra-format.md §6.1): DOT and GraphML are
 // written directly, SVG and PDF by graphviz's `dot` program from the DOT.
 //
 // The graph is the reference `chakra_visualizer`'s: one node per Chakra node, named by its id,

@@ -144,7 +144,7 @@ TEST(Inspect, DeepChains) {
   EXPECT_EQ(s.critical_path_nodes, kNodes);
 }
 
-// Types per CHAKRA-FORMAT.md §1.5 as the simulator reads them; every bad attribute of one node.
+// Types per docs/chakra-format.md §1.6 as the simulator reads them; every bad attribute of one node.
 TEST(Inspect, AttributesOfTheWrongType) {
   TraceBuilder b;
   b.node(NodeType::kCommColl, "bad")
