@@ -65,8 +65,7 @@ std::string value_kind(const Attribute& attr) {
 std::optional<std::int64_t> attr_int(const Node& node, const std::string& name) {
   const Attribute* attr = find_attribute(node, name);
   if (attr == nullptr) return std::nullopt;
-  if (attr->value_case() == Case::kUint64Val &&
-      attr->uint64_val() > static_cast<std::uint64_t>(INT64_MAX)) {
+  if (attr->value_case() == Case::kUint64Val && attr->uint64_val() > static_cast<std::uint64_t>(INT64_MAX)) {
     wrong_type(node, *attr, "an integer that fits in int64");
   }
   auto value = integral(*attr);
@@ -82,8 +81,8 @@ std::optional<std::uint64_t> attr_uint(const Node& node, const std::string& name
   auto value = integral(*attr);
   if (!value) wrong_type(node, *attr, "a non-negative integer");
   if (*value < 0) {
-    fail("node {} (\"{}\"): attribute \"{}\" is {}; expected a non-negative integer", node.id(),
-         node.name(), name, *value);
+    fail("node {} (\"{}\"): attribute \"{}\" is {}; expected a non-negative integer", node.id(), node.name(), name,
+         *value);
   }
   return static_cast<std::uint64_t>(*value);
 }

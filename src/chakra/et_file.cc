@@ -49,11 +49,9 @@ Trace parse_trace(std::string_view bytes, const std::string& source) {
   (void)quiet;
   Trace trace;
   if (bytes.empty()) {
-    fail("{}: the file is empty; expected a Chakra trace (a GlobalMetadata message, then Nodes)",
-         source);
+    fail("{}: the file is empty; expected a Chakra trace (a GlobalMetadata message, then Nodes)", source);
   }
-  if (bytes.size() >= 2 && static_cast<std::uint8_t>(bytes[0]) == 0x1f &&
-      static_cast<std::uint8_t>(bytes[1]) == 0x8b) {
+  if (bytes.size() >= 2 && static_cast<std::uint8_t>(bytes[0]) == 0x1f && static_cast<std::uint8_t>(bytes[1]) == 0x8b) {
     fail("{}: the file is gzip-compressed; decompress it first (gunzip), as ASTRA-sim does not "
          "read compressed traces either",
          source);
@@ -64,8 +62,8 @@ Trace parse_trace(std::string_view bytes, const std::string& source) {
     const std::size_t start = pos;
     std::uint32_t length = 0;
     if (!read_length(bytes, pos, length)) {
-      fail("{}: byte {}: message {} has a malformed or cut-off length prefix (expected a varint32)",
-           source, start, index);
+      fail("{}: byte {}: message {} has a malformed or cut-off length prefix (expected a varint32)", source, start,
+           index);
     }
     if (length > bytes.size() - pos) {
       fail("{}: byte {}: message {} says it is {} bytes long but only {} remain; the file is "
@@ -80,8 +78,8 @@ Trace parse_trace(std::string_view bytes, const std::string& source) {
       ok = trace.nodes.emplace_back().ParseFromArray(data, static_cast<int>(length));
     }
     if (!ok) {
-      fail("{}: byte {}: message {} ({}) is not a valid protobuf message; the file is corrupted",
-           source, start, index, index == 0 ? "GlobalMetadata" : "Node");
+      fail("{}: byte {}: message {} ({}) is not a valid protobuf message; the file is corrupted", source, start, index,
+           index == 0 ? "GlobalMetadata" : "Node");
     }
     pos += length;
     ++index;

@@ -10,15 +10,14 @@
 namespace chakrasim::chakra {
 
 const char* node_type_name(std::uint32_t raw_type) {
-  static const char* const kNames[] = {"INVALID_NODE",   "METADATA_NODE",  "MEM_LOAD_NODE",
-                                       "MEM_STORE_NODE", "COMP_NODE",      "COMM_SEND_NODE",
-                                       "COMM_RECV_NODE", "COMM_COLL_NODE"};
+  static const char* const kNames[] = {"INVALID_NODE", "METADATA_NODE",  "MEM_LOAD_NODE",  "MEM_STORE_NODE",
+                                       "COMP_NODE",    "COMM_SEND_NODE", "COMM_RECV_NODE", "COMM_COLL_NODE"};
   return raw_type < 8 ? kNames[raw_type] : "an unknown node type";
 }
 
 const char* comm_type_name(std::int64_t raw_type) {
-  static const char* const kNames[] = {"ALL_REDUCE", "REDUCE",        "ALL_GATHER",
-                                       "GATHER",     "SCATTER",       "BROADCAST",
+  static const char* const kNames[] = {"ALL_REDUCE", "REDUCE",         "ALL_GATHER",
+                                       "GATHER",     "SCATTER",        "BROADCAST",
                                        "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK",
                                        "BARRIER"};
   return raw_type >= 0 && raw_type < 10 ? kNames[raw_type] : "an unknown collective type";
@@ -84,9 +83,8 @@ Graph Graph::build(const Trace& trace, const std::string& source) {
   g.source_ = source;
   std::vector<std::uint32_t> order(trace.nodes.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return trace.nodes[a].id() < trace.nodes[b].id();
-  });
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return trace.nodes[a].id() < trace.nodes[b].id(); });
   g.read_nodes(trace, order);
   g.check_acyclic(g.link_dependencies(trace, order));
   return g;
@@ -142,11 +140,13 @@ std::vector<std::vector<std::uint32_t>> Graph::link_dependencies(const Trace& tr
     auto add = [&](std::uint64_t parent_id, const char* kind) {
       std::int64_t p = index_of(parent_id);
       if (p < 0) {
-        fail("{}: node {} (\"{}\") has {} dependency on node {}, which is not in the file",
-             source_, node.id(), node.name(), kind, parent_id);
+        fail("{}: node {} (\"{}\") has {} dependency on node {}, which is not in the file", source_, node.id(),
+             node.name(), kind, parent_id);
       }
       if (static_cast<std::size_t>(p) == i) {
-        fail("{}: node {} (\"{}\") depends on itself; expected dependencies on other nodes only (a trace must be a DAG)", source_, node.id(), node.name());
+        fail("{}: node {} (\"{}\") depends on itself; expected dependencies on other nodes only (a trace must be a "
+             "DAG)",
+             source_, node.id(), node.name());
       }
       list.push_back(static_cast<std::uint32_t>(p));
     };

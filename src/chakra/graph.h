@@ -110,7 +110,8 @@ class Graph {
   // (data and control dependencies, deduplicated) turned into the CSR children, and the check
   // that no dependency cycle remains.
   void read_nodes(const Trace& trace, const std::vector<std::uint32_t>& order);
-  std::vector<std::vector<std::uint32_t>> link_dependencies(const Trace& trace, const std::vector<std::uint32_t>& order);
+  std::vector<std::vector<std::uint32_t>> link_dependencies(const Trace& trace,
+                                                            const std::vector<std::uint32_t>& order);
   void check_acyclic(const std::vector<std::vector<std::uint32_t>>& parents) const;
 
   std::string source_;

@@ -88,8 +88,7 @@ TraceBuilder::TraceBuilder(const std::string& version, std::shared_ptr<IdCounter
   if (!ids_) ids_ = std::make_shared<IdCounter>();
 }
 
-Node& TraceBuilder::add(NodeType type, const std::string& name,
-                        std::initializer_list<std::uint64_t> deps) {
+Node& TraceBuilder::add(NodeType type, const std::string& name, std::initializer_list<std::uint64_t> deps) {
   return node(type, name).data_deps(deps).node();
 }
 

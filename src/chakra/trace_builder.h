@@ -80,8 +80,7 @@ class TraceBuilder {
   Node& add(NodeType type, const std::string& name, std::initializer_list<std::uint64_t> deps = {});
 
   // A GPU compute node replayed for `duration_micros`.
-  Node& comp(const std::string& name, std::uint64_t duration_micros,
-             std::initializer_list<std::uint64_t> deps = {});
+  Node& comp(const std::string& name, std::uint64_t duration_micros, std::initializer_list<std::uint64_t> deps = {});
   // A collective of `bytes` bytes per NPU (is_cpu_op false, comm_type, comm_size as int64).
   Node& collective(const std::string& name, CommType type, std::uint64_t bytes,
                    std::initializer_list<std::uint64_t> deps = {});

@@ -20,8 +20,8 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
       if (r == 0 && what != "workload") {
-        fail("{}: the {} file for rank 0 does not exist; expected the prefix of per-rank files PREFIX.<rank>.et",
-             path, what);
+        fail("{}: the {} file for rank 0 does not exist; expected the prefix of per-rank files PREFIX.<rank>.et", path,
+             what);
       }
       if (r == 0) {
         fail("{}: the workload file for rank 0 does not exist; --workload expects the prefix of "
@@ -33,8 +33,8 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
            "{} need a file each)",
            path, what, r, ranks, ranks - 1);
     }
-    std::string bytes = read_file(path, fmt::format("{} file for rank {}", what, r),
-                                  fmt::format("the Chakra trace of rank {}", r));
+    std::string bytes =
+        read_file(path, fmt::format("{} file for rank {}", what, r), fmt::format("the Chakra trace of rank {}", r));
     auto it = seen.find(bytes);
     if (it != seen.end()) {
       graphs[r] = it->second;

@@ -7,7 +7,8 @@
 namespace chakrasim::cli {
 
 Command add_chakra_command(CLI::App& app) {
-  CLI::App* chakra = app.add_subcommand("chakra", "The Chakra tool chain: generate, convert, link, jsonize/dejsonize, visualize, msccl, inspect traces");
+  CLI::App* chakra = app.add_subcommand("chakra", "The Chakra tool chain: generate, convert, link, jsonize/dejsonize, "
+                                                  "visualize, msccl, inspect traces");
   chakra->require_subcommand(1);
   CLI::App* convert = chakra->add_subcommand("convert", "Convert other workload formats into Chakra ETs");
   convert->require_subcommand(1);

@@ -28,7 +28,9 @@ std::string plural(std::uint64_t n, const char* word) { return fmt::format("{} {
 void print_figures(std::ostream& out, const tools::TraceSummary& s, const char* path_label) {
   auto count = [](const std::string& k, std::uint64_t v) { return fmt::format("{} {}", k, v); };
   auto micros = [](const std::string& k, std::uint64_t v) { return fmt::format("{} {} µs", k, v); };
-  auto volume = [](const std::string& k, const tools::Volume& v) { return fmt::format("{} {} x {} B", k, v.count, v.bytes); };
+  auto volume = [](const std::string& k, const tools::Volume& v) {
+    return fmt::format("{} {} x {} B", k, v.count, v.bytes);
+  };
   auto group = [](const std::string& k, const tools::Volume& v) {
     return fmt::format("{} {} x {} B", k.empty() ? "all NPUs" : "\"" + k + "\"", v.count, v.bytes);
   };
@@ -41,7 +43,8 @@ void print_figures(std::ostream& out, const tools::TraceSummary& s, const char* 
   out << fmt::format("  point-to-point  sends {} x {} B, receives {} x {} B\n", s.sends.count, s.sends.bytes,
                      s.recvs.count, s.recvs.bytes);
   if (s.critical_path_micros) {
-    out << fmt::format("  {}{} µs over {}\n", path_label, *s.critical_path_micros, plural(s.critical_path_nodes, "node"));
+    out << fmt::format("  {}{} µs over {}\n", path_label, *s.critical_path_micros,
+                       plural(s.critical_path_nodes, "node"));
   } else {
     out << "  " << path_label << "none (dependency cycle)\n";
   }
@@ -116,7 +119,8 @@ nlohmann::json summary_json(const tools::TraceSummary& s) {
                         {"nodes", s.nodes},
                         {"nodes_by_type", s.nodes_by_type},
                         {"micros_by_type", s.micros_by_type},
-                        {"compute_micros", {{"total", s.compute_micros}, {"gpu", s.gpu_compute_micros}, {"cpu", s.cpu_compute_micros}}},
+                        {"compute_micros",
+                         {{"total", s.compute_micros}, {"gpu", s.gpu_compute_micros}, {"cpu", s.cpu_compute_micros}}},
                         {"collectives", volumes_json(s.collectives)},
                         {"groups", volumes_json(s.groups)},
                         {"sends", {{"count", s.sends.count}, {"bytes", s.sends.bytes}}},
@@ -142,8 +146,8 @@ nlohmann::json to_json(const tools::Inspection& in) {
   totals_json.erase("version");
   nlohmann::json problems = nlohmann::json::array();
   for (const tools::Problem& p : in.problems) problems.push_back(problem_json(p));
-  return {{"input", in.input},     {"prefix", in.is_prefix},   {"ranks", std::move(ranks)},
-          {"totals", totals_json}, {"problems", std::move(problems)}, {"errors", in.errors()},
+  return {{"input", in.input},        {"prefix", in.is_prefix},          {"ranks", std::move(ranks)},
+          {"totals", totals_json},    {"problems", std::move(problems)}, {"errors", in.errors()},
           {"warnings", in.warnings()}};
 }
 
@@ -155,16 +159,16 @@ Command add_inspect(CLI::App& chakra) {
     bool json = false;
   };
   auto args = std::make_shared<InspectArgs>();
-  CLI::App* app = chakra.add_subcommand("inspect", "A readable summary of a Chakra ET (or every rank of a prefix) and its problems");
-  app->footer(
-      "Examples:\n"
-      "  chakrasim chakra inspect traces/all_reduce.0.et\n"
-      "  chakrasim chakra inspect traces/all_reduce        (every traces/all_reduce.<rank>.et)\n"
-      "  chakrasim chakra inspect traces/all_reduce --json\n"
-      "Counts nodes by type, sums durations and communication volume by collective and group,\n"
-      "measures the critical path, and lists every problem: missing parents, cycles, duplicate ids,\n"
-      "attributes of the wrong type or missing, and, across ranks, collectives that differ and\n"
-      "unmatched sends and receives. Exits 1 when there is an error (warnings alone exit 0).");
+  CLI::App* app = chakra.add_subcommand("inspect", "A readable summary of a Chakra ET (or every rank of a prefix) and "
+                                                   "its problems");
+  app->footer("Examples:\n"
+              "  chakrasim chakra inspect traces/all_reduce.0.et\n"
+              "  chakrasim chakra inspect traces/all_reduce        (every traces/all_reduce.<rank>.et)\n"
+              "  chakrasim chakra inspect traces/all_reduce --json\n"
+              "Counts nodes by type, sums durations and communication volume by collective and group,\n"
+              "measures the critical path, and lists every problem: missing parents, cycles, duplicate ids,\n"
+              "attributes of the wrong type or missing, and, across ranks, collectives that differ and\n"
+              "unmatched sends and receives. Exits 1 when there is an error (warnings alone exit 0).");
   app->add_option("path", args->path, "A .et file, or PREFIX for PREFIX.0.et, PREFIX.1.et, ...")->required();
   app->add_flag("--json", args->json, "Machine-readable output");
 

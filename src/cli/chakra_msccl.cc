@@ -13,17 +13,19 @@ Command add_msccl(CLI::App& chakra) {
     tools::MscclOptions options;
   };
   auto msccl = std::make_shared<MscclArgs>();
-  CLI::App* m = chakra.add_subcommand("msccl", "Convert an MSCCL-IR XML algorithm into per-rank Chakra ETs for a custom collective");
-  m->footer(
-      "Example:\n"
-      "  chakrasim chakra msccl ring_allreduce.xml --coll-size 1048576 --collective allreduce --out algo/custom_allreduce\n"
-      "writes algo/custom_allreduce.<gpu>.et, to be named in the system JSON as\n"
-      "  \"all-reduce-implementation-custom\": [\"algo/custom_allreduce\"]");
+  CLI::App* m = chakra.add_subcommand("msccl", "Convert an MSCCL-IR XML algorithm into per-rank Chakra ETs for a "
+                                               "custom collective");
+  m->footer("Example:\n"
+            "  chakrasim chakra msccl ring_allreduce.xml --coll-size 1048576 --collective allreduce --out "
+            "algo/custom_allreduce\n"
+            "writes algo/custom_allreduce.<gpu>.et, to be named in the system JSON as\n"
+            "  \"all-reduce-implementation-custom\": [\"algo/custom_allreduce\"]");
   m->add_option("input", msccl->input, "MSCCL-IR XML file")->required();
   m->add_option("--out", msccl->prefix, "Output prefix: writes PREFIX.<gpu>.et")->required();
   m->add_option("--coll-size", msccl->options.collective_bytes, "Collective size in bytes")->required();
   m->add_option("--collective", msccl->options.collective,
-                "allreduce, allgather, alltoall, reducescatter, broadcast or reduce")->capture_default_str();
+                "allreduce, allgather, alltoall, reducescatter, broadcast or reduce")
+      ->capture_default_str();
 
   return [m, msccl]() -> int {
     if (!m->parsed()) return -1;

@@ -14,13 +14,12 @@ Command add_convert_pytorch(CLI::App& parent) {
   };
   auto args = std::make_shared<PytorchArgs>();
   CLI::App* app = parent.add_subcommand("pytorch", "PyTorch host ET or ET+ (trace_link output) JSON -> Chakra ET");
-  app->footer(
-      "Example:\n"
-      "  chakrasim chakra convert pytorch rank0_etplus.json --out trace/model.0.et\n"
-      "converts one rank, as the reference chakra_converter PyTorch does (byte-identical output);\n"
-      "convert each rank R into PREFIX.R.et, then run with --workload PREFIX.\n"
-      "  --fix-defects also gives each op whose caller the file lists later its ctrl dependency, and\n"
-      "each SEND/RECV node the comm_src/comm_dst/comm_tag it needs to run.");
+  app->footer("Example:\n"
+              "  chakrasim chakra convert pytorch rank0_etplus.json --out trace/model.0.et\n"
+              "converts one rank, as the reference chakra_converter PyTorch does (byte-identical output);\n"
+              "convert each rank R into PREFIX.R.et, then run with --workload PREFIX.\n"
+              "  --fix-defects also gives each op whose caller the file lists later its ctrl dependency, and\n"
+              "each SEND/RECV node the comm_src/comm_dst/comm_tag it needs to run.");
   app->add_option("input", args->input, "PyTorch ET or ET+ JSON file")->required();
   app->add_option("--out", args->output, "Output .et file (one rank)")->required();
   app->add_flag("--fix-defects", args->options.fix_defects,

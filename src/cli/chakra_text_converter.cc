@@ -14,15 +14,15 @@ Command add_convert_text(CLI::App& convert) {
   };
   auto args = std::make_shared<TextArgs>();
   CLI::App* app = convert.add_subcommand("text", "Convert an ASTRA-sim 1.0 text workload into per-rank Chakra ETs");
-  app->footer(
-      "Parallelisms: MICRO, DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_DLRM, HYBRID_DLRM_ENHANCED\n"
-      "(as the Chakra converter), and HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_CUSTOMIZED\n"
-      "(ASTRA-sim 1.0's, whose collectives run over model- and data-parallel communicator groups).\n"
-      "Example:\n"
-      "  chakrasim chakra convert text Resnet50_DataParallel.txt --npus 8 --passes 2 --out resnet\n"
-      "writes resnet.0.et .. resnet.7.et (node ids run on from one file to the next), to be run with\n"
-      "  chakrasim run --workload resnet --system system.json --network network.yml\n"
-      "The hybrid kinds also write PREFIX.groups.json; add --comm-groups PREFIX.groups.json to the run.");
+  app->footer("Parallelisms: MICRO, DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_DLRM, "
+              "HYBRID_DLRM_ENHANCED\n"
+              "(as the Chakra converter), and HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_CUSTOMIZED\n"
+              "(ASTRA-sim 1.0's, whose collectives run over model- and data-parallel communicator groups).\n"
+              "Example:\n"
+              "  chakrasim chakra convert text Resnet50_DataParallel.txt --npus 8 --passes 2 --out resnet\n"
+              "writes resnet.0.et .. resnet.7.et (node ids run on from one file to the next), to be run with\n"
+              "  chakrasim run --workload resnet --system system.json --network network.yml\n"
+              "The hybrid kinds also write PREFIX.groups.json; add --comm-groups PREFIX.groups.json to the run.");
   app->add_option("input", args->input, "ASTRA-sim 1.0 text workload file")->required();
   app->add_option("--npus", args->options.npus, "Number of NPUs: one trace file per NPU (at least 1)")->required();
   app->add_option("--passes", args->options.passes, "Training iterations in each trace (at least 1)")->required();

@@ -5,10 +5,10 @@
 
 #include "chakra/et_file.h"
 #include "chakra/trace_builder.h"
-#include "core/error.h"
 #include "cli/commands.h"
 #include "cli/run_output.h"
 #include "config/config_writers.h"
+#include "core/error.h"
 #include "sim/simulation.h"
 
 namespace chakrasim::cli {
@@ -49,9 +49,9 @@ void write_inputs(const std::string& dir) {
   builder.collective("all_reduce_1MiB", chakra::CommType::kAllReduce, 1 << 20);
   for (int r = 0; r < 8; ++r) chakra::write_trace(chakra::rank_path(dir + "/all_reduce", r), builder.trace());
   const sim::Inputs demo = tutorial_demo();
-  write_text(dir + "/network.yml",
-             config::network_yaml(demo.network, "ASTRA-sim's tutorial network: an 8-NPU ring, 50 GB/s per link "
-                                                "(GB = 2^30 B), 500 ns per hop"));
+  write_text(dir + "/network.yml", config::network_yaml(demo.network, "ASTRA-sim's tutorial network: an 8-NPU ring, 50 "
+                                                                      "GB/s per link "
+                                                                      "(GB = 2^30 B), 500 ns per hop"));
   config::SystemConfig system;
   system.system = demo.system;
   system.compute = demo.compute;
@@ -64,9 +64,10 @@ void write_inputs(const std::string& dir) {
 }  // namespace
 
 Command add_demo_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand(
-      "demo", "Simulate the built-in tutorial example (1 MiB all-reduce on an 8-NPU ring); needs no files");
-  cmd->footer("Examples:\n  chakrasim demo\n  chakrasim demo --write-inputs demo   # the same example as files to edit");
+  CLI::App* cmd = app.add_subcommand("demo", "Simulate the built-in tutorial example (1 MiB all-reduce on an 8-NPU "
+                                             "ring); needs no files");
+  cmd->footer("Examples:\n  chakrasim demo\n  chakrasim demo --write-inputs demo   # the same example as files to "
+              "edit");
   auto dir = std::make_shared<std::string>();
   cmd->add_option("--write-inputs", *dir, "Write the example's traces and configuration files into DIR instead");
   return [cmd, dir]() -> int {

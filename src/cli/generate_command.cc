@@ -12,10 +12,11 @@ std::vector<Command> add_generators(CLI::App& parent, const std::string& alias_o
     return alias_of.empty() ? std::string() : " (same as `" + alias_of + " " + name + "`)";
   };
   return {add_generate_llm(parent, "One training iteration of a transformer under data, tensor, pipeline, context and "
-                                   "expert parallelism" + alias("llm")),
-          add_generate_micro(parent,
-                             "Microbenchmark Chakra ETs: the reference generator's 14 families, or one collective" +
-                                 alias("micro"))};
+                                   "expert parallelism" +
+                                       alias("llm")),
+          add_generate_micro(parent, "Microbenchmark Chakra ETs: the reference generator's 14 families, or one "
+                                     "collective" +
+                                         alias("micro"))};
 }
 
 Command add_generate_command(CLI::App& app) {

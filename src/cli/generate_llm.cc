@@ -55,10 +55,12 @@ ModelSpec model_of(const LlmArgs& a, const CLI::App& app) {
   }
   set("--ffn", a.ffn, m.ffn);
   set("--kv-heads", a.kv_heads, m.kv_heads);
-  if (app.count("--mlp") > 0) m.mlp = pick<MlpKind>("--mlp", a.mlp, {{"gelu", MlpKind::kGelu}, {"swiglu", MlpKind::kSwiGlu}});
+  if (app.count("--mlp") > 0)
+    m.mlp = pick<MlpKind>("--mlp", a.mlp, {{"gelu", MlpKind::kGelu}, {"swiglu", MlpKind::kSwiGlu}});
   if (preset && app.count("--layers") + app.count("--hidden") + app.count("--ffn") + app.count("--heads") +
                         app.count("--kv-heads") + app.count("--seq") + app.count("--vocab") + app.count("--experts") +
-                        app.count("--top-k") + app.count("--mlp") > 0) {
+                        app.count("--top-k") + app.count("--mlp") >
+                    0) {
     m.name += " (modified)";
   }
   return m;
@@ -68,11 +70,14 @@ int run_llm(LlmArgs& a, const CLI::App& app) {
   a.o.model = model_of(a, app);
   ParallelSpec& par = a.o.parallel;
   par.schedule = pick<Schedule>("--schedule", a.schedule,
-                                {{"gpipe", Schedule::kGpipe}, {"1f1b", Schedule::kOneFOneB},
+                                {{"gpipe", Schedule::kGpipe},
+                                 {"1f1b", Schedule::kOneFOneB},
                                  {"interleaved", Schedule::kInterleaved}});
   par.recompute = pick<Recompute>("--recompute", a.recompute,
-                                  {{"none", Recompute::kNone}, {"off", Recompute::kNone},
-                                   {"selective", Recompute::kSelective}, {"full", Recompute::kFull},
+                                  {{"none", Recompute::kNone},
+                                   {"off", Recompute::kNone},
+                                   {"selective", Recompute::kSelective},
+                                   {"full", Recompute::kFull},
                                    {"on", Recompute::kFull}});
   par.dtype_bytes = pick<std::uint64_t>("--dtype", a.dtype, {{"bf16", 2}, {"fp16", 2}, {"fp32", 4}});
   if (a.grad_bucket_m == 0 || a.grad_bucket_m > 1'000'000) {
@@ -103,14 +108,13 @@ Command add_generate_llm(CLI::App& generate, const std::string& description) {
   std::string models, gpus;
   for (const std::string& n : model_names()) models += (models.empty() ? "" : ", ") + n;
   for (const std::string& n : gpu_names()) gpus += (gpus.empty() ? "" : ", ") + n;
-  llm->footer(
-      "Example:\n"
-      "  chakrasim generate llm --model gpt3-175b --dp 16 --tp 8 --pp 8 --sp --global-batch 1536 --zero 1 \\\n"
-      "      --gpu H100 --out traces/gpt3 --network-out network.yml --system-out system.json\n"
-      "  chakrasim run --workload traces/gpt3 --comm-groups traces/gpt3.groups.json --network network.yml "
-      "--system system.json\n"
-      "Ranks: rank = t + TP x (c + CP x (d + DP x p)), so tensor-parallel groups sit in one scale-up domain. "
-      "See docs/llm-generator.md.");
+  llm->footer("Example:\n"
+              "  chakrasim generate llm --model gpt3-175b --dp 16 --tp 8 --pp 8 --sp --global-batch 1536 --zero 1 \\\n"
+              "      --gpu H100 --out traces/gpt3 --network-out network.yml --system-out system.json\n"
+              "  chakrasim run --workload traces/gpt3 --comm-groups traces/gpt3.groups.json --network network.yml "
+              "--system system.json\n"
+              "Ranks: rank = t + TP x (c + CP x (d + DP x p)), so tensor-parallel groups sit in one scale-up domain. "
+              "See docs/llm-generator.md.");
   llm->add_option("--model", a->model, "Model preset: " + models);
   llm->add_option("--layers", a->layers, "Transformer layers");
   llm->add_option("--hidden", a->hidden, "Hidden size");
@@ -126,7 +130,8 @@ Command add_generate_llm(CLI::App& generate, const std::string& description) {
   llm->add_option("--tp", a->o.parallel.tp, "Tensor-parallel size")->capture_default_str();
   llm->add_option("--pp", a->o.parallel.pp, "Pipeline-parallel size (stages)")->capture_default_str();
   llm->add_option("--cp", a->o.parallel.cp, "Context-parallel size (sequence slices)")->capture_default_str();
-  llm->add_option("--ep", a->o.parallel.ep, "Expert-parallel size (within the data-parallel ranks)")->capture_default_str();
+  llm->add_option("--ep", a->o.parallel.ep, "Expert-parallel size (within the data-parallel ranks)")
+      ->capture_default_str();
   llm->add_flag("--sp", a->o.parallel.sp, "Megatron sequence parallelism in the tensor-parallel groups");
   llm->add_option("--microbatch", a->o.parallel.microbatch, "Sequences per microbatch")->capture_default_str();
   llm->add_option("--global-batch", a->o.parallel.global_batch,

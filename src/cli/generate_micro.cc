@@ -18,27 +18,29 @@ Command add_generate_micro(CLI::App& generate, const std::string& description) {
   };
   auto args = std::make_shared<MicroArgs>();
   CLI::App* m = generate.add_subcommand("micro", description);
-  m->footer(
-      "Examples:\n"
-      "  chakrasim generate micro --npus 8 --out micro\n"
-      "writes micro/FAMILY.<rank>.et for the 14 families of Chakra's generator (one_comp_node,\n"
-      "ALL_REDUCE, ..., one_comm_send_node, one_comm_recv_node) and send_recv_ring, a runnable\n"
-      "send/receive ring (the reference's send and receive nodes carry only tensor_size and cannot\n"
-      "run); then e.g.\n"
-      "  chakrasim run --workload micro/ALL_REDUCE --system sys.json --network net.yml\n"
-      "\n"
-      "  chakrasim generate micro --npus 16 --out ar --collective all_reduce --coll-size-mb 1\n"
-      "writes ar/all_reduce.<rank>.et, ASTRA-sim's examples/workload/microbenchmarks/all_reduce/16npus_1MB.");
+  m->footer("Examples:\n"
+            "  chakrasim generate micro --npus 8 --out micro\n"
+            "writes micro/FAMILY.<rank>.et for the 14 families of Chakra's generator (one_comp_node,\n"
+            "ALL_REDUCE, ..., one_comm_send_node, one_comm_recv_node) and send_recv_ring, a runnable\n"
+            "send/receive ring (the reference's send and receive nodes carry only tensor_size and cannot\n"
+            "run); then e.g.\n"
+            "  chakrasim run --workload micro/ALL_REDUCE --system sys.json --network net.yml\n"
+            "\n"
+            "  chakrasim generate micro --npus 16 --out ar --collective all_reduce --coll-size-mb 1\n"
+            "writes ar/all_reduce.<rank>.et, ASTRA-sim's examples/workload/microbenchmarks/all_reduce/16npus_1MB.");
   m->add_option("--npus", args->families.npus, "Number of NPUs (one file per NPU and family)")->required();
   m->add_option("--out", args->dir, "Output directory (created if missing)")->required();
   m->add_option("--runtime", args->families.runtime_micros, "Duration of the compute nodes, in µs")
       ->capture_default_str();
-  m->add_option("--tensor-size", args->families.tensor_bytes, "tensor_size of the memory and send/receive nodes, in bytes")
+  m->add_option("--tensor-size", args->families.tensor_bytes,
+                "tensor_size of the memory and send/receive nodes, in bytes")
       ->capture_default_str();
-  m->add_option("--comm-size", args->families.comm_bytes, "comm_size of the collectives and of send_recv_ring, in bytes")
+  m->add_option("--comm-size", args->families.comm_bytes,
+                "comm_size of the collectives and of send_recv_ring, in bytes")
       ->capture_default_str();
   m->add_option("--collective", args->bench.collective,
-                "Instead of the families, one collective per NPU: all_reduce, all_gather, reduce_scatter or all_to_all");
+                "Instead of the families, one collective per NPU: all_reduce, all_gather, reduce_scatter or "
+                "all_to_all");
   m->add_option("--coll-size-mb", args->bench.size_mib, "With --collective: its size in MiB")->capture_default_str();
   m->add_option("--et-version", args->version,
                 "GlobalMetadata version (default 1.0.0 for the families, 0.0.4 with --collective)");
@@ -48,7 +50,8 @@ Command add_generate_micro(CLI::App& generate, const std::string& description) {
     std::vector<tools::TraceFamily> families;
     if (!args->bench.collective.empty()) {
       for (const char* flag : {"--runtime", "--tensor-size", "--comm-size"}) {
-        if (m->count(flag) > 0) fail("{} applies to the families, not to --collective (which takes --coll-size-mb)", flag);
+        if (m->count(flag) > 0)
+          fail("{} applies to the families, not to --collective (which takes --coll-size-mb)", flag);
       }
       args->bench.npus = args->families.npus;
       if (!args->version.empty()) args->bench.version = args->version;

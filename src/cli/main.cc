@@ -12,8 +12,7 @@ int main(int argc, char** argv) {
   using namespace chakrasim;
   // ASTRA-sim's binaries take their flags without a subcommand: treat that form as `run`.
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && args.front().rfind("--", 0) == 0 && args.front() != "--help" &&
-      args.front() != "--version") {
+  if (!args.empty() && args.front().rfind("--", 0) == 0 && args.front() != "--help" && args.front() != "--version") {
     args.insert(args.begin(), "run");
   }
 

@@ -15,8 +15,8 @@
 #include "core/resources.h"
 #include "network/network.h"
 #include "network/topology.h"
-#include "report/node_log.h"
 #include "report/html_report.h"
+#include "report/node_log.h"
 #include "report/summary.h"
 #include "report/timeline.h"
 #include "sim/simulation.h"
@@ -79,8 +79,8 @@ std::vector<NpuId> parse_npu_list(const std::string& text, NpuId npus) {
 // A line on a terminal saying how far the run is; erased when the run ends.
 void show_progress(const sim::Progress& p) {
   const double rate = p.wall_s > 0 ? static_cast<double>(p.events) / p.wall_s : 0;
-  std::cerr << fmt::format("\r\033[Ksimulated {} · {} of {} nodes done · {:.1f} M events/s", report::format_duration(p.now),
-                           p.nodes_done, p.nodes, rate / 1e6)
+  std::cerr << fmt::format("\r\033[Ksimulated {} · {} of {} nodes done · {:.1f} M events/s",
+                           report::format_duration(p.now), p.nodes_done, p.nodes, rate / 1e6)
             << std::flush;
 }
 
@@ -117,7 +117,8 @@ sim::Inputs load_inputs(const RunOptions& o) {
   inputs.graphs = chakra::load_workload(o.workload, topology.npu_count());
   for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {
     const std::string& prefix = inputs.system.custom_prefixes[k];
-    if (!prefix.empty()) inputs.custom_algorithms[k] = chakra::load_workload(prefix, topology.npu_count(), "custom algorithm");
+    if (!prefix.empty())
+      inputs.custom_algorithms[k] = chakra::load_workload(prefix, topology.npu_count(), "custom algorithm");
   }
   return inputs;
 }
@@ -159,13 +160,14 @@ int run(const RunOptions& o) {
       show_progress(p);
     };
   }
-  const sim::Result result = record ? report::simulate_recorded(inputs, log, report ? &links : nullptr, hooks)
-                                    : sim::simulate(inputs, hooks);
+  const sim::Result result =
+      record ? report::simulate_recorded(inputs, log, report ? &links : nullptr, hooks) : sim::simulate(inputs, hooks);
   if (progress_shown) std::cerr << "\r\033[K" << std::flush;
   if (!o.timeline.empty()) report::write_timeline(o.timeline, inputs, result, log, shown);
   if (!o.stats_csv.empty()) report::write_node_csv(o.stats_csv, inputs, log, shown);
   if (report) {
-    const std::string page = report::write_html_report(o.report_dir, inputs, result, log, &links, {o.workload, o.system, o.network});
+    const std::string page =
+        report::write_html_report(o.report_dir, inputs, result, log, &links, {o.workload, o.system, o.network});
     if (!o.quiet) std::cerr << "report: " << page << "\n";
   }
   if (o.astra_stats) {
@@ -180,17 +182,17 @@ int run(const RunOptions& o) {
 Command add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Simulate per-NPU Chakra traces on a described system");
-  cmd->footer(
-      "Example:\n"
-      "  chakrasim run --workload traces/allreduce --system system.json --network network.yml\n"
-      "ASTRA-sim's flags (--workload-configuration=..., --system-configuration=..., "
-      "--network-configuration=..., --remote-memory-configuration=..., "
-      "--comm-group-configuration=...) are accepted too, and `chakrasim --workload-configuration=...` "
-      "without `run` works as in the reference.\n"
-      "System JSON keys: chakrasim run --help-system\n"
-      "Network YAML keys: chakrasim run --help-network");
+  cmd->footer("Example:\n"
+              "  chakrasim run --workload traces/allreduce --system system.json --network network.yml\n"
+              "ASTRA-sim's flags (--workload-configuration=..., --system-configuration=..., "
+              "--network-configuration=..., --remote-memory-configuration=..., "
+              "--comm-group-configuration=...) are accepted too, and `chakrasim --workload-configuration=...` "
+              "without `run` works as in the reference.\n"
+              "System JSON keys: chakrasim run --help-system\n"
+              "Network YAML keys: chakrasim run --help-network");
   cmd->add_option("--workload,--workload-configuration", o->workload,
-                  "Trace prefix: reads PREFIX.<rank>.et for every NPU")->required();
+                  "Trace prefix: reads PREFIX.<rank>.et for every NPU")
+      ->required();
   cmd->add_option("--system,--system-configuration", o->system, "System-layer JSON")->required();
   cmd->add_option("--network,--network-configuration", o->network, "Analytical network YAML")->required();
   cmd->add_option("--memory,--remote-memory-configuration", o->memory, "Remote-memory JSON (optional)");
@@ -202,11 +204,14 @@ Command add_run_command(CLI::App& app) {
   }
   cmd->add_option("--backend", o->backend, "Network backend:" + backends)->capture_default_str();
   cmd->add_option("--json", o->json, "Write the per-NPU results to this JSON file");
-  cmd->add_option("--num-queues-per-dim", o->num_queues_per_dim, "Scheduling queues per dimension")->capture_default_str();
-  cmd->add_option("--injection-scale", o->injection_scale, "Multiplies endpoint-delay when the system JSON sets it")->capture_default_str();
+  cmd->add_option("--num-queues-per-dim", o->num_queues_per_dim, "Scheduling queues per dimension")
+      ->capture_default_str();
+  cmd->add_option("--injection-scale", o->injection_scale, "Multiplies endpoint-delay when the system JSON sets it")
+      ->capture_default_str();
   cmd->add_option("--comm-scale", o->comm_scale, "Accepted for compatibility; no effect (as in the reference)");
   cmd->add_option("--compute-scale", o->compute_scale, "Accepted for compatibility; no effect (as in the reference)");
-  cmd->add_option("--rendezvous-protocol", o->rendezvous, "Every send waits for an 8192-byte go-ahead from its receiver");
+  cmd->add_option("--rendezvous-protocol", o->rendezvous,
+                  "Every send waits for an 8192-byte go-ahead from its receiver");
   cmd->add_option("--logging-configuration", o->logging_configuration, "Accepted for compatibility; no effect");
   cmd->add_option("--logging-folder", o->logging_folder, "Accepted for compatibility; no effect");
   cmd->add_flag("--quiet,-q", o->quiet, "Print only the per-NPU lines (no summary, no warnings)");
@@ -220,15 +225,22 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--report", o->report_dir,
                   "Write DIR/index.html: a self-contained page with per-NPU breakdowns, collectives (algbw, "
                   "busbw), link utilisation and the critical path");
-  cmd->add_option("--stats", o->stats_csv, "Write one CSV row per executed node (npu, id, name, type, start, end, bytes, group)");
-  cmd->add_flag_callback("--help-system", [] {
-    std::cout << "Keys of the system JSON (--system):\n" << config::describe_system_keys();
-    throw CLI::Success();
-  }, "List every key of the system JSON with its type, default and meaning");
-  cmd->add_flag_callback("--help-network", [] {
-    std::cout << "Keys of the network YAML (--network):\n" << config::describe_network_keys();
-    throw CLI::Success();
-  }, "List every key of the network YAML with its type, unit, default, meaning and the backends that read it");
+  cmd->add_option("--stats", o->stats_csv,
+                  "Write one CSV row per executed node (npu, id, name, type, start, end, bytes, group)");
+  cmd->add_flag_callback(
+      "--help-system",
+      [] {
+        std::cout << "Keys of the system JSON (--system):\n" << config::describe_system_keys();
+        throw CLI::Success();
+      },
+      "List every key of the system JSON with its type, default and meaning");
+  cmd->add_flag_callback(
+      "--help-network",
+      [] {
+        std::cout << "Keys of the network YAML (--network):\n" << config::describe_network_keys();
+        throw CLI::Success();
+      },
+      "List every key of the network YAML with its type, unit, default, meaning and the backends that read it");
   return [o, cmd]() -> int { return cmd->parsed() ? run(*o) : -1; };
 }
 

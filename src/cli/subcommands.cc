@@ -24,7 +24,8 @@ std::string unknown_subcommand(CLI::App& app, const std::vector<std::string>& ar
     for (CLI::App* s : subs) {
       if (s->get_name() == arg) next = s;
     }
-    if (next == nullptr) return fmt::format("unknown subcommand \"{}\" of {}; expected one of: {}", arg, path, names(at));
+    if (next == nullptr)
+      return fmt::format("unknown subcommand \"{}\" of {}; expected one of: {}", arg, path, names(at));
     at = next;
     path += " " + arg;
   }

@@ -13,9 +13,7 @@ const std::vector<ComputeModelInfo>& compute_models() {
       {"roofline",
        "GPU compute nodes run at min(peak-perf, local-mem-bw x num_ops / tensor_size), CPU nodes keep their "
        "recorded durations; ignores caches, kernel launch and overlap between kernels (ASTRA-sim's roofline)",
-       [](const ComputeSpec& spec) -> std::unique_ptr<ComputeModel> {
-         return std::make_unique<RooflineModel>(spec);
-       }},
+       [](const ComputeSpec& spec) -> std::unique_ptr<ComputeModel> { return std::make_unique<RooflineModel>(spec); }},
   };
   return kModels;
 }

@@ -40,8 +40,7 @@ class ComputeModel {
   virtual std::optional<Tick> duration(const chakra::Graph& graph, std::uint32_t node) const = 0;
 
   // How the node used the chip, for models that know (nullopt: not counted).
-  virtual std::optional<NodeUtilization> utilization(const chakra::Graph& /*graph*/,
-                                                     std::uint32_t /*node*/) const {
+  virtual std::optional<NodeUtilization> utilization(const chakra::Graph& /*graph*/, std::uint32_t /*node*/) const {
     return std::nullopt;
   }
   // Whether the statistics report utilisation figures for this model.
@@ -50,9 +49,7 @@ class ComputeModel {
 
 // The recorded duration of any node: duration_micros x 1000 ns, and 1 ns for a zero duration
 // (the reference's replay of a node with no recorded time).
-inline Tick replay_ns(std::uint64_t duration_micros) {
-  return duration_micros == 0 ? 1 : duration_micros * 1000;
-}
+inline Tick replay_ns(std::uint64_t duration_micros) { return duration_micros == 0 ? 1 : duration_micros * 1000; }
 
 struct ComputeModelInfo {
   const char* name;

@@ -10,7 +10,7 @@ struct ComputeSpec {
   // A row of compute::compute_models(): "replay" (recorded durations) unless the system JSON
   // sets roofline-enabled, which selects "roofline".
   std::string model = "replay";
-  double peak_perf_tflops = 0;   // 10^12 FLOP/s
+  double peak_perf_tflops = 0;       // 10^12 FLOP/s
   double local_mem_bw_gb_per_s = 0;  // 10^9 B/s
 };
 

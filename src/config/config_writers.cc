@@ -19,7 +19,8 @@ std::string token_of(const system::AlgorithmChoice& choice) {
 
 std::string token_list(const std::vector<system::AlgorithmChoice>& choices) {
   std::string out = "[";
-  for (std::size_t i = 0; i < choices.size(); ++i) out += fmt::format("{}\"{}\"", i == 0 ? "" : ", ", token_of(choices[i]));
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    out += fmt::format("{}\"{}\"", i == 0 ? "" : ", ", token_of(choices[i]));
   return out + "]";
 }
 
@@ -35,7 +36,8 @@ const char* policy_name(system::SchedulingPolicy p) {
 }  // namespace
 
 std::string number_text(double value) {
-  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 1e15) return fmt::format("{:.1f}", value);
+  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 1e15)
+    return fmt::format("{:.1f}", value);
   return fmt::format("{}", value);
 }
 
@@ -45,9 +47,8 @@ std::string system_json(const SystemConfig& config) {
   std::string out = "{\n";
   auto key = [&out](const char* name, const std::string& value) { out += fmt::format("  \"{}\": {},\n", name, value); };
   key("scheduling-policy", fmt::format("\"{}\"", policy_name(s.scheduling_policy)));
-  key("collective-optimization", s.collective_optimization == system::CollectiveOptimization::kLocalBwAware
-                                     ? "\"localBWAware\""
-                                     : "\"baseline\"");
+  key("collective-optimization",
+      s.collective_optimization == system::CollectiveOptimization::kLocalBwAware ? "\"localBWAware\"" : "\"baseline\"");
   key("endpoint-delay", std::to_string(s.endpoint_delay_ns));
   key("active-chunks-per-dimension", std::to_string(s.active_chunks_per_dimension));
   key("preferred-dataset-splits", std::to_string(s.preferred_dataset_splits));
@@ -85,9 +86,11 @@ std::string network_yaml(const network::TopologySpec& spec, const std::string& c
     for (std::size_t d = 0; d < spec.dims.size(); ++d) text += (d == 0 ? "" : ", ") + item(spec.dims[d]);
     return text + " ]";
   };
-  out += "topology: " + list([](const network::DimensionSpec& d) { return std::string(network::dimension_kind_name(d.kind)); }) + "\n";
+  out += "topology: " +
+         list([](const network::DimensionSpec& d) { return std::string(network::dimension_kind_name(d.kind)); }) + "\n";
   out += "npus_count: " + list([](const network::DimensionSpec& d) { return std::to_string(d.npus); }) + "\n";
-  out += "bandwidth: " + list([](const network::DimensionSpec& d) { return number_text(d.bandwidth_gib_per_s); }) + "\n";
+  out +=
+      "bandwidth: " + list([](const network::DimensionSpec& d) { return number_text(d.bandwidth_gib_per_s); }) + "\n";
   out += "latency: " + list([](const network::DimensionSpec& d) { return number_text(d.latency_ns); }) + "\n";
   return out;
 }

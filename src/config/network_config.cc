@@ -7,8 +7,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "config/nearest_key.h"
-#include "core/read_file.h"
 #include "core/error.h"
+#include "core/read_file.h"
 #include "network/network.h"
 
 namespace chakrasim::config {
@@ -149,8 +149,8 @@ network::TopologySpec parse_network(const std::string& text, const std::string& 
   const std::size_t dims = lists.front().size();
   for (std::size_t k = 1; k < lists.size(); ++k) {
     if (lists[k].size() != dims) {
-      fail("{}: key \"{}\" has {} entries but \"{}\" has {}; expected one entry per dimension", source,
-           params()[k].key, lists[k].size(), params().front().key, dims);
+      fail("{}: key \"{}\" has {} entries but \"{}\" has {}; expected one entry per dimension", source, params()[k].key,
+           lists[k].size(), params().front().key, dims);
     }
   }
 
@@ -161,8 +161,7 @@ network::TopologySpec parse_network(const std::string& text, const std::string& 
     for (std::size_t k = 0; k < lists.size(); ++k) params()[k].read(lists[k], i, source, d);
     total *= d.npus;
     if (total > (1ull << 31)) {
-      fail("{}: npus_count: the network has more than 2^31 NPUs; expected a product of at most {}",
-           source, 1ull << 31);
+      fail("{}: npus_count: the network has more than 2^31 NPUs; expected a product of at most {}", source, 1ull << 31);
     }
     spec.dims.push_back(d);
   }
@@ -170,9 +169,9 @@ network::TopologySpec parse_network(const std::string& text, const std::string& 
     const std::vector<std::string> known = network_keys();
     for (const std::string& key : unknown) {
       const auto near = nearest_key(key, known);
-      warnings->push_back(near ? fmt::format("{}: unknown key \"{}\" ignored; did you mean \"{}\"?", source, key, *near)
-                               : fmt::format("{}: unknown key \"{}\" ignored; the keys are {}", source, key,
-                                             key_list(" and ")));
+      warnings->push_back(
+          near ? fmt::format("{}: unknown key \"{}\" ignored; did you mean \"{}\"?", source, key, *near)
+               : fmt::format("{}: unknown key \"{}\" ignored; the keys are {}", source, key, key_list(" and ")));
     }
   }
   return spec;

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/read_file.h"
 #include "core/error.h"
+#include "core/read_file.h"
 
 namespace chakrasim::config {
 namespace {
@@ -29,7 +29,8 @@ std::uint64_t unsigned_key(const Json& root, const char* key, const std::string&
   if (it == root.end()) return 0;
   if ((!it->is_number_unsigned() && !(it->is_number_integer() && it->get<std::int64_t>() >= 0)) ||
       it->get<std::uint64_t>() > max) {
-    fail("{}: key \"{}\": value {} is invalid; expected an integer, 0 or more (and at most {})", source, key, it->dump(), max);
+    fail("{}: key \"{}\": value {} is invalid; expected an integer, 0 or more (and at most {})", source, key,
+         it->dump(), max);
   }
   return it->get<std::uint64_t>();
 }
@@ -79,8 +80,7 @@ system::CommGroups parse_comm_groups(const std::string& text, const std::string&
       used = 0;
     }
     if (used != key.size() || key.empty() || id == 0 || id > 0xffffffffu) {
-      fail("{}: group id \"{}\" is invalid; expected a decimal integer of at least 1 (0 means all NPUs)",
-           source, key);
+      fail("{}: group id \"{}\" is invalid; expected a decimal integer of at least 1 (0 means all NPUs)", source, key);
     }
     if (!it->is_array() || it->empty()) {
       fail("{}: group \"{}\": value {} is invalid; expected a non-empty list of NPU ids", source, key, it->dump());
@@ -89,11 +89,13 @@ system::CommGroups parse_comm_groups(const std::string& text, const std::string&
     std::set<NpuId> seen;
     for (const Json& m : *it) {
       if (!m.is_number_unsigned() && !(m.is_number_integer() && m.get<std::int64_t>() >= 0)) {
-        fail("{}: group \"{}\": member {} is invalid; expected an NPU id from 0 to {}", source, key, m.dump(), npus - 1);
+        fail("{}: group \"{}\": member {} is invalid; expected an NPU id from 0 to {}", source, key, m.dump(),
+             npus - 1);
       }
       const std::uint64_t npu = m.get<std::uint64_t>();
       if (npu >= npus) {
-        fail("{}: group \"{}\": NPU {} is outside the network; expected an NPU id from 0 to {}", source, key, npu, npus - 1);
+        fail("{}: group \"{}\": NPU {} is outside the network; expected an NPU id from 0 to {}", source, key, npu,
+             npus - 1);
       }
       if (!seen.insert(static_cast<NpuId>(npu)).second) {
         fail("{}: group \"{}\": NPU {} is listed twice; expected each NPU at most once", source, key, npu);
@@ -108,7 +110,9 @@ system::CommGroups parse_comm_groups(const std::string& text, const std::string&
 }
 
 system::CommGroups load_comm_groups(const std::string& path, NpuId npus) {
-  return parse_comm_groups(read_file(path, "communicator-group configuration", "the communicator-group configuration file"), path, npus);
+  return parse_comm_groups(read_file(path, "communicator-group configuration",
+                                     "the communicator-group configuration file"),
+                           path, npus);
 }
 
 }  // namespace chakrasim::config

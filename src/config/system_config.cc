@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/read_file.h"
 #include "core/error.h"
+#include "core/read_file.h"
 #include "system/algorithms.h"
 
 namespace chakrasim::config {
@@ -110,8 +110,8 @@ std::vector<system::AlgorithmChoice> get_implementation(const Context& c, const 
   for (std::size_t i = 0; i < v.size(); ++i) {
     const Json& t = v[i];
     if (!t.is_string()) {
-      fail("{}: key \"{}\"[{}]: value {} is invalid; expected an algorithm name such as \"ring\"",
-           c.source, key, i, t.dump());
+      fail("{}: key \"{}\"[{}]: value {} is invalid; expected an algorithm name such as \"ring\"", c.source, key, i,
+           t.dump());
     }
     const std::string token = t.get<std::string>();
     system::AlgorithmChoice choice;
@@ -157,7 +157,8 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) {
          const std::string s = v.is_string() ? v.get<std::string>() : "";
          if (s == "baseline") c.out.system.collective_optimization = system::CollectiveOptimization::kBaseline;
-         else if (s == "localBWAware") c.out.system.collective_optimization = system::CollectiveOptimization::kLocalBwAware;
+         else if (s == "localBWAware")
+           c.out.system.collective_optimization = system::CollectiveOptimization::kLocalBwAware;
          else bad_value(c, "collective-optimization", v, "\"baseline\" or \"localBWAware\"");
        }},
       {"endpoint-delay", "integer, ns", "10",
@@ -172,8 +173,7 @@ const std::vector<Param>& params() {
          c.out.system.active_chunks_per_dimension =
              static_cast<std::uint32_t>(get_int(c, "active-chunks-per-dimension", v, 1));
        }},
-      {"preferred-dataset-splits", "integer >= 1", "required",
-       "chunks per collective",
+      {"preferred-dataset-splits", "integer >= 1", "required", "chunks per collective",
        [](const Json& v, Context& c) {
          c.out.system.preferred_dataset_splits =
              static_cast<std::uint64_t>(get_int(c, "preferred-dataset-splits", v, 1));
@@ -189,36 +189,53 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) { c.out.compute.peak_perf_tflops = get_number(c, "peak-perf", v); }},
       {"roofline-enabled", "0 | 1", "0",
        "time GPU compute nodes by the roofline from num_ops and tensor_size instead of their duration",
-       [](const Json& v, Context& c) { c.out.compute.model = get_flag(c, "roofline-enabled", v) ? "roofline" : "replay"; }},
-      {"replay-only", "0 | 1", "0", "replay every node for its recorded duration",
        [](const Json& v, Context& c) {
-         c.out.replay_only = get_flag(c, "replay-only", v);
+         c.out.compute.model = get_flag(c, "roofline-enabled", v) ? "roofline" : "replay";
        }},
+      {"replay-only", "0 | 1", "0", "replay every node for its recorded duration",
+       [](const Json& v, Context& c) { c.out.replay_only = get_flag(c, "replay-only", v); }},
       {"all-reduce-implementation", "list of algorithm names", "none",
        "algorithm per logical dimension for all-reduce: ring, direct, direct<W> (W messages in "
        "flight), halvingDoubling, doubleBinaryTree, or oneRing, oneDirect, oneDirect<W>, "
        "oneHalvingDoubling (one ring of every NPU, ending the list); the list length is the "
        "number of logical dimensions",
-       [](const Json& v, Context& c) { set_implementation(c, "all-reduce-implementation", v, CollectiveKind::kAllReduce); }},
+       [](const Json& v, Context& c) {
+         set_implementation(c, "all-reduce-implementation", v, CollectiveKind::kAllReduce);
+       }},
       {"all-gather-implementation", "list of algorithm names", "none", "as above, for all-gather",
-       [](const Json& v, Context& c) { set_implementation(c, "all-gather-implementation", v, CollectiveKind::kAllGather); }},
+       [](const Json& v, Context& c) {
+         set_implementation(c, "all-gather-implementation", v, CollectiveKind::kAllGather);
+       }},
       {"reduce-scatter-implementation", "list of algorithm names", "none", "as above, for reduce-scatter",
-       [](const Json& v, Context& c) { set_implementation(c, "reduce-scatter-implementation", v, CollectiveKind::kReduceScatter); }},
+       [](const Json& v, Context& c) {
+         set_implementation(c, "reduce-scatter-implementation", v, CollectiveKind::kReduceScatter);
+       }},
       {"all-to-all-implementation", "list of algorithm names", "none", "as above, for all-to-all",
-       [](const Json& v, Context& c) { set_implementation(c, "all-to-all-implementation", v, CollectiveKind::kAllToAll); }},
+       [](const Json& v, Context& c) {
+         set_implementation(c, "all-to-all-implementation", v, CollectiveKind::kAllToAll);
+       }},
       {"all-reduce-implementation-custom", "list of one path prefix", "none",
        "a custom all-reduce: per-rank algorithm ETs PREFIX.<rank>.et (paths relative to the working "
        "directory); takes precedence over all-reduce-implementation",
-       [](const Json& v, Context& c) { set_custom(c, "all-reduce-implementation-custom", v, CollectiveKind::kAllReduce); }},
+       [](const Json& v, Context& c) {
+         set_custom(c, "all-reduce-implementation-custom", v, CollectiveKind::kAllReduce);
+       }},
       {"all-gather-implementation-custom", "list of one path prefix", "none", "as above, for all-gather",
-       [](const Json& v, Context& c) { set_custom(c, "all-gather-implementation-custom", v, CollectiveKind::kAllGather); }},
+       [](const Json& v, Context& c) {
+         set_custom(c, "all-gather-implementation-custom", v, CollectiveKind::kAllGather);
+       }},
       {"reduce-scatter-implementation-custom", "list of one path prefix", "none", "as above, for reduce-scatter",
-       [](const Json& v, Context& c) { set_custom(c, "reduce-scatter-implementation-custom", v, CollectiveKind::kReduceScatter); }},
+       [](const Json& v, Context& c) {
+         set_custom(c, "reduce-scatter-implementation-custom", v, CollectiveKind::kReduceScatter);
+       }},
       {"all-to-all-implementation-custom", "list of one path prefix", "none", "as above, for all-to-all",
-       [](const Json& v, Context& c) { set_custom(c, "all-to-all-implementation-custom", v, CollectiveKind::kAllToAll); }},
+       [](const Json& v, Context& c) {
+         set_custom(c, "all-to-all-implementation-custom", v, CollectiveKind::kAllToAll);
+       }},
       {"model-shared-bus", "0 | 1", "0", "LogGP shared-bus model (not supported yet: must be 0)",
        [](const Json& v, Context& c) {
-         if (get_flag(c, "model-shared-bus", v)) fail("{}: key \"model-shared-bus\": the shared-bus model is not supported yet; expected 0", c.source);
+         if (get_flag(c, "model-shared-bus", v))
+           fail("{}: key \"model-shared-bus\": the shared-bus model is not supported yet; expected 0", c.source);
        }},
       {"trace-enabled", "0 | 1", "0", "accepted for compatibility; no effect", nullptr},
       {"track-local-mem", "0 | 1", "0", "accepted for compatibility; no effect yet", nullptr},
@@ -245,8 +262,10 @@ SystemConfig parse_system(const std::string& text, const std::string& source, co
     fail("{}: invalid JSON: {}", source, e.what());
   }
   if (!root.is_object()) fail("{}: expected a JSON object of system keys", source);
-  if (flags.num_queues_per_dim == 0) fail("--num-queues-per-dim: value 0 is invalid; expected an integer of at least 1");
-  if (!(flags.injection_scale >= 0)) fail("--injection-scale: value {} is invalid; expected a number, 0 or more", flags.injection_scale);
+  if (flags.num_queues_per_dim == 0)
+    fail("--num-queues-per-dim: value 0 is invalid; expected an integer of at least 1");
+  if (!(flags.injection_scale >= 0))
+    fail("--injection-scale: value {} is invalid; expected a number, 0 or more", flags.injection_scale);
 
   SystemConfig out;
   out.system.num_queues_per_dim = flags.num_queues_per_dim;
@@ -264,8 +283,8 @@ SystemConfig parse_system(const std::string& text, const std::string& source, co
          source);
   }
   if (!root.contains("local-mem-bw")) {
-    out.warnings.push_back(fmt::format(
-        "{}: no \"local-mem-bw\": reductions cost 0 ns, as in the reference on x86", source));
+    out.warnings.push_back(
+        fmt::format("{}: no \"local-mem-bw\": reductions cost 0 ns, as in the reference on x86", source));
   }
   for (auto it = root.begin(); it != root.end(); ++it) {
     const std::string& key = it.key();

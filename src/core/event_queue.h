@@ -120,7 +120,7 @@ class EventQueue {
   // Re-files every event of bucket (level, d) relative to the current now_.
   void refile(unsigned level, unsigned d);
 
-  std::array<Bucket, kLevels * kDigits> buckets_{};  // level-major
+  std::array<Bucket, kLevels * kDigits> buckets_{};   // level-major
   std::array<Tick, kLevels * kDigits> bucket_min_{};  // earliest time in each occupied bucket, level >= 1
   std::array<std::array<std::uint64_t, kWords>, kLevels> occupied_{};
   Bucket* current_ = nullptr;  // bucket (0, digit 0 of now_)

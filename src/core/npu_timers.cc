@@ -2,8 +2,7 @@
 
 namespace chakrasim {
 
-void NpuTimers::schedule(NpuId npu, Tick delay, TimerOwner owner, std::uint8_t kind,
-                         std::uint64_t arg) {
+void NpuTimers::schedule(NpuId npu, Tick delay, TimerOwner owner, std::uint8_t kind, std::uint64_t arg) {
   const Tick time = queue_.now() + delay;
   const TimerEntry entry{arg, npu, owner, kind};
   for (const OpenBucket& open : open_[npu]) {

@@ -83,7 +83,8 @@ std::string LinkTable::name(std::uint32_t link) const {
     case DimensionKind::kFullyConnected: {
       if (symmetric_) return fmt::format("{} link to offset +{} (fully connected, dim {})", where, k + 1, d);
       const std::uint32_t there = (here + k + 1) % spec.npus;
-      return fmt::format("NPU {} -> NPU {} (fully connected, dim {})", owner, owner - here * stride + there * stride, d);
+      return fmt::format("NPU {} -> NPU {} (fully connected, dim {})", owner, owner - here * stride + there * stride,
+                         d);
     }
     case DimensionKind::kSwitch:
       return fmt::format("{} {} (switch, dim {})", where, k == 0 ? "up-link" : "down-link", d);

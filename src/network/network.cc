@@ -69,8 +69,8 @@ void register_backend(BackendInfo row) {
   table().push_back(std::move(row));
 }
 
-std::unique_ptr<Network> make_network(const std::string& name, const Topology& topology,
-                                      EventQueue& queue, ArrivalSink& sink, bool symmetric) {
+std::unique_ptr<Network> make_network(const std::string& name, const Topology& topology, EventQueue& queue,
+                                      ArrivalSink& sink, bool symmetric) {
   return find_backend(name).make(topology, queue, sink, symmetric);
 }
 

@@ -80,8 +80,8 @@ struct BackendInfo {
   // A symmetric run may fold it onto NPU 0 (sim/symmetry.h): its routes and delays depend only on
   // the offset between sender and receiver, and its factory honours `symmetric`.
   bool shift_invariant;
-  bool has_links;   // reports per-link figures (link_count() > 0, observe_links)
-  bool own_engine;  // has its own event engine: next_event_time() may be other than kNeverTick
+  bool has_links;                   // reports per-link figures (link_count() > 0, observe_links)
+  bool own_engine;                  // has its own event engine: next_event_time() may be other than kNeverTick
   std::vector<const char*> params;  // the network YAML keys it reads (config/network_config.h)
   BackendFactory make;
 };
@@ -99,7 +99,7 @@ void register_backend(BackendInfo row);
 
 // Builds the named backend (its row's factory); throws Error listing the valid names for an
 // unknown one.
-std::unique_ptr<Network> make_network(const std::string& name, const Topology& topology,
-                                      EventQueue& queue, ArrivalSink& sink, bool symmetric = false);
+std::unique_ptr<Network> make_network(const std::string& name, const Topology& topology, EventQueue& queue,
+                                      ArrivalSink& sink, bool symmetric = false);
 
 }  // namespace chakrasim::network

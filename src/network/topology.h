@@ -43,9 +43,7 @@ class Topology {
   NpuId npu_count() const { return npu_count_; }
   // Rank distance between neighbours in `dim`: the product of the sizes of lower dimensions.
   NpuId stride(std::size_t dim) const { return stride_[dim]; }
-  std::uint32_t coordinate(NpuId npu, std::size_t dim) const {
-    return (npu / stride_[dim]) % spec_.dims[dim].npus;
-  }
+  std::uint32_t coordinate(NpuId npu, std::size_t dim) const { return (npu / stride_[dim]) % spec_.dims[dim].npus; }
   // The lowest dimension in which two distinct NPUs' coordinates differ.
   std::size_t lowest_differing_dim(NpuId a, NpuId b) const;
   // Hops between coordinates a and b of `dim`: shorter way round a (bidirectional) ring,

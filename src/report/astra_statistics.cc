@@ -91,7 +91,8 @@ NpuStatistics npu_statistics(const sim::Inputs& inputs, const NodeLog& log, NpuI
 
 std::string statistics_lines(const sim::Inputs& inputs, const NodeLog& log, NpuId npu) {
   const NpuStatistics st = npu_statistics(inputs, log, npu);
-  std::string out = fmt::format("sys[{0}]. Post statistics processing start.\nsys[{0}]. Post statistics processing end.\n"
+  std::string out = fmt::format("sys[{0}]. Post statistics processing start.\nsys[{0}]. Post statistics processing "
+                                "end.\n"
                                 "sys[{0}], Wall time: {1}\n",
                                 npu, st.wall);
   auto line = [&](bool has, const char* name, Tick value) {
@@ -106,7 +107,8 @@ std::string statistics_lines(const sim::Inputs& inputs, const NodeLog& log, NpuI
   if (st.overlap > 0) out += fmt::format("sys[{}], Total compute-communication overlap: {}\n", npu, st.overlap);
   if (st.has_utilization) {
     out += fmt::format("sys[{0}], Compute bound percentage: {1:.3f}%\nsys[{0}], Average compute utilization: {2:.3f}%\n"
-                       "sys[{0}], Average memory utilization: {3:.3f}%\nsys[{0}], Average operation intensity: {4:.3f}\n",
+                       "sys[{0}], Average memory utilization: {3:.3f}%\nsys[{0}], Average operation intensity: "
+                       "{4:.3f}\n",
                        npu, st.compute_bound * 100, st.compute_utilization * 100, st.memory_utilization * 100,
                        st.operation_intensity);
   }

@@ -14,8 +14,8 @@ namespace chakrasim::report {
 struct NpuStatistics {
   Tick wall = 0;
   Tick cpu = 0, gpu = 0, comm = 0, remote_mem = 0, replay = 0, invalid = 0;
-  bool has_cpu = false, has_gpu = false, has_comm = false, has_remote_mem = false,
-       has_replay = false, has_invalid = false;
+  bool has_cpu = false, has_gpu = false, has_comm = false, has_remote_mem = false, has_replay = false,
+       has_invalid = false;
   Tick overlap = 0;  // GPU + Comm - Wall when both ran, else 0
   // Utilisation figures of a compute model that reports them (the roofline), as fractions
   // (time-weighted over compute nodes; +1 ns guard).

@@ -52,20 +52,21 @@ void section_inputs(std::string& html, const sim::Inputs& inputs, const sim::Res
   row("network", src.network);
   std::string dims;
   for (const network::DimensionSpec& d : inputs.network.dims) {
-    dims += fmt::format("{}{} {} × {} GB/s, {} ns", dims.empty() ? "" : "; ", network::dimension_kind_name(d.kind), d.npus,
-                        d.bandwidth_gib_per_s, d.latency_ns);
+    dims += fmt::format("{}{} {} × {} GB/s, {} ns", dims.empty() ? "" : "; ", network::dimension_kind_name(d.kind),
+                        d.npus, d.bandwidth_gib_per_s, d.latency_ns);
   }
   row("network dimensions", dims);
   row("backend", inputs.backend);
   row("NPUs", std::to_string(result.npus.size()));
-  row("splits / active chunks", fmt::format("{} / {}", inputs.system.preferred_dataset_splits,
-                                            inputs.system.active_chunks_per_dimension));
+  row("splits / active chunks",
+      fmt::format("{} / {}", inputs.system.preferred_dataset_splits, inputs.system.active_chunks_per_dimension));
   const Tick finish = result.max_finish_ns();
   row("run time", format_duration(finish));
   std::size_t finished = 0;
   for (const sim::NpuResult& n : result.npus) finished += n.finished;
   row("NPUs finished", fmt::format("{} of {}", finished, result.npus.size()));
-  row("events simulated", fmt::format("{}{}", result.events, result.symmetric ? " (NPU 0 alone: every NPU runs the same timeline)" : ""));
+  row("events simulated",
+      fmt::format("{}{}", result.events, result.symmetric ? " (NPU 0 alone: every NPU runs the same timeline)" : ""));
   html += "</table>\n";
 }
 
@@ -78,7 +79,8 @@ void section_npus(std::string& html, const sim::Result& result, const NodeLog& l
   }
   const int width = 900, label = 70, bar = 16, gap = 4;
   const int height = static_cast<int>(shown.size()) * (bar + gap) + 30;
-  html += fmt::format("<svg id=\"npu-bars\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"per-NPU time breakdown\">\n",
+  html += fmt::format("<svg id=\"npu-bars\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"per-NPU time "
+                      "breakdown\">\n",
                       width, height);
   const double scale = static_cast<double>(width - label - 10) / static_cast<double>(finish);
   int y = 0;
@@ -86,12 +88,16 @@ void section_npus(std::string& html, const sim::Result& result, const NodeLog& l
     const sim::TimeSplit& b = result.npus[n].split;
     html += fmt::format("<text x=\"0\" y=\"{}\">NPU {}</text>\n", y + bar - 4, n);
     double x = label;
-    const std::pair<const char*, Tick> parts[] = {{"compute", b.compute_ns}, {"comm", b.collective_ns},
-                                                   {"p2p", b.p2p_wait_ns}, {"memory", b.memory_ns}, {"idle", b.idle_ns}};
+    const std::pair<const char*, Tick> parts[] = {{"compute", b.compute_ns},
+                                                  {"comm", b.collective_ns},
+                                                  {"p2p", b.p2p_wait_ns},
+                                                  {"memory", b.memory_ns},
+                                                  {"idle", b.idle_ns}};
     for (const auto& [cls, t] : parts) {
       const double w = static_cast<double>(t) * scale;
       if (w > 0) {
-        html += fmt::format("<rect class=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"><title>NPU {}: {} {}</title></rect>\n",
+        html += fmt::format("<rect class=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"><title>NPU {}: {} "
+                            "{}</title></rect>\n",
                             cls, x, y, w, bar, n, cls, format_duration(t));
       }
       x += w;
@@ -99,10 +105,11 @@ void section_npus(std::string& html, const sim::Result& result, const NodeLog& l
     y += bar + gap;
   }
   int lx = label;
-  for (const auto& [cls, text] : {std::pair{"compute", "compute"}, std::pair{"comm", "exposed collectives"},
-                                  std::pair{"p2p", "p2p waits, bubbles"}, std::pair{"memory", "exposed memory"},
-                                  std::pair{"idle", "idle"}}) {
-    html += fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"12\" height=\"12\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
+  for (const auto& [cls, text] :
+       {std::pair{"compute", "compute"}, std::pair{"comm", "exposed collectives"},
+        std::pair{"p2p", "p2p waits, bubbles"}, std::pair{"memory", "exposed memory"}, std::pair{"idle", "idle"}}) {
+    html += fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"12\" height=\"12\"/><text x=\"{}\" "
+                        "y=\"{}\">{}</text>\n",
                         cls, lx, y + 6, lx + 16, y + 16, text);
     lx += 160;
   }
@@ -119,18 +126,22 @@ void section_collectives(std::string& html, const sim::Inputs& inputs, const Nod
     html += "<p>No collective ran on NPU 0.</p>\n";
     return;
   }
-  html += "<table id=\"collective-table\">\n<tr><th>node</th><th>collective</th><th>size</th><th>group</th><th>NPUs</th>"
+  html += "<table "
+          "id=\"collective-table\">\n<tr><th>node</th><th>collective</th><th>size</th><th>group</th><th>NPUs</th>"
           "<th>algorithm</th><th>start</th><th>duration</th><th>algbw GB/s</th><th>busbw GB/s</th></tr>\n";
   for (std::size_t i = 0; i < rows.size() && i < kMaxRows; ++i) {
     const CollectiveRow& r = rows[i];
-    html += fmt::format("<tr><td>{} {}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td>"
-                        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.2f}</td><td class=\"num\">{:.2f}</td></tr>\n",
-                        r.node_id, escape(r.name), r.kind, format_bytes(r.bytes), r.group.empty() ? "all" : escape(r.group),
-                        r.npus, escape(r.algorithm), format_duration(r.start), format_duration(r.duration), r.algbw_gb_per_s,
-                        r.busbw_gb_per_s);
+    html += fmt::format("<tr><td>{} {}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td "
+                        "class=\"num\">{}</td><td>{}</td>"
+                        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.2f}</td><td "
+                        "class=\"num\">{:.2f}</td></tr>\n",
+                        r.node_id, escape(r.name), r.kind, format_bytes(r.bytes),
+                        r.group.empty() ? "all" : escape(r.group), r.npus, escape(r.algorithm),
+                        format_duration(r.start), format_duration(r.duration), r.algbw_gb_per_s, r.busbw_gb_per_s);
   }
   html += "</table>\n";
-  if (rows.size() > kMaxRows) html += fmt::format("<p class=\"note\">The first {} of {} collectives.</p>\n", kMaxRows, rows.size());
+  if (rows.size() > kMaxRows)
+    html += fmt::format("<p class=\"note\">The first {} of {} collectives.</p>\n", kMaxRows, rows.size());
   html += "<p class=\"note\">As nccl-tests reports them: size is the all-reduce's buffer, the all-gather's output "
           "(n × each NPU's shard), the reduce-scatter's input and the all-to-all's send buffer; algbw = size / "
           "duration; busbw = algbw × 2(n−1)/n for all-reduce, × (n−1)/n for all-gather, reduce-scatter and "
@@ -142,13 +153,13 @@ void section_links(std::string& html, const sim::Result& result, const LinkLog* 
   html += "<h2 id=\"links\">Link utilisation over time</h2>\n";
   std::vector<std::uint32_t> order(result.link_names.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return links->busy_total(a) > links->busy_total(b);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return links->busy_total(a) > links->busy_total(b); });
   if (order.size() > kMaxLinks) order.resize(kMaxLinks);
   const Tick horizon = std::max<Tick>(1, result.max_finish_ns());
   const int label = 330, cell = 9, row = 14;
-  html += fmt::format("<svg id=\"link-heatmap\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"link utilisation\">\n",
+  html += fmt::format("<svg id=\"link-heatmap\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"link "
+                      "utilisation\">\n",
                       label + static_cast<int>(kBins) * cell + 60, static_cast<int>(order.size()) * row + 20);
   int y = 0;
   for (const std::uint32_t l : order) {
@@ -158,19 +169,23 @@ void section_links(std::string& html, const sim::Result& result, const LinkLog* 
     for (std::uint32_t b = 0; b < kBins; ++b) {
       const double width = static_cast<double>(horizon) / kBins;
       const double u = std::min(1.0, static_cast<double>(busy[b]) / width);
-      html += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#e15759\" fill-opacity=\"{:.2f}\"/>",
+      html += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#e15759\" "
+                          "fill-opacity=\"{:.2f}\"/>",
                           label + static_cast<int>(b) * cell, y, cell - 1, row - 2, u);
     }
-    html += fmt::format("\n<text x=\"{}\" y=\"{}\">{:.0f}%</text>\n", label + static_cast<int>(kBins) * cell + 6, y + 10, average * 100);
+    html += fmt::format("\n<text x=\"{}\" y=\"{}\">{:.0f}%</text>\n", label + static_cast<int>(kBins) * cell + 6,
+                        y + 10, average * 100);
     y += row;
   }
   html += fmt::format("<text x=\"{}\" y=\"{}\">0</text><text x=\"{}\" y=\"{}\">{}</text>\n</svg>\n", label, y + 14,
                       label + static_cast<int>(kBins) * cell - 60, y + 14, format_duration(horizon));
   html += fmt::format("<p class=\"note\">The {} busiest of {} links; each cell is 1/{} of the run, darker is busier; "
-                      "the last column is the average over the run.</p>\n", order.size(), result.link_names.size(), kBins);
+                      "the last column is the average over the run.</p>\n",
+                      order.size(), result.link_names.size(), kBins);
 }
 
-void section_critical_path(std::string& html, const sim::Inputs& inputs, const sim::Result& result, const NodeLog& log) {
+void section_critical_path(std::string& html, const sim::Inputs& inputs, const sim::Result& result,
+                           const NodeLog& log) {
   NpuId last = 0;
   for (NpuId n = 0; n < result.npus.size(); ++n) {
     if (log.recorded(n) && result.npus[n].finish_ns > result.npus[last].finish_ns) last = n;
@@ -178,25 +193,29 @@ void section_critical_path(std::string& html, const sim::Inputs& inputs, const s
   const chakra::Graph& g = *inputs.graphs[last];
   const std::vector<NodeSpan> path = critical_path(g, log.spans(last));
   html += fmt::format("<h2 id=\"critical-path\">Critical path (NPU {}, which finishes last)</h2>\n", last);
-  html += "<table id=\"critical-path-table\">\n<tr><th>node</th><th>type</th><th>start</th><th>duration</th><th>waited before</th></tr>\n";
+  html += "<table id=\"critical-path-table\">\n<tr><th>node</th><th>type</th><th>start</th><th>duration</th><th>waited "
+          "before</th></tr>\n";
   Tick previous_end = 0;
   for (std::size_t i = 0; i < path.size() && i < kMaxRows; ++i) {
     const NodeSpan& s = path[i];
-    html += fmt::format("<tr><td>{} {}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+    html += fmt::format("<tr><td>{} {}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+                        "class=\"num\">{}</td></tr>\n",
                         g.id(s.node), escape(g.name(s.node)), chakra::node_type_name(g.raw_type(s.node)),
                         format_duration(s.start), format_duration(s.end - s.start),
                         format_duration(s.start > previous_end ? s.start - previous_end : 0));
     previous_end = s.end;
   }
   html += "</table>\n";
-  if (path.size() > kMaxRows) html += fmt::format("<p class=\"note\">The first {} of {} nodes.</p>\n", kMaxRows, path.size());
+  if (path.size() > kMaxRows)
+    html += fmt::format("<p class=\"note\">The first {} of {} nodes.</p>\n", kMaxRows, path.size());
 }
 
 }  // namespace
 
-std::string html_report(const sim::Inputs& inputs, const sim::Result& result, const NodeLog& log,
-                        const LinkLog* links, const ReportSources& sources) {
-  std::string html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>chakrasim run report</title>\n<style>";
+std::string html_report(const sim::Inputs& inputs, const sim::Result& result, const NodeLog& log, const LinkLog* links,
+                        const ReportSources& sources) {
+  std::string html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>chakrasim run "
+                     "report</title>\n<style>";
   html += kStyle;
   html += "</style></head>\n<body>\n<h1>chakrasim run report</h1>\n";
   section_inputs(html, inputs, result, sources);

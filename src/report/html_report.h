@@ -19,8 +19,8 @@ struct ReportSources {
 };
 
 // The page as a string. `links` may be null (no link figures).
-std::string html_report(const sim::Inputs& inputs, const sim::Result& result, const NodeLog& log,
-                        const LinkLog* links, const ReportSources& sources);
+std::string html_report(const sim::Inputs& inputs, const sim::Result& result, const NodeLog& log, const LinkLog* links,
+                        const ReportSources& sources);
 
 // Writes html_report(...) to DIR/index.html, creating DIR; throws Error naming the path on failure.
 std::string write_html_report(const std::string& dir, const sim::Inputs& inputs, const sim::Result& result,

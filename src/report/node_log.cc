@@ -35,8 +35,8 @@ void NodeLog::on_phase_start(NpuId npu, std::uint64_t token, std::uint32_t chunk
                              const system::PhasePlan& plan, Tick now) {
   if (!recorded(npu)) return;
   open_phases_[npu].push_back(static_cast<std::uint32_t>(phases_[npu].size()));
-  phases_[npu].push_back({static_cast<std::uint32_t>(token), chunk, phase, now, kNeverTick, plan.algorithm,
-                          plan.dim, plan.ring_size, plan.bytes, plan.members != nullptr});
+  phases_[npu].push_back({static_cast<std::uint32_t>(token), chunk, phase, now, kNeverTick, plan.algorithm, plan.dim,
+                          plan.ring_size, plan.bytes, plan.members != nullptr});
 }
 
 void NodeLog::on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase, Tick now) {
@@ -53,8 +53,7 @@ void NodeLog::on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, 
   }
 }
 
-sim::Result simulate_recorded(const sim::Inputs& inputs, NodeLog& log, network::LinkObserver* links,
-                              sim::Hooks hooks) {
+sim::Result simulate_recorded(const sim::Inputs& inputs, NodeLog& log, network::LinkObserver* links, sim::Hooks hooks) {
   hooks.nodes = &log;
   hooks.collectives = &log;
   hooks.links = links;

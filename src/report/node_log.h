@@ -17,7 +17,7 @@ namespace chakrasim::report {
 struct NodeSpan {
   std::uint32_t node = 0;  // index in the NPU's graph
   Tick start = 0;
-  Tick end = kNeverTick;   // kNeverTick while running
+  Tick end = kNeverTick;  // kNeverTick while running
 };
 
 // One phase of one chunk of a collective node.

@@ -22,8 +22,8 @@ void print_finish_lines(std::ostream& out, const sim::Result& result) {
   for (std::size_t r = 0; r < result.npus.size(); ++r) {
     const sim::NpuResult& n = result.npus[r];
     if (!n.finished) continue;
-    text += fmt::format("sys[{}] finished, {} cycles, exposed communication {} cycles.\n", r,
-                        n.finish_ns, n.exposed_comm_ns);
+    text += fmt::format("sys[{}] finished, {} cycles, exposed communication {} cycles.\n", r, n.finish_ns,
+                        n.exposed_comm_ns);
   }
   out << text;
 }
@@ -43,14 +43,16 @@ std::string time_split_line(const sim::Result& result, NpuId npu) {
   std::string kinds;
   for (std::size_t k = 0; k < s.by_group_kind_ns.size() && k < result.group_kinds.size(); ++k) {
     if (s.by_group_kind_ns[k] == 0) continue;
-    kinds += fmt::format("{}{} {}", kinds.empty() ? ": " : ", ", result.group_kinds[k], format_duration(s.by_group_kind_ns[k]));
+    kinds += fmt::format("{}{} {}", kinds.empty() ? ": " : ", ", result.group_kinds[k],
+                         format_duration(s.by_group_kind_ns[k]));
   }
-  std::string text = fmt::format(
-      "  Time split of NPU {}: compute {} ({}), exposed collectives {} ({}), p2p waits and pipeline bubbles {} ({}), "
-      "exposed memory {}, idle {}.\n",
-      npu, format_duration(s.compute_ns), percent_of(s.compute_ns, finish), format_duration(s.collective_ns),
-      percent_of(s.collective_ns, finish), format_duration(s.p2p_wait_ns), percent_of(s.p2p_wait_ns, finish),
-      format_duration(s.memory_ns), format_duration(s.idle_ns));
+  std::string text =
+      fmt::format("  Time split of NPU {}: compute {} ({}), exposed collectives {} ({}), p2p waits and pipeline "
+                  "bubbles {} ({}), "
+                  "exposed memory {}, idle {}.\n",
+                  npu, format_duration(s.compute_ns), percent_of(s.compute_ns, finish),
+                  format_duration(s.collective_ns), percent_of(s.collective_ns, finish), format_duration(s.p2p_wait_ns),
+                  percent_of(s.p2p_wait_ns, finish), format_duration(s.memory_ns), format_duration(s.idle_ns));
   if (!kinds.empty()) text += fmt::format("    exposed collectives by group kind{}.\n", kinds);
   return text;
 }
@@ -62,7 +64,8 @@ std::string flops_line(const sim::Result& result, Tick run_ns) {
   for (const sim::NpuResult& n : result.npus) flops += n.split.model_flops;
   if (flops <= 0 || run_ns == 0 || result.npus.empty()) return "";
   const double per_gpu = flops / static_cast<double>(result.npus.size()) / (static_cast<double>(run_ns) * 1e-9);
-  std::string text = fmt::format("  Model FLOP/s per GPU: {:.1f} TFLOP/s (num_ops of the GPU compute nodes over the run time)",
+  std::string text = fmt::format("  Model FLOP/s per GPU: {:.1f} TFLOP/s (num_ops of the GPU compute nodes over the "
+                                 "run time)",
                                  per_gpu / 1e12);
   if (result.peak_flops_per_s > 0) {
     text += fmt::format("; MFU {:.1f}% of a {:.1f} TFLOP/s peak", 100 * per_gpu / result.peak_flops_per_s,

@@ -134,8 +134,8 @@ std::string slice_name(const chakra::Graph& g, std::uint32_t node) {
 
 std::string phase_name(const PhaseSpan& p) {
   return fmt::format("phase {}: {} on {} {} of {} NPUs, {}", p.phase + 1, system::algorithm_name(p.algorithm),
-                     p.group ? "group ring" : "dimension", p.group ? std::string() : std::to_string(p.dim),
-                     p.ring_size, format_bytes(p.bytes));
+                     p.group ? "group ring" : "dimension", p.group ? std::string() : std::to_string(p.dim), p.ring_size,
+                     format_bytes(p.bytes));
 }
 
 // The traceEvents array, one event per line.
@@ -150,7 +150,8 @@ class Events {
   // A complete ("X") slice.
   void slice(NpuId npu, std::uint32_t tid, const std::string& name, const char* cat, Tick start, Tick end,
              const std::string& args) {
-    add(fmt::format("{{\"name\":{},\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},\"args\":{{{}}}}}",
+    add(fmt::format("{{\"name\":{},\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},\"args\":{{{}"
+                    "}}}}",
                     json_string(name), cat, npu, tid, micros(start), micros(end - start), args));
   }
   void metadata(const char* what, NpuId npu, const std::string& tid_field, const std::string& args) {
@@ -169,7 +170,8 @@ void write_npu(Events& events, const sim::Inputs& inputs, const NodeLog& log, Np
     if (s.end == kNeverTick || s.end <= s.start) continue;  // unfinished, or took no time
     const Track track = track_of(g, s.node);
     const std::uint32_t tid = static_cast<std::uint32_t>(track) * kLanes + lanes[track].place(s.start, s.end);
-    std::string args = fmt::format("\"node\":{},\"type\":{}", g.id(s.node), json_string(chakra::node_type_name(g.raw_type(s.node))));
+    std::string args =
+        fmt::format("\"node\":{},\"type\":{}", g.id(s.node), json_string(chakra::node_type_name(g.raw_type(s.node))));
     if (const std::uint64_t bytes = node_bytes(g, s.node); bytes != 0) args += fmt::format(",\"bytes\":{}", bytes);
     if (const std::string group = node_group(g, s.node); !group.empty()) args += ",\"group\":" + json_string(group);
     events.slice(npu, tid, slice_name(g, s.node), track_name(track), s.start, s.end, args);
@@ -189,16 +191,20 @@ void write_npu(Events& events, const sim::Inputs& inputs, const NodeLog& log, Np
   }
   std::vector<std::pair<std::pair<std::uint32_t, std::uint32_t>, const Chunk*>> ordered;
   for (const auto& [key, c] : chunks) ordered.emplace_back(key, &c);
-  std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.second->start < b.second->start; });
+  std::sort(ordered.begin(), ordered.end(),
+            [](const auto& a, const auto& b) { return a.second->start < b.second->start; });
   for (const auto& [key, c] : ordered) {
-    const std::uint32_t tid = static_cast<std::uint32_t>(Track::kChunk) * kLanes + lanes[Track::kChunk].place(c->start, c->end);
+    const std::uint32_t tid =
+        static_cast<std::uint32_t>(Track::kChunk) * kLanes + lanes[Track::kChunk].place(c->start, c->end);
     const auto kind = g.has_attrs(key.first) ? workload::collective_of(g.attrs(key.first).comm_type) : std::nullopt;
     const std::string args = fmt::format("\"node\":{},\"chunk\":{}", g.id(key.first), key.second);
-    events.slice(npu, tid, fmt::format("{} chunk {}", kind ? system::collective_name(*kind) : "collective", key.second + 1),
-          "collective chunks", c->start, c->end, args);
+    events.slice(npu, tid,
+                 fmt::format("{} chunk {}", kind ? system::collective_name(*kind) : "collective", key.second + 1),
+                 "collective chunks", c->start, c->end, args);
     for (const PhaseSpan* p : c->phases) {
       events.slice(npu, tid, phase_name(*p), "collective phases", p->start, p->end,
-            fmt::format("\"node\":{},\"chunk\":{},\"phase\":{},\"bytes\":{}", g.id(p->node), p->chunk, p->phase, p->bytes));
+                   fmt::format("\"node\":{},\"chunk\":{},\"phase\":{},\"bytes\":{}", g.id(p->node), p->chunk, p->phase,
+                               p->bytes));
     }
   }
   // Names and order for the viewer.
@@ -217,8 +223,8 @@ void write_npu(Events& events, const sim::Inputs& inputs, const NodeLog& log, Np
 
 }  // namespace
 
-void write_timeline(const std::string& path, const sim::Inputs& inputs, const sim::Result& result,
-                    const NodeLog& log, const std::vector<NpuId>& npus) {
+void write_timeline(const std::string& path, const sim::Inputs& inputs, const sim::Result& result, const NodeLog& log,
+                    const std::vector<NpuId>& npus) {
   Output out(path);
   out.add("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"chakrasim\"");
   out.add(fmt::format(",\"npus\":{},\"symmetric_run\":{}}},\"traceEvents\":[", result.npus.size(), result.symmetric));

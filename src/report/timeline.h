@@ -14,8 +14,8 @@ namespace chakrasim::report {
 
 // Writes the timeline of `npus` (each must be recorded in `log`) to `path`; throws Error if the
 // file cannot be written.
-void write_timeline(const std::string& path, const sim::Inputs& inputs, const sim::Result& result,
-                    const NodeLog& log, const std::vector<NpuId>& npus);
+void write_timeline(const std::string& path, const sim::Inputs& inputs, const sim::Result& result, const NodeLog& log,
+                    const std::vector<NpuId>& npus);
 
 // Writes one CSV row per node that ran on `npus`: npu, id, name, type, start_ns, end_ns,
 // duration_ns, bytes (comm_size, or tensor_size for memory nodes), group (pg_name).

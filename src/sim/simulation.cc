@@ -6,12 +6,12 @@
 #include <set>
 
 #include "core/error.h"
-#include "core/resources.h"
-#include "sim/symmetry.h"
-#include "sim/time_splitter.h"
 #include "core/event_queue.h"
 #include "core/npu_timers.h"
+#include "core/resources.h"
 #include "network/network.h"
+#include "sim/symmetry.h"
+#include "sim/time_splitter.h"
 #include "system/system.h"
 #include "workload/executor.h"
 
@@ -38,9 +38,9 @@ workload::WorkloadOptions workload_options(const Inputs& inputs) {
 // Rough sizes of the per-NPU, per-node and per-chunk state (measured orders of magnitude; the
 // estimate only has to catch runs that cannot fit at all).
 constexpr std::uint64_t kBytesPerNpu = 512;
-constexpr std::uint64_t kBytesPerGraphNode = 96;    // a parsed node, once per distinct trace
-constexpr std::uint64_t kBytesPerRankNode = 8;      // countdown and state, per NPU and node
-constexpr std::uint64_t kBytesPerChunk = 256;       // a stream, its queue entry and messages
+constexpr std::uint64_t kBytesPerGraphNode = 96;  // a parsed node, once per distinct trace
+constexpr std::uint64_t kBytesPerRankNode = 8;    // countdown and state, per NPU and node
+constexpr std::uint64_t kBytesPerChunk = 256;     // a stream, its queue entry and messages
 
 std::uint64_t network_state_bytes(std::uint64_t npus) { return npus * kBytesPerNpu; }
 
@@ -70,8 +70,8 @@ namespace {
 void validate_sizes(const Inputs& inputs) {
   const network::Topology topology(inputs.network);
   if (inputs.graphs.size() != topology.npu_count()) {
-    fail("the workload has {} rank files but the network has {} NPUs; expected one trace per NPU",
-         inputs.graphs.size(), topology.npu_count());
+    fail("the workload has {} rank files but the network has {} NPUs; expected one trace per NPU", inputs.graphs.size(),
+         topology.npu_count());
   }
   for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {
     const auto& list = inputs.system.implementations[k];
@@ -86,8 +86,8 @@ void validate_sizes(const Inputs& inputs) {
     const std::string& prefix = inputs.system.custom_prefixes[k];
     if (!prefix.empty() && inputs.custom_algorithms[k].size() != inputs.graphs.size()) {
       fail("{}: the custom {} \"{}\" has {} algorithm ETs; expected one per NPU ({})", inputs.system_source,
-           system::collective_name(static_cast<system::CollectiveKind>(k)), prefix,
-           inputs.custom_algorithms[k].size(), inputs.graphs.size());
+           system::collective_name(static_cast<system::CollectiveKind>(k)), prefix, inputs.custom_algorithms[k].size(),
+           inputs.graphs.size());
     }
   }
 }
@@ -234,7 +234,8 @@ std::string stuck_detail(const Inputs& inputs, const workload::Executor& executo
       if (count > 16) missing += fmt::format(" and {} more", count - 16);
       const std::string what = fmt::format("{} of {} bytes{}", system::collective_name(*kind), a.comm_size,
                                            group == 0 ? "" : fmt::format(" on group {}", group));
-      if (count == 0) return what + ": every peer issued it, but their messages never matched (different sizes or order)";
+      if (count == 0)
+        return what + ": every peer issued it, but their messages never matched (different sizes or order)";
       return fmt::format("{}: NPU(s) {} never issued their matching collective", what, missing);
     }
     default: break;
@@ -262,8 +263,8 @@ std::vector<const chakra::Graph*> graphs_of(const workload::Executor& executor) 
 // queue and timers first, the workload executor, the system layer it sends collectives to, and
 // the network backend the system layer sends messages through.
 struct Layers {
-  Layers(const Inputs& inputs, const network::Topology& topology, const network::BackendInfo& backend,
-         bool symmetric, const Hooks& hooks)
+  Layers(const Inputs& inputs, const network::Topology& topology, const network::BackendInfo& backend, bool symmetric,
+         const Hooks& hooks)
       : timers(queue, symmetric ? 1 : topology.npu_count()),
         remote_memory(inputs.memory, topology.npu_count()),
         executor(symmetric ? std::vector<std::shared_ptr<const chakra::Graph>>{inputs.graphs.front()} : inputs.graphs,
@@ -357,8 +358,8 @@ void run_events(Layers& layers, const Hooks& hooks) {
     }
     if (!queue.empty() && queue.next_time() <= network_next) continue;
     if (network_next < queue.now()) {
-      fail("internal error: the network backend's next event ({} ns) is before the current time ({} ns)",
-           network_next, queue.now());
+      fail("internal error: the network backend's next event ({} ns) is before the current time ({} ns)", network_next,
+           queue.now());
     }
     queue.advance_clock(network_next);
     network.advance_to(network_next);
@@ -405,8 +406,8 @@ Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& h
     for (std::uint32_t i = 0; i < g.size(); ++i) {
       const State s = executor.state(r, i);
       if (s == State::kDone) continue;
-      result.stuck.push_back({r, g.id(i), g.name(i), chakra::node_type_name(g.raw_type(i)),
-                              s == State::kIssued, std::move(waiting[i]),
+      result.stuck.push_back({r, g.id(i), g.name(i), chakra::node_type_name(g.raw_type(i)), s == State::kIssued,
+                              std::move(waiting[i]),
                               s == State::kIssued ? stuck_detail(inputs, executor, r, i, started) : std::string()});
     }
   }

@@ -13,8 +13,8 @@
 
 #include "chakra/graph.h"
 #include "compute/compute_spec.h"
-#include "memory/remote_memory_spec.h"
 #include "core/types.h"
+#include "memory/remote_memory_spec.h"
 #include "network/topology.h"
 #include "sim/time_split.h"
 #include "system/comm_groups.h"
@@ -73,7 +73,7 @@ struct StuckNode {
   std::uint64_t id = 0;
   std::string name;
   std::string type;
-  bool issued = false;  // issued and never completed (else: waiting for parents or a slot)
+  bool issued = false;                     // issued and never completed (else: waiting for parents or a slot)
   std::vector<std::uint64_t> waiting_for;  // unfinished parents
   // For an issued node, what it waits for: an unmatched send or receive (peer, tag, size), or a
   // collective some peers never issued.
@@ -82,13 +82,13 @@ struct StuckNode {
 
 struct Result {
   std::vector<NpuResult> npus;
-  std::vector<std::string> link_names;  // the backend's links (with Hooks::links), by id
+  std::vector<std::string> link_names;   // the backend's links (with Hooks::links), by id
   std::vector<std::string> group_kinds;  // labels of TimeSplit::by_group_kind_ns, in order
   double peak_flops_per_s = 0;           // the system file's peak-perf per NPU (0: not given)
-  std::vector<StuckNode> stuck;  // empty when every NPU finished
-  std::uint64_t events = 0;    // events simulated (for NPU 0 alone in a symmetric run)
+  std::vector<StuckNode> stuck;          // empty when every NPU finished
+  std::uint64_t events = 0;              // events simulated (for NPU 0 alone in a symmetric run)
   std::uint64_t messages = 0;
-  bool symmetric = false;      // only NPU 0 was simulated; every NPU's figures are its figures
+  bool symmetric = false;  // only NPU 0 was simulated; every NPU's figures are its figures
 
   bool all_finished() const { return stuck.empty(); }
   Tick max_finish_ns() const;
@@ -100,11 +100,11 @@ void validate(const Inputs& inputs);
 
 // How far a running simulation is, for a progress line.
 struct Progress {
-  Tick now = 0;                 // simulated time reached
-  std::uint64_t events = 0;     // events simulated so far
+  Tick now = 0;              // simulated time reached
+  std::uint64_t events = 0;  // events simulated so far
   std::uint64_t nodes_done = 0;
-  std::uint64_t nodes = 0;      // in all (for NPU 0 alone in a symmetric run)
-  double wall_s = 0;            // since the simulation started
+  std::uint64_t nodes = 0;  // in all (for NPU 0 alone in a symmetric run)
+  double wall_s = 0;        // since the simulation started
 };
 
 // What a caller can listen to while a run goes on. Observers hear every NPU, unless

@@ -17,11 +17,11 @@
 namespace chakrasim::sim {
 
 struct TimeSplit {
-  Tick compute_ns = 0;     // a compute node (GPU or CPU) running
-  Tick collective_ns = 0;  // a collective running and no compute: the sum of by_group_kind_ns
-  Tick p2p_wait_ns = 0;    // a send or receive running and nothing above: p2p and pipeline bubbles
-  Tick memory_ns = 0;      // a memory load or store running and nothing above
-  Tick idle_ns = 0;        // nothing running, before the NPU finishes
+  Tick compute_ns = 0;                 // a compute node (GPU or CPU) running
+  Tick collective_ns = 0;              // a collective running and no compute: the sum of by_group_kind_ns
+  Tick p2p_wait_ns = 0;                // a send or receive running and nothing above: p2p and pipeline bubbles
+  Tick memory_ns = 0;                  // a memory load or store running and nothing above
+  Tick idle_ns = 0;                    // nothing running, before the NPU finishes
   std::vector<Tick> by_group_kind_ns;  // exposed collective time per Result::group_kinds entry
   double model_flops = 0;              // the num_ops of the GPU compute nodes that ran
 };

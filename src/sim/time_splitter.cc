@@ -89,8 +89,8 @@ void TimeSplitter::charge(Running& r, Tick until_ns) {
     s.compute_ns += span;
   } else if (r.count[kCollective] > 0) {
     s.collective_ns += span;
-    const auto kind = std::find_if(r.collectives_of_kind.begin(), r.collectives_of_kind.end(),
-                                   [](std::uint32_t n) { return n > 0; });
+    const auto kind =
+        std::find_if(r.collectives_of_kind.begin(), r.collectives_of_kind.end(), [](std::uint32_t n) { return n > 0; });
     s.by_group_kind_ns[static_cast<std::size_t>(kind - r.collectives_of_kind.begin())] += span;
   } else if (r.count[kP2p] > 0) {
     s.p2p_wait_ns += span;

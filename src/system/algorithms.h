@@ -21,9 +21,9 @@ namespace chakrasim::system {
 struct AlgorithmInfo {
   // In the system JSON's *-implementation lists, e.g. "halvingDoubling"; also the printed name.
   const char* token = "";
-  bool in_lists = true;        // false: not a list token (custom, selected by its own key)
-  bool flat_form = false;      // one<Token> (e.g. oneRing): one ring of every NPU
-  bool takes_window = false;   // <token><W> (e.g. direct4): messages kept in flight
+  bool in_lists = true;             // false: not a list token (custom, selected by its own key)
+  bool flat_form = false;           // one<Token> (e.g. oneRing): one ring of every NPU
+  bool takes_window = false;        // <token><W> (e.g. direct4): messages kept in flight
   bool needs_power_of_two = false;  // only on rings of 2^k NPUs
   bool runs_on_groups = true;       // may run a communicator group's ring
   bool keeps_size = false;          // runs an all-reduce whatever the phase's kind (its data keeps its size)

@@ -52,8 +52,8 @@ void check_phase(const PhasePlan& p) {
          what);
   }
   if (info.needs_power_of_two && !is_power_of_two(p.ring_size)) {
-    fail("the {}-implementation is {} on logical dimension {} of {} NPUs; expected a power of two{}", what,
-         info.token, p.dim, p.ring_size, parenthesised(info.power_of_two_note));
+    fail("the {}-implementation is {} on logical dimension {} of {} NPUs; expected a power of two{}", what, info.token,
+         p.dim, p.ring_size, parenthesised(info.power_of_two_note));
   }
   if (!info.runs_on_groups && p.members != nullptr) {
     fail("a {} on a communicator group of {} NPUs cannot run {}{}; expected {}", what, p.ring_size, info.token,
@@ -84,8 +84,8 @@ ChunkPlan plan_custom(const SystemSpec& spec, const network::Topology& topology,
 
 // Chunking, with the reference's inflation of tiny chunks (all but all-gather) to one byte per
 // NPU of the whole network, and a full-size extra chunk for any remainder.
-void plan_chunks(const SystemSpec& spec, const network::Topology& topology, CollectiveKind kind,
-                 std::uint64_t bytes, ChunkPlan& plan) {
+void plan_chunks(const SystemSpec& spec, const network::Topology& topology, CollectiveKind kind, std::uint64_t bytes,
+                 ChunkPlan& plan) {
   const std::uint64_t total_npus = topology.npu_count();
   std::uint64_t size = bytes;
   std::uint64_t chunk = size / spec.preferred_dataset_splits;
@@ -105,8 +105,16 @@ void plan_group_phase(const SystemSpec& spec, CollectiveKind kind, const std::ve
                       const std::vector<NpuId>& group, ChunkPlan& plan) {
   if (group.size() <= 1) return;
   AlgorithmChoice choice = choices.size() == 1 ? choices.front() : AlgorithmChoice{};
-  PhasePlan p{kind, choice.kind, 0, static_cast<std::uint32_t>(group.size()), 1, false, plan.chunk_bytes,
-              QueuePick::kFirstHalf, &group, choice.window};
+  PhasePlan p{kind,
+              choice.kind,
+              0,
+              static_cast<std::uint32_t>(group.size()),
+              1,
+              false,
+              plan.chunk_bytes,
+              QueuePick::kFirstHalf,
+              &group,
+              choice.window};
   // The queue rules of the flat case: localBWAware all-reduce draws from the first half.
   if (!(kind == CollectiveKind::kAllReduce && spec.collective_optimization == CollectiveOptimization::kLocalBwAware)) {
     p.pick = QueuePick::kRoundRobin;
@@ -143,16 +151,15 @@ std::vector<LogicalDim> logical_dims(const network::Topology& topology, Collecti
 
 }  // namespace
 
-ChunkPlan plan_collective(const SystemSpec& spec, const network::Topology& topology,
-                          CollectiveKind kind, std::uint64_t bytes, std::uint32_t involved_dims,
-                          const std::vector<NpuId>* group) {
+ChunkPlan plan_collective(const SystemSpec& spec, const network::Topology& topology, CollectiveKind kind,
+                          std::uint64_t bytes, std::uint32_t involved_dims, const std::vector<NpuId>* group) {
   if (!spec.custom_prefixes[static_cast<std::size_t>(kind)].empty()) {
     return plan_custom(spec, topology, kind, bytes, group);
   }
   const auto& choices = spec.implementations[static_cast<std::size_t>(kind)];
   if (choices.empty()) {
-    fail("the system configuration has no {}-implementation, but the trace runs a {}",
-         collective_name(kind), collective_name(kind));
+    fail("the system configuration has no {}-implementation, but the trace runs a {}", collective_name(kind),
+         collective_name(kind));
   }
   ChunkPlan plan;
   plan_chunks(spec, topology, kind, bytes, plan);
@@ -161,19 +168,17 @@ ChunkPlan plan_collective(const SystemSpec& spec, const network::Topology& topol
     return plan;
   }
   const std::vector<LogicalDim> dims = logical_dims(topology, kind, choices, involved_dims);
-  auto phase = [&](CollectiveKind phase_kind, const LogicalDim& d, std::uint64_t in,
-                   QueuePick pick) {
+  auto phase = [&](CollectiveKind phase_kind, const LogicalDim& d, std::uint64_t in, QueuePick pick) {
     const AlgorithmChoice& choice = choices[d.index];
-    const PhasePlan p{phase_kind, choice.kind, d.index, d.size, d.stride, d.flat, in, pick, nullptr,
-                      choice.window};
+    const PhasePlan p{phase_kind, choice.kind, d.index, d.size, d.stride, d.flat, in, pick, nullptr, choice.window};
     check_phase(p);
     plan.phases.push_back(p);
     return phase_output_bytes(choice.kind, phase_kind, in, d.size);
   };
 
   std::uint64_t data = plan.chunk_bytes;
-  if (kind == CollectiveKind::kAllReduce &&
-      spec.collective_optimization == CollectiveOptimization::kLocalBwAware && !dims.empty()) {
+  if (kind == CollectiveKind::kAllReduce && spec.collective_optimization == CollectiveOptimization::kLocalBwAware &&
+      !dims.empty()) {
     // Reduce-scatter up the dimensions, all-reduce in the last one, all-gather back down.
     for (std::size_t i = 0; i + 1 < dims.size(); ++i) {
       data = phase(CollectiveKind::kReduceScatter, dims[i], data, QueuePick::kFirstHalf);

@@ -53,8 +53,7 @@ std::uint64_t phase_output_bytes(AlgorithmKind algorithm, CollectiveKind kind, s
 // tree on a communicator group (the reference casts the group's ring to a tree). The check is
 // here, when a collective is planned, not at config load: like the reference, a configuration
 // that names such an algorithm is fine as long as no trace runs the collective.
-ChunkPlan plan_collective(const SystemSpec& spec, const network::Topology& topology,
-                          CollectiveKind kind, std::uint64_t bytes, std::uint32_t involved_dims,
-                          const std::vector<NpuId>* group = nullptr);
+ChunkPlan plan_collective(const SystemSpec& spec, const network::Topology& topology, CollectiveKind kind,
+                          std::uint64_t bytes, std::uint32_t involved_dims, const std::vector<NpuId>* group = nullptr);
 
 }  // namespace chakrasim::system

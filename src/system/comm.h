@@ -31,16 +31,15 @@ class CollectiveObserver {
   // Chunk `chunk` of `npu`'s collective `token` starts running phase `phase` (plan: what it does).
   virtual void on_phase_start(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase,
                               const PhasePlan& plan, Tick now) = 0;
-  virtual void on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase,
-                            Tick now) = 0;
+  virtual void on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase, Tick now) = 0;
 };
 
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::kAllReduce;
-  std::uint64_t bytes = 0;          // per NPU, with the meaning of docs/astra-sim-model.md §3.4
-  std::int32_t priority = 0;        // used under the EXPLICIT scheduling policy
+  std::uint64_t bytes = 0;    // per NPU, with the meaning of docs/astra-sim-model.md §3.4
+  std::int32_t priority = 0;  // used under the EXPLICIT scheduling policy
   std::uint32_t involved_dims = ~0u;
-  std::uint32_t group = 0;          // communicator group key; 0 = every NPU
+  std::uint32_t group = 0;  // communicator group key; 0 = every NPU
 };
 
 // The operations the workload asks of the system layer. Each completes later (or in the same

@@ -31,14 +31,14 @@ namespace chakrasim::system {
 struct DirectState {
   RingLayout ring;
   std::uint64_t msg_bytes = 0;
-  std::uint32_t in_flight = 1;        // W: messages prepared at a time
-  std::uint32_t sends_left = 0;       // the reference's stream_count
+  std::uint32_t in_flight = 1;   // W: messages prepared at a time
+  std::uint32_t sends_left = 0;  // the reference's stream_count
   std::uint32_t received = 0;
-  std::uint32_t free_steps = 0;       // prepared steps whose endpoint delay is over
-  std::uint32_t prepared = 0;         // messages prepared so far; the k-th has peer k
-  std::uint32_t sent = 0;             // messages sent so far, in preparation order
-  std::uint32_t fresh_left = 0;       // the reference's zero_latency_packets
-  std::uint32_t received_left = 0;    // the reference's non_zero_latency_packets
+  std::uint32_t free_steps = 0;     // prepared steps whose endpoint delay is over
+  std::uint32_t prepared = 0;       // messages prepared so far; the k-th has peer k
+  std::uint32_t sent = 0;           // messages sent so far, in preparation order
+  std::uint32_t fresh_left = 0;     // the reference's zero_latency_packets
+  std::uint32_t received_left = 0;  // the reference's non_zero_latency_packets
   bool toggle = false;
   bool clockwise = true;
   bool group_ring = false;
@@ -46,8 +46,8 @@ struct DirectState {
 
   // `window` 0 means one message per peer. A communicator group's ring (`group_ring`, the
   // reference's "Local" dimension) counts its received steps differently, as the reference does.
-  void configure(CollectiveKind phase_kind, std::uint64_t bytes, const RingLayout& layout,
-                 bool towards_higher, std::uint32_t window, bool on_group_ring) {
+  void configure(CollectiveKind phase_kind, std::uint64_t bytes, const RingLayout& layout, bool towards_higher,
+                 std::uint32_t window, bool on_group_ring) {
     kind = phase_kind;
     ring = layout;
     clockwise = towards_higher;
@@ -103,8 +103,7 @@ struct DirectState {
       return;
     }
     --received_left;
-    const bool reduce = kind == CollectiveKind::kReduceScatter ||
-                        (kind == CollectiveKind::kAllReduce && toggle);
+    const bool reduce = kind == CollectiveKind::kReduceScatter || (kind == CollectiveKind::kAllReduce && toggle);
     io.bundle(reduce, msg_bytes);
   }
 

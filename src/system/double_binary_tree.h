@@ -76,7 +76,7 @@ struct DoubleBinaryTreeState {
 
   std::uint64_t bytes = 0;
   NpuId parent = 0;
-  NpuId left = 0;   // the root's only child is here
+  NpuId left = 0;  // the root's only child is here
   NpuId right = 0;
   Role role = Role::kLeaf;
   Step step = Step::kBegin;

@@ -28,14 +28,14 @@ struct HalvingDoublingState {
   std::uint64_t ready_bytes = 0;  // the prepared message waiting to leave
   NpuId partner = 0;              // peer of the next message to prepare
   NpuId ready_partner = 0;
-  std::uint32_t distance = 1;     // the reference's rank_offset
+  std::uint32_t distance = 1;  // the reference's rank_offset
   std::uint32_t sends_left = 0;
   std::uint32_t free_steps = 0;
   std::uint32_t fresh_left = 0;
   std::uint32_t received_left = 0;
   std::uint32_t log2_size = 0;
-  bool halving = true;            // distance doubles and size halves; false: the reverse
-  bool has_ready = false;         // one prepared message at most: the next is prepared on receipt
+  bool halving = true;     // distance doubles and size halves; false: the reverse
+  bool has_ready = false;  // one prepared message at most: the next is prepared on receipt
   bool toggle = false;
   CollectiveKind kind = CollectiveKind::kAllReduce;
 

@@ -54,7 +54,7 @@ class Mailbox {
   // Waiting receives of one key form a FIFO linked through a pooled array, so matching
   // allocates nothing once the pool has grown.
   struct Slot {
-    std::uint32_t arrived = 0;  // arrivals not yet claimed
+    std::uint32_t arrived = 0;   // arrivals not yet claimed
     std::uint32_t head = kNone;  // oldest waiting receive
     std::uint32_t tail = kNone;
     std::uint32_t waiting = 0;

@@ -31,9 +31,9 @@ namespace chakrasim::system {
 // What an algorithm is told when a stream enters a phase it runs.
 struct PhaseSetup {
   const PhasePlan* phase = nullptr;
-  RingLayout ring;                                 // this NPU's place in the phase's ring
-  bool clockwise = true;                           // the direction of the stream's queue
-  bool min_root_tree = false;                      // doubleBinaryTree: this chunk's tree
+  RingLayout ring;                                  // this NPU's place in the phase's ring
+  bool clockwise = true;                            // the direction of the stream's queue
+  bool min_root_tree = false;                       // doubleBinaryTree: this chunk's tree
   const chakra::Graph* custom_algorithm = nullptr;  // custom: this NPU's algorithm ET
 };
 

@@ -36,8 +36,7 @@ struct RingState {
   bool toggle = false;
   CollectiveKind kind = CollectiveKind::kAllReduce;
 
-  void configure(CollectiveKind phase_kind, std::uint64_t bytes, std::uint32_t n, NpuId to,
-                 NpuId from) {
+  void configure(CollectiveKind phase_kind, std::uint64_t bytes, std::uint32_t n, NpuId to, NpuId from) {
     kind = phase_kind;
     ring_size = n;
     next = to;
@@ -92,8 +91,7 @@ struct RingState {
       return;
     }
     --non_zero_latency;
-    const bool reduce = kind == CollectiveKind::kReduceScatter ||
-                        (kind == CollectiveKind::kAllReduce && toggle);
+    const bool reduce = kind == CollectiveKind::kReduceScatter || (kind == CollectiveKind::kAllReduce && toggle);
     io.bundle(reduce, msg_bytes);
   }
 };

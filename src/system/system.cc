@@ -42,12 +42,13 @@ struct System::Io {
   }
   void send(std::uint32_t node, std::int64_t dst, std::uint64_t bytes, std::int64_t channel) {
     const NpuId npu = sys.streams_[stream].npu;
-    sys.transport_.send(npu, sys.custom_peer(npu, dst), bytes, custom_tag(channel), Completion{custom_op(node), kCustomNodeDone});
+    sys.transport_.send(npu, sys.custom_peer(npu, dst), bytes, custom_tag(channel),
+                        Completion{custom_op(node), kCustomNodeDone});
   }
   void receive(std::uint32_t node, std::int64_t src, std::uint64_t bytes, std::int64_t channel) {
     const NpuId npu = sys.streams_[stream].npu;
     sys.transport_.receive(npu, sys.custom_peer(npu, src), bytes, custom_tag(channel),
-                          Completion{custom_op(node), kCustomNodeDone});
+                           Completion{custom_op(node), kCustomNodeDone});
   }
   void compute(std::uint32_t node, Tick ns) {
     sys.timers_.schedule(sys.streams_[stream].npu, ns, TimerOwner::kSystem, kCustomComputeDone,
@@ -55,9 +56,8 @@ struct System::Io {
   }
 };
 
-
-System::System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers,
-               CommListener& listener, bool symmetric)
+System::System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers, CommListener& listener,
+               bool symmetric)
     : spec_(spec),
       topology_(topology),
       timers_(timers),
@@ -131,8 +131,8 @@ void System::start_collective(NpuId npu, const CollectiveRequest& request, std::
            npu, collective_name(request.kind), request.group);
     }
     if (!group->contains(npu)) {
-      fail("NPU {} runs a {} on communicator group {}, which does not include it", npu,
-           collective_name(request.kind), request.group);
+      fail("NPU {} runs a {} on communicator group {}, which does not include it", npu, collective_name(request.kind),
+           request.group);
     }
     // A group of the whole network runs the full multi-dimensional plan.
     if (group->members.size() == topology_.npu_count()) group = nullptr;
@@ -176,8 +176,9 @@ void System::start_collective(NpuId npu, const CollectiveRequest& request, std::
         // The reference asks the collective kind's logical topology for this dimension's tree
         // once per phase it creates, and the topology alternates its two trees.
         const std::size_t dims = queues_per_npu_ / queues_per_dim_;
-        const std::size_t key = (static_cast<std::size_t>(npu) * kCollectiveKinds +
-                                 static_cast<std::size_t>(request.kind)) * dims + phase.dim;
+        const std::size_t key =
+            (static_cast<std::size_t>(npu) * kCollectiveKinds + static_cast<std::size_t>(request.kind)) * dims +
+            phase.dim;
         pq.min_root_tree = tree_phases_[key]++ % 2 == 1;
       }
       s.queues.push_back(pq);
@@ -250,8 +251,8 @@ void System::configure_phase(Stream& s, const PhasePlan& phase, const PhaseQueue
   if (phase.algorithm == AlgorithmKind::kCustom) {
     const auto& algorithm = custom_[static_cast<std::size_t>(phase.kind)];
     if (s.npu >= algorithm.size() || algorithm[s.npu] == nullptr) {
-      fail("NPU {} runs a custom {} but no algorithm ET was loaded for position {}", s.npu,
-           collective_name(phase.kind), s.npu);
+      fail("NPU {} runs a custom {} but no algorithm ET was loaded for position {}", s.npu, collective_name(phase.kind),
+           s.npu);
     }
     setup.custom_algorithm = algorithm[s.npu].get();
   }
@@ -279,8 +280,7 @@ void System::custom_node_done(std::uint32_t stream, std::uint32_t node) {
 // Behind the streams already running, ahead of waiting streams of lower priority.
 void System::insert_by_priority(std::vector<std::uint32_t>& queue, std::uint32_t id) {
   auto it = queue.begin();
-  while (it != queue.end() &&
-         (streams_[*it].initialized || streams_[*it].priority >= streams_[id].priority)) {
+  while (it != queue.end() && (streams_[*it].initialized || streams_[*it].priority >= streams_[id].priority)) {
     ++it;
   }
   queue.insert(it, id);
@@ -339,8 +339,8 @@ void System::handle_timer(const TimerEntry& entry) {
     case kEndpointDone: {
       const StepTimerArg step = StepTimerArg::unpack(entry.arg);
       if (step.reduce) {
-        timers_.schedule(entry.npu, reduction_ns(streams_[step.stream].reduce_bytes), TimerOwner::kSystem,
-                         kReduceDone, step.stream);
+        timers_.schedule(entry.npu, reduction_ns(streams_[step.stream].reduce_bytes), TimerOwner::kSystem, kReduceDone,
+                         step.stream);
       } else {
         step_ready(step.stream);
       }

@@ -8,8 +8,8 @@
 // as the reference does. Downward, it only calls network::Network::send.
 #pragma once
 
-#include <cstdint>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "chakra/graph.h"
 #include "core/id_pool.h"
 #include "core/npu_timers.h"
 #include "core/types.h"
@@ -24,12 +25,11 @@
 #include "network/topology.h"
 #include "system/collective_plan.h"
 #include "system/comm.h"
-#include "chakra/graph.h"
 #include "system/comm_groups.h"
 #include "system/group_table.h"
-#include "system/transport.h"
 #include "system/phase_algorithm.h"
 #include "system/system_spec.h"
+#include "system/transport.h"
 
 namespace chakrasim::system {
 
@@ -39,8 +39,8 @@ class System final : public Comm, public network::ArrivalSink, private Completio
   // kept for NPU 0 alone, and every message it sends to a peer p is taken as the message it
   // receives from the mirror image of p, -p coordinate by coordinate, which by translation
   // symmetry arrives after the same delay.
-  System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers,
-         CommListener& listener, bool symmetric = false);
+  System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers, CommListener& listener,
+         bool symmetric = false);
 
   void observe(CollectiveObserver* observer) { observer_ = observer; }
 
@@ -163,9 +163,9 @@ class System final : public Comm, public network::ArrivalSink, private Completio
 
   // Per NPU.
   std::vector<std::int64_t> priority_counter_;
-  std::vector<std::uint64_t> next_stream_tag_;                 // world collectives
+  std::vector<std::uint64_t> next_stream_tag_;                         // world collectives
   std::unordered_map<std::uint64_t, std::uint64_t> group_stream_tag_;  // by npu_group_key (tags.h)
-  std::vector<Allocators> allocators_;           // per (NPU, logical dimension)
+  std::vector<Allocators> allocators_;                                 // per (NPU, logical dimension)
   // Per (NPU, collective kind, logical dimension): doubleBinaryTree phases created so far; even
   // ones use the max-root tree, odd ones the min-root tree.
   std::vector<std::uint64_t> tree_phases_;

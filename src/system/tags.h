@@ -50,9 +50,7 @@ struct StepTimerArg {
   bool reduce = false;
 
   std::uint64_t pack() const { return (static_cast<std::uint64_t>(stream) << 1) | (reduce ? 1u : 0u); }
-  static StepTimerArg unpack(std::uint64_t arg) {
-    return {static_cast<std::uint32_t>(arg >> 1), (arg & 1u) != 0};
-  }
+  static StepTimerArg unpack(std::uint64_t arg) { return {static_cast<std::uint32_t>(arg >> 1), (arg & 1u) != 0}; }
 };
 
 // A node of a stream's custom algorithm ET: the stream (high 32 bits) and the node (low 32).

@@ -111,7 +111,10 @@ void validate(const chakra::Graph& graph, const WorkloadOptions& options) {
 
 Executor::Executor(std::vector<std::shared_ptr<const chakra::Graph>> graphs, const WorkloadOptions& options,
                    memory::RemoteMemory& memory, NpuTimers& timers, EventQueue& queue)
-    : compute_(compute::make_compute_model(options.compute)), replay_only_(options.replay_only), memory_(memory), timers_(timers),
+    : compute_(compute::make_compute_model(options.compute)),
+      replay_only_(options.replay_only),
+      memory_(memory),
+      timers_(timers),
       queue_(queue) {
   npus_.resize(graphs.size());
   for (std::size_t r = 0; r < graphs.size(); ++r) {
@@ -193,8 +196,8 @@ void Executor::issue(NpuId r, std::uint32_t node) {
     case NodeType::kMemLoad:
     case NodeType::kMemStore: {
       const Tick now = queue_.now();
-      timers_.schedule(r, memory_.access(r, g.attrs(node).tensor_size, now) - now, TimerOwner::kWorkload,
-                       kNodeDone, node);
+      timers_.schedule(r, memory_.access(r, g.attrs(node).tensor_size, now) - now, TimerOwner::kWorkload, kNodeDone,
+                       node);
       return;
     }
     case NodeType::kMetadata:
@@ -240,15 +243,15 @@ void Executor::issue_point_to_point(NpuId r, std::uint32_t node) {
   const chakra::Graph& g = *npus_[r].graph;
   const OpAttrs& a = g.attrs(node);
   const bool send = g.type(node) == NodeType::kCommSend;
-  const std::int64_t self = send ? (a.has(OpAttrs::kCommSrc) ? a.comm_src : r)
-                                 : (a.has(OpAttrs::kCommDst) ? a.comm_dst : r);
+  const std::int64_t self =
+      send ? (a.has(OpAttrs::kCommSrc) ? a.comm_src : r) : (a.has(OpAttrs::kCommDst) ? a.comm_dst : r);
   const std::int64_t peer = send ? a.comm_dst : a.comm_src;
   if (self != static_cast<std::int64_t>(r) || peer < 0 || peer >= static_cast<std::int64_t>(npus_.size()) ||
       peer == static_cast<std::int64_t>(r)) {
     fail("{}: node {} (\"{}\") on NPU {}: {} {} -> {} is invalid; expected {} to be this NPU and "
          "the peer another NPU from 0 to {}",
-         g.source(), g.id(node), g.name(node), r, send ? "send" : "receive", send ? self : peer,
-         send ? peer : self, send ? "comm_src" : "comm_dst", npus_.size() - 1);
+         g.source(), g.id(node), g.name(node), r, send ? "send" : "receive", send ? self : peer, send ? peer : self,
+         send ? "comm_src" : "comm_dst", npus_.size() - 1);
   }
   if (send) {
     system_->send(r, static_cast<NpuId>(peer), a.comm_size, a.comm_tag, node);
@@ -275,13 +278,9 @@ void Executor::complete(NpuId r, std::uint32_t node) {
   if (!npu.in_pass) issue_ready(r);
 }
 
-void Executor::handle_timer(const TimerEntry& entry) {
-  complete(entry.npu, static_cast<std::uint32_t>(entry.arg));
-}
+void Executor::handle_timer(const TimerEntry& entry) { complete(entry.npu, static_cast<std::uint32_t>(entry.arg)); }
 
-void Executor::on_comm_done(NpuId npu, std::uint64_t token) {
-  complete(npu, static_cast<std::uint32_t>(token));
-}
+void Executor::on_comm_done(NpuId npu, std::uint64_t token) { complete(npu, static_cast<std::uint32_t>(token)); }
 
 // inputs.values holds the Python repr of a one-element list around a JSON list, e.g.
 // ['[{"pg_name": "1", "ranks": [0, 1]}]']: drop two characters at each end and read the JSON.

@@ -38,8 +38,8 @@ struct NpuTotals {
 
 struct WorkloadOptions {
   compute::ComputeSpec compute;
-  bool replay_only = false;         // every node is replayed for its recorded duration
-  bool remote_memory = false;       // MEM_LOAD/MEM_STORE nodes have a remote memory to go to
+  bool replay_only = false;    // every node is replayed for its recorded duration
+  bool remote_memory = false;  // MEM_LOAD/MEM_STORE nodes have a remote memory to go to
 };
 
 // Checks, before anything runs, that every node of `graph` is one this build can simulate and

@@ -37,14 +37,14 @@ std::string from_hex(const std::string& hex) {
 }
 
 // The 81-byte file of docs/chakra-format.md §1.1 (traces/microbenchmarks/all_reduce/4npus_1MB/all_reduce.0.et).
-const std::string kWalkThrough = from_hex(
-    "07 0a 05 302e302e34"                                    // GlobalMetadata{version "0.0.4"}
-    "48"                                                     // Node, 72 bytes
-    "12 14 616c6c5f7265647563655f346e7075735f314d42"         // name all_reduce_4npus_1MB
-    "18 07"                                                  // type COMM_COLL_NODE
-    "52 0e 0a 09 69735f6370755f6f70 d8 01 00"                // attr is_cpu_op bool_val false
-    "52 0d 0a 09 636f6d6d5f74797065 48 00"                   // attr comm_type int64_val 0
-    "52 0f 0a 09 636f6d6d5f73697a65 48 80 80 40");           // attr comm_size int64_val 1048576
+const std::string kWalkThrough =
+    from_hex("07 0a 05 302e302e34"                             // GlobalMetadata{version "0.0.4"}
+             "48"                                              // Node, 72 bytes
+             "12 14 616c6c5f7265647563655f346e7075735f314d42"  // name all_reduce_4npus_1MB
+             "18 07"                                           // type COMM_COLL_NODE
+             "52 0e 0a 09 69735f6370755f6f70 d8 01 00"         // attr is_cpu_op bool_val false
+             "52 0d 0a 09 636f6d6d5f74797065 48 00"            // attr comm_type int64_val 0
+             "52 0f 0a 09 636f6d6d5f73697a65 48 80 80 40");    // attr comm_size int64_val 1048576
 
 // Runs `body`, expecting an Error, and returns its message.
 using ::chakrasim::test::error_of;
@@ -152,13 +152,13 @@ TEST(EtFileFraming, UnpackedRepeatedDepsAreAcceptedAndWrittenPacked) {
 }
 
 TEST(EtFileUnknown, UnknownFieldsAndEnumValuesSurviveTheRoundTrip) {
-  const std::string framed = from_hex(
-      "0a 0a 05 302e302e34 1a 01 41"  // GlobalMetadata{version "0.0.4"; unknown field 3 = "A"}
-      "0f"                            // Node, 15 bytes:
-      "08 07"                         //   id 7
-      "18 0c"                         //   type 12 (not in the enum: a newer tool's node type)
-      "52 06 0a 01 78 c0 02 09"       //   attr {name "x"; unknown field 40 = 9}
-      "98 06 05");                    //   unknown field 99 = 5
+  const std::string framed =
+      from_hex("0a 0a 05 302e302e34 1a 01 41"  // GlobalMetadata{version "0.0.4"; unknown field 3 = "A"}
+               "0f"                            // Node, 15 bytes:
+               "08 07"                         //   id 7
+               "18 0c"                         //   type 12 (not in the enum: a newer tool's node type)
+               "52 06 0a 01 78 c0 02 09"       //   attr {name "x"; unknown field 40 = 9}
+               "98 06 05");                    //   unknown field 99 = 5
   const Trace trace = parse_trace(framed, "unknown.et");
   EXPECT_EQ(trace.metadata.version(), "0.0.4");
   ASSERT_EQ(trace.nodes.size(), 1u);

@@ -72,10 +72,13 @@ TEST_P(FeederWaves, MatchBothReferenceFeeders) {
 
 INSTANTIATE_TEST_SUITE_P(Goldens, FeederWaves,
                          ::testing::Values("text_converter/data3.0", "text_converter/dlrm.0",
-                                           "pytorch_converter/hostonly_1.0.2.0", "pytorch_converter/synthetic_etplus.0"),
+                                           "pytorch_converter/hostonly_1.0.2.0",
+                                           "pytorch_converter/synthetic_etplus.0"),
                          [](const auto& golden) {
                            std::string n = std::filesystem::path(golden.param).filename().string();
-                           std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+                           std::replace_if(
+                               n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); },
+                               '_');
                            return n;
                          });
 

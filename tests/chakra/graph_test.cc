@@ -273,7 +273,8 @@ TEST(GraphErrors, DataDependencyOnAMissingId) {
   add_node(t, 1, "root");
   add_node(t, 2, "needs_42", {1, 42});
   const std::string msg = error_of([&] { Graph::build(t, "miss.et"); });
-  EXPECT_THAT(msg, HasSubstr("miss.et: node 2 (\"needs_42\") has a data dependency on node 42, which is not in the file"));
+  EXPECT_THAT(msg, HasSubstr("miss.et: node 2 (\"needs_42\") has a data dependency on node 42, which is not in the "
+                             "file"));
 }
 
 TEST(GraphErrors, CtrlDependencyOnAMissingId) {
@@ -354,7 +355,8 @@ TEST(GraphErrors, NegativeCommSizeIsRejected) {
   Trace t;
   *add_node(t, 8, "neg").add_attr() = make_int64("comm_size", -1);
   const std::string msg = error_of([&] { Graph::build(t, "neg.et"); });
-  EXPECT_THAT(msg, HasSubstr("neg.et: node 8 (\"neg\"): attribute \"comm_size\" is -1; expected a non-negative integer"));
+  EXPECT_THAT(msg, HasSubstr("neg.et: node 8 (\"neg\"): attribute \"comm_size\" is -1; expected a non-negative "
+                             "integer"));
 }
 
 TEST(GraphErrors, InvolvedDimWithMoreThan32Entries) {

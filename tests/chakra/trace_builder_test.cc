@@ -74,12 +74,13 @@ TEST(TraceBuilder, CollectiveWritesTheMicrobenchmarkAttributes) {
 
 TEST(TraceBuilder, CollectiveSerializesToTheReferenceMicrobenchmarkBytes) {
   // docs/chakra-format.md §1.1: traces/microbenchmarks/all_reduce/4npus_1MB/all_reduce.0.et, 81 bytes.
-  static const unsigned char kExpected[] = {
-      0x07, 0x0a, 0x05, '0', '.', '0', '.', '4', 0x48, 0x12, 0x14, 'a', 'l', 'l', '_', 'r', 'e', 'd',
-      'u', 'c', 'e', '_', '4', 'n', 'p', 'u', 's', '_', '1', 'M', 'B', 0x18, 0x07, 0x52, 0x0e, 0x0a,
-      0x09, 'i', 's', '_', 'c', 'p', 'u', '_', 'o', 'p', 0xd8, 0x01, 0x00, 0x52, 0x0d, 0x0a, 0x09, 'c',
-      'o', 'm', 'm', '_', 't', 'y', 'p', 'e', 0x48, 0x00, 0x52, 0x0f, 0x0a, 0x09, 'c', 'o', 'm', 'm',
-      '_', 's', 'i', 'z', 'e', 0x48, 0x80, 0x80, 0x40};
+  static const unsigned char kExpected[] = {0x07, 0x0a, 0x05, '0',  '.',  '0',  '.',  '4',  0x48, 0x12, 0x14, 'a',
+                                            'l',  'l',  '_',  'r',  'e',  'd',  'u',  'c',  'e',  '_',  '4',  'n',
+                                            'p',  'u',  's',  '_',  '1',  'M',  'B',  0x18, 0x07, 0x52, 0x0e, 0x0a,
+                                            0x09, 'i',  's',  '_',  'c',  'p',  'u',  '_',  'o',  'p',  0xd8, 0x01,
+                                            0x00, 0x52, 0x0d, 0x0a, 0x09, 'c',  'o',  'm',  'm',  '_',  't',  'y',
+                                            'p',  'e',  0x48, 0x00, 0x52, 0x0f, 0x0a, 0x09, 'c',  'o',  'm',  'm',
+                                            '_',  's',  'i',  'z',  'e',  0x48, 0x80, 0x80, 0x40};
   static_assert(sizeof(kExpected) == 81);
   TraceBuilder b;
   b.collective("all_reduce_4npus_1MB", CommType::kAllReduce, 1048576);
@@ -108,9 +109,15 @@ TEST(TraceBuilder, NodeRefSetsEveryNodeField) {
   b.comp("root", 1);
   NodeRef n = b.node(NodeType::kComp, "gemm");
   for (int i = 0; i < 100; ++i) b.comp("filler", 1);  // grows the node vector
-  n.data_deps({0}).data_deps(std::vector<std::uint64_t>{7, 7}).ctrl_deps({3}).ctrl_deps(std::vector<std::uint64_t>{4})
-      .duration_micros(250).start_time_micros(9).is_cpu_op(true)
-      .inputs({"[1]", "[[2, 3]]", "['Tensor(float)']"}).outputs({"[4]", "[[5]]", "['Tensor(int)']"})
+  n.data_deps({0})
+      .data_deps(std::vector<std::uint64_t>{7, 7})
+      .ctrl_deps({3})
+      .ctrl_deps(std::vector<std::uint64_t>{4})
+      .duration_micros(250)
+      .start_time_micros(9)
+      .is_cpu_op(true)
+      .inputs({"[1]", "[[2, 3]]", "['Tensor(float)']"})
+      .outputs({"[4]", "[[5]]", "['Tensor(int)']"})
       .attr(make_int64("seq_id", -3));
   const Node& node = b.trace().nodes[1];
   EXPECT_EQ(&n.node(), &node);
@@ -223,18 +230,30 @@ TEST(TraceBuilder, EveryAttributeMember) {
     C expected;
   };
   const std::vector<Case> cases = {
-      {make_double("a", 1.5, "d"), C::kDoubleVal},          {make_float("a", 1.5f), C::kFloatVal},
-      {make_uint32("a", 1), C::kUint32Val},                 {make_sint32("a", -1), C::kSint32Val},
-      {make_sint64("a", -1), C::kSint64Val},                {make_fixed32("a", 1), C::kFixed32Val},
-      {make_fixed64("a", 1), C::kFixed64Val},               {make_sfixed32("a", -1), C::kSfixed32Val},
-      {make_sfixed64("a", -1), C::kSfixed64Val},            {make_bytes("a", "xy"), C::kBytesVal},
-      {make_double_list("a", {1.5}), C::kDoubleList},       {make_float_list("a", {1.5f}), C::kFloatList},
-      {make_int32_list("a", {1}), C::kInt32List},           {make_int64_list("a", {1}), C::kInt64List},
-      {make_uint32_list("a", {1}), C::kUint32List},         {make_uint64_list("a", {1}), C::kUint64List},
-      {make_sint32_list("a", {-1}), C::kSint32List},        {make_sint64_list("a", {-1}), C::kSint64List},
-      {make_fixed32_list("a", {1}), C::kFixed32List},       {make_fixed64_list("a", {1}), C::kFixed64List},
-      {make_sfixed32_list("a", {-1}), C::kSfixed32List},    {make_sfixed64_list("a", {-1}), C::kSfixed64List},
-      {make_string_list("a", {"x"}), C::kStringList},       {make_bytes_list("a", {"x"}), C::kBytesList},
+      {make_double("a", 1.5, "d"), C::kDoubleVal},
+      {make_float("a", 1.5f), C::kFloatVal},
+      {make_uint32("a", 1), C::kUint32Val},
+      {make_sint32("a", -1), C::kSint32Val},
+      {make_sint64("a", -1), C::kSint64Val},
+      {make_fixed32("a", 1), C::kFixed32Val},
+      {make_fixed64("a", 1), C::kFixed64Val},
+      {make_sfixed32("a", -1), C::kSfixed32Val},
+      {make_sfixed64("a", -1), C::kSfixed64Val},
+      {make_bytes("a", "xy"), C::kBytesVal},
+      {make_double_list("a", {1.5}), C::kDoubleList},
+      {make_float_list("a", {1.5f}), C::kFloatList},
+      {make_int32_list("a", {1}), C::kInt32List},
+      {make_int64_list("a", {1}), C::kInt64List},
+      {make_uint32_list("a", {1}), C::kUint32List},
+      {make_uint64_list("a", {1}), C::kUint64List},
+      {make_sint32_list("a", {-1}), C::kSint32List},
+      {make_sint64_list("a", {-1}), C::kSint64List},
+      {make_fixed32_list("a", {1}), C::kFixed32List},
+      {make_fixed64_list("a", {1}), C::kFixed64List},
+      {make_sfixed32_list("a", {-1}), C::kSfixed32List},
+      {make_sfixed64_list("a", {-1}), C::kSfixed64List},
+      {make_string_list("a", {"x"}), C::kStringList},
+      {make_bytes_list("a", {"x"}), C::kBytesList},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(c.attr.value_case(), c.expected) << value_kind(c.attr);

@@ -14,9 +14,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+void write_text(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
 
 // A 1 MiB ring all-reduce on 8 NPUs written to files: the tutorial demo as a user would run it.
 struct DemoFiles {
@@ -54,7 +52,8 @@ TEST(Cli, DemoPrintsTheTutorialFigure) {
 
 TEST(Cli, RunWithOurFlagsAndQuiet) {
   DemoFiles f("cli_run_ours");
-  const CommandResult r = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network, "-q"});
+  const CommandResult r =
+      run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network, "-q"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, expected_lines(117780, 8));
 }
@@ -76,8 +75,8 @@ TEST(Cli, RunWithAstraSimFlags) {
 // splits 1; with splits 4, 4 chunks x 15 x 10 ns more than 117780).
 TEST(Cli, InjectionScale) {
   DemoFiles f("cli_injection");
-  const CommandResult r = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network,
-                                      "--injection-scale=2", "-q"});
+  const CommandResult r = run_binary(
+      {"run", "--workload", f.prefix, "--system", f.system, "--network", f.network, "--injection-scale=2", "-q"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, expected_lines(117780 + 4 * 15 * 10, 8));
 }
@@ -85,8 +84,8 @@ TEST(Cli, InjectionScale) {
 TEST(Cli, JsonResults) {
   DemoFiles f("cli_json");
   const std::string json_path = (f.dir / "out.json").string();
-  const CommandResult r = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network,
-                                      "--json", json_path});
+  const CommandResult r =
+      run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network, "--json", json_path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream in(json_path);
   const nlohmann::json j = nlohmann::json::parse(in);
@@ -112,15 +111,16 @@ TEST(Cli, ConfigErrorNamesFileKeyAndExpectation) {
 
 TEST(Cli, MissingWorkloadNamesThePath) {
   DemoFiles f("cli_missing_workload");
-  const CommandResult r = run_binary({"run", "--workload", f.prefix + "_nope", "--system", f.system, "--network", f.network});
+  const CommandResult r =
+      run_binary({"run", "--workload", f.prefix + "_nope", "--system", f.system, "--network", f.network});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr(f.prefix + "_nope.0.et"));
 }
 
 TEST(Cli, UnknownBackendListsTheValidOnes) {
   DemoFiles f("cli_backend");
-  const CommandResult r = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network,
-                                      "--backend", "ns3"});
+  const CommandResult r =
+      run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network, "--backend", "ns3"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("\"ns3\""));
   EXPECT_THAT(r.err, HasSubstr("congestion-unaware"));
@@ -144,7 +144,8 @@ TEST(Cli, DeadlockIsReportedWithExitCodeTwo) {
   chakra::TraceBuilder idle;
   idle.comp("idle", 1);
   chakra::write_trace(chakra::rank_path(prefix, 1), idle.trace());
-  write_text(dir / "system.json", R"({"preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"], "local-mem-bw": 50})");
+  write_text(dir / "system.json",
+             R"({"preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"], "local-mem-bw": 50})");
   write_text(dir / "network.yml", "topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n");
   const CommandResult r = run_binary({"run", "--workload", prefix, "--system", (dir / "system.json").string(),
                                       "--network", (dir / "network.yml").string()});
@@ -173,13 +174,16 @@ TEST(Cli, AMisspeltNetworkKeyWarnsOnStderrAndChangesNoOutput) {
   // -q silences the warning as it does the system JSON's.
   DemoFiles f("cli_network_typo");
   const CommandResult clean = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network});
-  write_text(f.network, "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]\nbandwith: [ 100.0 ]\nlatency: [ 500.0 ]\n");
+  write_text(f.network, "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]\nbandwith: [ 100.0 ]\nlatency: [ "
+                        "500.0 ]\n");
   const CommandResult typo = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network});
   EXPECT_EQ(typo.exit_code, 0) << typo.err;
   EXPECT_EQ(typo.out, clean.out);
-  EXPECT_THAT(typo.err, HasSubstr("warning: " + f.network + ": unknown key \"bandwith\" ignored; did you mean \"bandwidth\"?"));
+  EXPECT_THAT(typo.err,
+              HasSubstr("warning: " + f.network + ": unknown key \"bandwith\" ignored; did you mean \"bandwidth\"?"));
   EXPECT_THAT(clean.err, ::testing::Not(HasSubstr("unknown key")));
-  const CommandResult quiet = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network, "-q"});
+  const CommandResult quiet =
+      run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network, "-q"});
   EXPECT_THAT(quiet.err, ::testing::Not(HasSubstr("bandwith")));
 }
 
@@ -201,8 +205,9 @@ TEST(Cli, DemoWritesItsInputs) {
   const auto dir = temp_dir("cli_demo_inputs") / "demo";
   const CommandResult w = run_binary({"demo", "--write-inputs", dir.string()});
   ASSERT_EQ(w.exit_code, 0) << w.err;
-  const CommandResult r = run_binary({"run", "--workload", (dir / "all_reduce").string(), "--system",
-                                      (dir / "system.json").string(), "--network", (dir / "network.yml").string(), "-q"});
+  const CommandResult r =
+      run_binary({"run", "--workload", (dir / "all_reduce").string(), "--system", (dir / "system.json").string(),
+                  "--network", (dir / "network.yml").string(), "-q"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, expected_lines(117780, 8));
 }

@@ -55,9 +55,27 @@ TEST(GenerateSpellings, LlmWritesTheSameUnderBothSpellings) {
                                      std::pair{"old", std::vector<std::string>{"chakra", "generate"}}}) {
     fs::create_directories(dir / name);
     std::vector<std::string> args = prefix;
-    args.insert(args.end(), {"llm", "--layers", "2", "--hidden", "256", "--heads", "4", "--seq", "128", "--vocab",
-                             "1000", "--dp", "2", "--tp", "2", "--out", (dir / name / "t").string(), "--network-out",
-                             (dir / name / "net.yml").string(), "--system-out", (dir / name / "sys.json").string()});
+    args.insert(args.end(), {"llm",
+                             "--layers",
+                             "2",
+                             "--hidden",
+                             "256",
+                             "--heads",
+                             "4",
+                             "--seq",
+                             "128",
+                             "--vocab",
+                             "1000",
+                             "--dp",
+                             "2",
+                             "--tp",
+                             "2",
+                             "--out",
+                             (dir / name / "t").string(),
+                             "--network-out",
+                             (dir / name / "net.yml").string(),
+                             "--system-out",
+                             (dir / name / "sys.json").string()});
     const CommandResult r = run_binary(args);
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
@@ -70,7 +88,8 @@ TEST(GenerateSpellings, MissingOrUnknownSubcommandsAreErrors) {
   EXPECT_THAT(none.err, HasSubstr("error: chakrasim generate needs a subcommand: llm, micro"));
   const CommandResult unknown = run_binary({"generate", "lmm"});
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_THAT(unknown.err, HasSubstr("error: unknown subcommand \"lmm\" of chakrasim generate; expected one of: llm, micro"));
+  EXPECT_THAT(unknown.err, HasSubstr("error: unknown subcommand \"lmm\" of chakrasim generate; expected one of: llm, "
+                                     "micro"));
   const CommandResult top = run_binary({"simulate"});
   EXPECT_EQ(top.exit_code, 1);
   EXPECT_THAT(top.err, HasSubstr("unknown subcommand \"simulate\" of chakrasim"));

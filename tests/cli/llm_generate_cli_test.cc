@@ -15,9 +15,8 @@ using ::testing::HasSubstr;
 
 // LLaMA-3 8B cut to 4 layers and 1024 tokens, 16 ranks: TP 2, PP 2, DP 4 with ZeRO 1.
 std::vector<std::string> small(const std::string& prefix) {
-  return {"generate", "llm",    "--model", "llama3-8b", "--layers", "4",  "--seq",  "1024", "--dp",
-          "4",        "--tp",   "2",       "--pp",      "2",        "--sp", "--zero", "1",    "--global-batch",
-          "16",       "--out",  prefix};
+  return {"generate", "llm",  "--model", "llama3-8b", "--layers", "4", "--seq",          "1024", "--dp",  "4",   "--tp",
+          "2",        "--pp", "2",       "--sp",      "--zero",   "1", "--global-batch", "16",   "--out", prefix};
 }
 
 TEST(LlmGenerateCli, GeneratesAndRuns) {
@@ -35,9 +34,9 @@ TEST(LlmGenerateCli, GeneratesAndRuns) {
   EXPECT_THAT(gen.out, HasSubstr("wrote 16 traces"));
   for (int r = 0; r < 16; ++r) EXPECT_TRUE(std::filesystem::exists(dir / ("llama." + std::to_string(r) + ".et")));
   EXPECT_FALSE(std::filesystem::exists(dir / "llama.16.et"));
-  const CommandResult sim = run_binary({"run", "--workload", prefix, "--comm-groups", prefix + ".groups.json",
-                                        "--network", (dir / "net.yml").string(), "--system",
-                                        (dir / "sys.json").string()});
+  const CommandResult sim =
+      run_binary({"run", "--workload", prefix, "--comm-groups", prefix + ".groups.json", "--network",
+                  (dir / "net.yml").string(), "--system", (dir / "sys.json").string()});
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
   EXPECT_THAT(sim.out, HasSubstr("16 of 16 NPUs finished"));
 }
@@ -49,7 +48,7 @@ TEST(LlmGenerateCli, RemovesStaleRankFiles) {
   const std::string prefix = (dir / "t").string();
   ASSERT_EQ(run_binary(small(prefix)).exit_code, 0);
   std::vector<std::string> args = small(prefix);
-  args[9] = "2";  // --dp 2: 8 ranks
+  args[9] = "2";   // --dp 2: 8 ranks
   args[18] = "8";  // --global-batch 8
   const CommandResult r = run_binary(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;

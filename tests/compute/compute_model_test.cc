@@ -19,9 +19,13 @@ using chakra::NodeType;
 // Node 4: GPU node without num_ops.
 chakra::Graph sample_graph() {
   chakra::TraceBuilder b;
-  b.node(NodeType::kComp, "gemm").duration_micros(7).attr(chakra::make_uint64("num_ops", 1'000'000'000'000))
+  b.node(NodeType::kComp, "gemm")
+      .duration_micros(7)
+      .attr(chakra::make_uint64("num_ops", 1'000'000'000'000))
       .attr(chakra::make_uint64("tensor_size", 1'000'000'000));
-  b.node(NodeType::kComp, "copy").duration_micros(3).attr(chakra::make_uint64("num_ops", 1'000'000'000))
+  b.node(NodeType::kComp, "copy")
+      .duration_micros(3)
+      .attr(chakra::make_uint64("num_ops", 1'000'000'000))
       .attr(chakra::make_uint64("tensor_size", 1'000'000'000));
   b.node(NodeType::kComp, "host").is_cpu_op(true);
   b.node(NodeType::kComp, "empty").attr(chakra::make_uint64("num_ops", 5)).attr(chakra::make_uint64("tensor_size", 0));
@@ -43,8 +47,8 @@ TEST(ComputeModels, TheRegistryListsReplayAndRoofline) {
   EXPECT_STREQ(compute_models()[1].name, "roofline");
   ComputeSpec spec;
   spec.model = "systolic-someday";
-  EXPECT_EQ(test::error_of([&] { make_compute_model(spec); }),
-            "unknown compute model \"systolic-someday\"; valid models are: replay, roofline");
+  EXPECT_EQ(test::error_of([&] { make_compute_model(spec); }), "unknown compute model \"systolic-someday\"; valid "
+                                                               "models are: replay, roofline");
 }
 
 TEST(ComputeModels, ReplayTakesTheRecordedDurationAndOneNsForNone) {
@@ -66,8 +70,8 @@ TEST(ComputeModels, RooflineTimesGpuNodesByTheirIntensity) {
   const auto model = make_compute_model(roofline(1000, 2000));
   EXPECT_EQ(model->duration(g, 0), Tick{1'000'000});
   EXPECT_EQ(model->duration(g, 1), Tick{500'000});
-  EXPECT_EQ(model->duration(g, 2), Tick{1});           // CPU ops keep their recorded time
-  EXPECT_EQ(model->duration(g, 3), std::nullopt);      // tensor_size 0: skipped
+  EXPECT_EQ(model->duration(g, 2), Tick{1});       // CPU ops keep their recorded time
+  EXPECT_EQ(model->duration(g, 3), std::nullopt);  // tensor_size 0: skipped
   const auto gemm = model->utilization(g, 0);
   ASSERT_TRUE(gemm);
   EXPECT_TRUE(gemm->compute_bound);
@@ -89,8 +93,8 @@ TEST(ComputeModels, RooflineNeedsNumOpsAndTensorSizeOnGpuNodes) {
   const auto model = make_compute_model(roofline(1000, 2000));
   EXPECT_EQ(model->check(g, 0), "");
   EXPECT_EQ(model->check(g, 2), "");  // CPU op
-  EXPECT_EQ(model->check(g, 4),
-            "roofline-enabled is set, so a GPU compute node needs the attributes \"num_ops\" and \"tensor_size\"");
+  EXPECT_EQ(model->check(g, 4), "roofline-enabled is set, so a GPU compute node needs the attributes \"num_ops\" and "
+                                "\"tensor_size\"");
 }
 
 }  // namespace

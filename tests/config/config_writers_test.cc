@@ -48,8 +48,9 @@ config::SystemConfig every_field_set() {
   s.active_chunks_per_dimension = 3;
   s.preferred_dataset_splits = 64;
   s.local_mem_bw_gb_per_s = 1600.25;
-  s.implementations[static_cast<std::size_t>(CollectiveKind::kAllReduce)] = {
-      algorithm_of("ring"), algorithm_of("halvingDoubling"), algorithm_of("oneDirect4")};
+  s.implementations[static_cast<std::size_t>(CollectiveKind::kAllReduce)] = {algorithm_of("ring"),
+                                                                             algorithm_of("halvingDoubling"),
+                                                                             algorithm_of("oneDirect4")};
   s.implementations[static_cast<std::size_t>(CollectiveKind::kAllGather)] = {algorithm_of("doubleBinaryTree")};
   s.implementations[static_cast<std::size_t>(CollectiveKind::kReduceScatter)] = {algorithm_of("direct")};
   s.custom_prefixes[static_cast<std::size_t>(CollectiveKind::kAllToAll)] = "algo/custom";

@@ -28,17 +28,16 @@ std::string parse_error(const std::string& text) {
 }
 
 // docs/astra-sim-model.md §1.2.
-const char* const kExample =
-    "topology:   [ Ring, FullyConnected, Switch ]   # one entry per dimension, dim 0 first\n"
-    "npus_count: [ 2, 8, 4 ]                        # NPUs per dimension (total = product)\n"
-    "bandwidth:  [ 200.0, 100.0, 50.0 ]             # GB/s per link, per direction\n"
-    "latency:    [ 50.0, 500.0, 2000.0 ]            # ns per link (per hop)\n";
+const char* const kExample = "topology:   [ Ring, FullyConnected, Switch ]   # one entry per dimension, dim 0 first\n"
+                             "npus_count: [ 2, 8, 4 ]                        # NPUs per dimension (total = product)\n"
+                             "bandwidth:  [ 200.0, 100.0, 50.0 ]             # GB/s per link, per direction\n"
+                             "latency:    [ 50.0, 500.0, 2000.0 ]            # ns per link (per hop)\n";
 
 // A one-dimensional network with the given values substituted as raw YAML.
 std::string one_dim(const std::string& topology, const std::string& npus, const std::string& bw,
                     const std::string& lat) {
-  return "topology: [ " + topology + " ]\nnpus_count: [ " + npus + " ]\nbandwidth: [ " + bw +
-         " ]\nlatency: [ " + lat + " ]\n";
+  return "topology: [ " + topology + " ]\nnpus_count: [ " + npus + " ]\nbandwidth: [ " + bw + " ]\nlatency: [ " + lat +
+         " ]\n";
 }
 
 TEST(NetworkConfig, DocumentedExampleParsesToThreeDimensions) {
@@ -59,8 +58,8 @@ TEST(NetworkConfig, DocumentedExampleParsesToThreeDimensions) {
 }
 
 TEST(NetworkConfig, BlockListsIntegersAndFractionsAreAccepted) {
-  const network::TopologySpec spec = parse_network(
-      "topology:\n  - Switch\nnpus_count:\n  - 16\nbandwidth:\n  - 400\nlatency:\n  - 936.25\n", "b.yml");
+  const network::TopologySpec spec =
+      parse_network("topology:\n  - Switch\nnpus_count:\n  - 16\nbandwidth:\n  - 400\nlatency:\n  - 936.25\n", "b.yml");
   ASSERT_EQ(spec.dims.size(), 1u);
   EXPECT_EQ(spec.dims[0].kind, DimensionKind::kSwitch);
   EXPECT_EQ(spec.dims[0].npus, 16u);
@@ -77,10 +76,9 @@ TEST(NetworkConfig, ZeroLatencyAndTwoNpusAreTheLimits) {
 }
 
 TEST(NetworkConfig, ExtraKeysAreIgnored) {
-  const std::string text = std::string(kExample) +
-                           "units-count: [ 1, 2 ]\n"
-                           "topology-name: Hierarchical\n"
-                           "nested: { a: 1 }\n";
+  const std::string text = std::string(kExample) + "units-count: [ 1, 2 ]\n"
+                                                   "topology-name: Hierarchical\n"
+                                                   "nested: { a: 1 }\n";
   const network::TopologySpec spec = parse_network(text, "extra.yml");
   ASSERT_EQ(spec.dims.size(), 3u);
   EXPECT_EQ(spec.dims[2].latency_ns, 2000.0);
@@ -106,7 +104,8 @@ TEST(NetworkConfigErrors, InvalidIndentationNamesItsLine) {
 }
 
 TEST(NetworkConfigErrors, NotAMapping) {
-  EXPECT_THAT(parse_error("- Ring\n- Switch\n"), HasSubstr("net.yml: expected a YAML mapping with keys topology, npus_count, bandwidth, latency"));
+  EXPECT_THAT(parse_error("- Ring\n- Switch\n"), HasSubstr("net.yml: expected a YAML mapping with keys topology, "
+                                                           "npus_count, bandwidth, latency"));
   EXPECT_THAT(parse_error(""), HasSubstr("net.yml: expected a YAML mapping"));
 }
 
@@ -114,8 +113,8 @@ TEST(NetworkConfigErrors, MissingKey) {
   for (const char* key : {"topology", "npus_count", "bandwidth", "latency"}) {
     SCOPED_TRACE(key);
     std::string text;
-    for (const auto& [k, v] : {std::pair{"topology", "[ Ring ]"}, {"npus_count", "[ 4 ]"}, {"bandwidth", "[ 50 ]"},
-                                {"latency", "[ 5 ]"}}) {
+    for (const auto& [k, v] :
+         {std::pair{"topology", "[ Ring ]"}, {"npus_count", "[ 4 ]"}, {"bandwidth", "[ 50 ]"}, {"latency", "[ 5 ]"}}) {
       if (std::string(k) != key) text += std::string(k) + ": " + v + "\n";
     }
     const std::string msg = parse_error(text);
@@ -136,7 +135,8 @@ TEST(NetworkConfigErrors, NotAList) {
 }
 
 TEST(NetworkConfigErrors, ListsOfDifferentLengths) {
-  std::string msg = parse_error("topology: [ Ring, Switch ]\nnpus_count: [ 4, 2 ]\nbandwidth: [ 50 ]\nlatency: [ 5, 5 ]\n");
+  std::string msg = parse_error("topology: [ Ring, Switch ]\nnpus_count: [ 4, 2 ]\nbandwidth: [ 50 ]\nlatency: [ 5, 5 "
+                                "]\n");
   EXPECT_THAT(msg, HasSubstr("net.yml: key \"bandwidth\" has 1 entries but \"topology\" has 2"));
   EXPECT_THAT(msg, HasSubstr("expected one entry per dimension"));
   msg = parse_error("topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 5, 5, 5 ]\n");
@@ -151,45 +151,51 @@ TEST(NetworkConfigErrors, UnknownTopologyIsCaseSensitive) {
     EXPECT_THAT(msg, HasSubstr("expected Ring, FullyConnected or Switch (case-sensitive)"));
   }
   // The index is the dimension's.
-  const std::string msg = parse_error("topology: [ Ring, ring ]\nnpus_count: [ 2, 2 ]\nbandwidth: [ 1, 1 ]\nlatency: [ 1, 1 ]\n");
+  const std::string msg = parse_error("topology: [ Ring, ring ]\nnpus_count: [ 2, 2 ]\nbandwidth: [ 1, 1 ]\nlatency: [ "
+                                      "1, 1 ]\n");
   EXPECT_THAT(msg, HasSubstr("topology[1]: value \"ring\""));
 }
 
 TEST(NetworkConfigErrors, NpusCountMustBeAnIntegerOfAtLeastTwo) {
-  EXPECT_THAT(parse_error(one_dim("Ring", "1", "50", "5")),
-              HasSubstr("net.yml: npus_count[0]: value 1 is invalid; expected an integer of at least 2"));
+  EXPECT_THAT(parse_error(one_dim("Ring", "1", "50", "5")), HasSubstr("net.yml: npus_count[0]: value 1 is invalid; "
+                                                                      "expected an integer of at least 2"));
   EXPECT_THAT(parse_error(one_dim("Ring", "0", "50", "5")), HasSubstr("npus_count[0]: value 0 is invalid"));
   EXPECT_THAT(parse_error(one_dim("Ring", "-4", "50", "5")), HasSubstr("npus_count[0]: value -4 is invalid"));
-  EXPECT_THAT(parse_error(one_dim("Ring", "2.5", "50", "5")),
-              HasSubstr("npus_count[0]: value 2.5 is invalid; expected an integer of at least 2"));
-  EXPECT_THAT(parse_error(one_dim("Ring", "four", "50", "5")),
-              HasSubstr("net.yml: npus_count[0]: value \"four\" is not a number"));
+  EXPECT_THAT(parse_error(one_dim("Ring", "2.5", "50", "5")), HasSubstr("npus_count[0]: value 2.5 is invalid; expected "
+                                                                        "an integer of at least 2"));
+  EXPECT_THAT(parse_error(one_dim("Ring", "four", "50", "5")), HasSubstr("net.yml: npus_count[0]: value \"four\" is "
+                                                                         "not a number"));
 }
 
 TEST(NetworkConfigErrors, TooManyNpusInTotal) {
-  const std::string msg = parse_error(
-      "topology: [ Ring, Ring ]\nnpus_count: [ 65536, 65536 ]\nbandwidth: [ 1, 1 ]\nlatency: [ 1, 1 ]\n");
+  const std::string msg = parse_error("topology: [ Ring, Ring ]\nnpus_count: [ 65536, 65536 ]\nbandwidth: [ 1, 1 "
+                                      "]\nlatency: [ 1, 1 ]\n");
   EXPECT_THAT(msg, HasSubstr("net.yml: npus_count: the network has more than 2^31 NPUs"));
 }
 
 TEST(NetworkConfigErrors, BandwidthMustBePositive) {
-  EXPECT_THAT(parse_error(one_dim("Switch", "4", "0", "5")),
-              HasSubstr("net.yml: bandwidth[0]: value 0 is invalid; expected a positive number in GB/s"));
+  EXPECT_THAT(parse_error(one_dim("Switch", "4", "0", "5")), HasSubstr("net.yml: bandwidth[0]: value 0 is invalid; "
+                                                                       "expected a positive number in GB/s"));
   EXPECT_THAT(parse_error(one_dim("Switch", "4", "-50", "5")), HasSubstr("bandwidth[0]: value -50 is invalid"));
 }
 
 TEST(NetworkConfigErrors, LatencyMustNotBeNegative) {
-  EXPECT_THAT(parse_error(one_dim("Switch", "4", "50", "-0.5")),
-              HasSubstr("net.yml: latency[0]: value -0.5 is invalid; expected a number of ns, 0 or more"));
+  EXPECT_THAT(parse_error(one_dim("Switch", "4", "50", "-0.5")), HasSubstr("net.yml: latency[0]: value -0.5 is "
+                                                                           "invalid; expected a number of ns, 0 or "
+                                                                           "more"));
 }
 
 TEST(NetworkConfigErrors, NonNumericEntries) {
-  EXPECT_THAT(parse_error(one_dim("Ring", "4", "fast", "5")), HasSubstr("net.yml: bandwidth[0]: value \"fast\" is not a number"));
+  EXPECT_THAT(parse_error(one_dim("Ring", "4", "fast", "5")), HasSubstr("net.yml: bandwidth[0]: value \"fast\" is not "
+                                                                        "a number"));
   EXPECT_THAT(parse_error(one_dim("Ring", "4", "50", "5ns")), HasSubstr("latency[0]: value \"5ns\" is not a number"));
-  EXPECT_THAT(parse_error(one_dim("Ring", "4", ".nan", "5")), HasSubstr("bandwidth[0]: value \".nan\" is not a number"));
+  EXPECT_THAT(parse_error(one_dim("Ring", "4", ".nan", "5")), HasSubstr("bandwidth[0]: value \".nan\" is not a "
+                                                                        "number"));
   EXPECT_THAT(parse_error(one_dim("Ring", "4", "50", ".inf")), HasSubstr("latency[0]: value \".inf\" is not a number"));
-  EXPECT_THAT(parse_error(one_dim("Ring", "4", "50", "[ 1 ]")), HasSubstr("latency[0]: value \"(not a scalar)\" is not a number"));
-  EXPECT_THAT(parse_error(one_dim("[ Ring ]", "4", "50", "5")), HasSubstr("topology[0]: value \"(not a scalar)\" is not a topology"));
+  EXPECT_THAT(parse_error(one_dim("Ring", "4", "50", "[ 1 ]")), HasSubstr("latency[0]: value \"(not a scalar)\" is not "
+                                                                          "a number"));
+  EXPECT_THAT(parse_error(one_dim("[ Ring ]", "4", "50", "5")), HasSubstr("topology[0]: value \"(not a scalar)\" is "
+                                                                          "not a topology"));
 }
 
 TEST(NetworkConfigFiles, UnreadablePathIsNamed) {
@@ -254,7 +260,6 @@ TEST(NetworkConfigFiles, ReferenceConfigsParse) {
   }
 }
 
-
 TEST(NetworkConfigWarnings, AValidFileGivesNone) {
   std::vector<std::string> warnings;
   parse_network(kExample, "example.yml", &warnings);
@@ -265,21 +270,23 @@ TEST(NetworkConfigWarnings, AMisspeltKeyNamesTheFileTheKeyAndTheNearestValidOne)
   // "bandwith" is one edit from "bandwidth"; "Latency" differs from "latency" in case only;
   // "npus-count" in one character. Each is ignored (the real keys are there) with a warning.
   std::vector<std::string> warnings;
-  const network::TopologySpec spec = parse_network(
-      std::string(kExample) + "bandwith: [ 1, 2, 3 ]\nLatency: [ 0, 0, 0 ]\nnpus-count: [ 1 ]\n", "net.yml", &warnings);
+  const network::TopologySpec spec = parse_network(std::string(kExample) + "bandwith: [ 1, 2, 3 ]\nLatency: [ 0, 0, 0 "
+                                                                           "]\nnpus-count: [ 1 ]\n",
+                                                   "net.yml", &warnings);
   EXPECT_EQ(spec.dims[0].bandwidth_gib_per_s, 200.0);
   EXPECT_EQ(spec.dims[0].latency_ns, 50.0);
   EXPECT_THAT(warnings, ::testing::ElementsAre("net.yml: unknown key \"bandwith\" ignored; did you mean \"bandwidth\"?",
                                                "net.yml: unknown key \"Latency\" ignored; did you mean \"latency\"?",
-                                               "net.yml: unknown key \"npus-count\" ignored; did you mean \"npus_count\"?"));
+                                               "net.yml: unknown key \"npus-count\" ignored; did you mean "
+                                               "\"npus_count\"?"));
 }
 
 TEST(NetworkConfigWarnings, AKeyNearNoValidOneListsThemAll) {
   // "nested" is at least 5 edits from every key: no guess, the valid keys instead.
   std::vector<std::string> warnings;
   parse_network(std::string(kExample) + "nested: { a: 1 }\n", "net.yml", &warnings);
-  EXPECT_THAT(warnings, ::testing::ElementsAre(
-                            "net.yml: unknown key \"nested\" ignored; the keys are topology, npus_count, bandwidth and latency"));
+  EXPECT_THAT(warnings, ::testing::ElementsAre("net.yml: unknown key \"nested\" ignored; the keys are topology, "
+                                               "npus_count, bandwidth and latency"));
 }
 
 TEST(NetworkConfigWarnings, AMissingKeyNamesItsLikelyMisspelling) {

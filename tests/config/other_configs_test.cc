@@ -31,10 +31,10 @@ std::string groups_error(const std::string& text, NpuId npus = 8) {
 }
 
 TEST(MemoryConfig, FullPerNodeFile) {
-  const memory::RemoteMemorySpec spec = parse_memory(
-      "{\"memory-type\": \"PER_NODE_MEMORY_EXPANSION\", \"remote-mem-latency\": 100, \"remote-mem-bw\": 50,"
-      " \"num-nodes\": 2, \"num-npus-per-node\": 4}",
-      "mem.json");
+  const memory::RemoteMemorySpec spec = parse_memory("{\"memory-type\": \"PER_NODE_MEMORY_EXPANSION\", "
+                                                     "\"remote-mem-latency\": 100, \"remote-mem-bw\": 50,"
+                                                     " \"num-nodes\": 2, \"num-npus-per-node\": 4}",
+                                                     "mem.json");
   EXPECT_EQ(spec.kind, RemoteMemoryKind::kPerNode);
   EXPECT_EQ(spec.latency_ns, 100u);
   EXPECT_EQ(spec.bandwidth_gb_per_s, 50u);
@@ -43,11 +43,10 @@ TEST(MemoryConfig, FullPerNodeFile) {
 }
 
 TEST(MemoryConfig, EveryMemoryTypeAndDefaults) {
-  const std::pair<const char*, RemoteMemoryKind> types[] = {
-      {"NO_MEMORY_EXPANSION", RemoteMemoryKind::kNone},
-      {"PER_NPU_MEMORY_EXPANSION", RemoteMemoryKind::kPerNpu},
-      {"PER_NODE_MEMORY_EXPANSION", RemoteMemoryKind::kPerNode},
-      {"MEMORY_POOL", RemoteMemoryKind::kPool}};
+  const std::pair<const char*, RemoteMemoryKind> types[] = {{"NO_MEMORY_EXPANSION", RemoteMemoryKind::kNone},
+                                                            {"PER_NPU_MEMORY_EXPANSION", RemoteMemoryKind::kPerNpu},
+                                                            {"PER_NODE_MEMORY_EXPANSION", RemoteMemoryKind::kPerNode},
+                                                            {"MEMORY_POOL", RemoteMemoryKind::kPool}};
   for (const auto& [name, kind] : types) {
     SCOPED_TRACE(name);
     const memory::RemoteMemorySpec spec = parse_memory("{\"memory-type\": \"" + std::string(name) + "\"}", "mem.json");
@@ -60,9 +59,9 @@ TEST(MemoryConfig, EveryMemoryTypeAndDefaults) {
 }
 
 TEST(MemoryConfig, LargeValuesAndExtraKeys) {
-  const memory::RemoteMemorySpec spec = parse_memory(
-      "{\"memory-type\": \"MEMORY_POOL\", \"remote-mem-latency\": 10000000000, \"remote-mem-bw\": 0, \"comment\": \"x\"}",
-      "mem.json");
+  const memory::RemoteMemorySpec spec = parse_memory("{\"memory-type\": \"MEMORY_POOL\", \"remote-mem-latency\": "
+                                                     "10000000000, \"remote-mem-bw\": 0, \"comment\": \"x\"}",
+                                                     "mem.json");
   EXPECT_EQ(spec.kind, RemoteMemoryKind::kPool);
   EXPECT_EQ(spec.latency_ns, 10000000000u);
   EXPECT_EQ(spec.bandwidth_gb_per_s, 0u);
@@ -71,7 +70,8 @@ TEST(MemoryConfig, LargeValuesAndExtraKeys) {
 TEST(MemoryConfigErrors, MissingMemoryType) {
   const std::string msg = memory_error("{\"remote-mem-latency\": 100}");
   EXPECT_THAT(msg, HasSubstr("mem.json: missing key \"memory-type\""));
-  EXPECT_THAT(msg, HasSubstr("expected NO_MEMORY_EXPANSION, PER_NPU_MEMORY_EXPANSION, PER_NODE_MEMORY_EXPANSION or MEMORY_POOL"));
+  EXPECT_THAT(msg, HasSubstr("expected NO_MEMORY_EXPANSION, PER_NPU_MEMORY_EXPANSION, PER_NODE_MEMORY_EXPANSION or "
+                             "MEMORY_POOL"));
 }
 
 TEST(MemoryConfigErrors, UnknownMemoryType) {
@@ -99,21 +99,24 @@ TEST(MemoryConfigErrors, CountsAboveUint32AreRejectedNotWrapped) {
   // of 0 NPUs) nor wrapped to another count.
   for (const char* key : {"num-nodes", "num-npus-per-node"}) {
     SCOPED_TRACE(key);
-    const std::string text = std::string("{\"memory-type\": \"PER_NODE_MEMORY_EXPANSION\", \"") + key + "\": 4294967297}";
+    const std::string text =
+        std::string("{\"memory-type\": \"PER_NODE_MEMORY_EXPANSION\", \"") + key + "\": 4294967297}";
     EXPECT_THAT(memory_error(text), HasSubstr(std::string("mem.json: key \"") + key +
-                                              "\": value 4294967297 is invalid; expected an integer, 0 or more (and at most 4294967295)"));
+                                              "\": value 4294967297 is invalid; expected an integer, 0 or more (and at "
+                                              "most 4294967295)"));
   }
   // 2^32 - 1 itself fits; the 64-bit keys take more.
-  const memory::RemoteMemorySpec spec = parse_memory(
-      "{\"memory-type\": \"PER_NODE_MEMORY_EXPANSION\", \"num-nodes\": 4294967295, \"remote-mem-bw\": 4294967296}",
-      "mem.json");
+  const memory::RemoteMemorySpec spec = parse_memory("{\"memory-type\": \"PER_NODE_MEMORY_EXPANSION\", \"num-nodes\": "
+                                                     "4294967295, \"remote-mem-bw\": 4294967296}",
+                                                     "mem.json");
   EXPECT_EQ(spec.nodes, 4294967295u);
   EXPECT_EQ(spec.bandwidth_gb_per_s, 4294967296u);
 }
 
 TEST(MemoryConfigErrors, InvalidJsonAndNonObject) {
   EXPECT_THAT(memory_error("{\"memory-type\": }"), HasSubstr("mem.json: invalid JSON"));
-  EXPECT_THAT(memory_error("[\"MEMORY_POOL\"]"), HasSubstr("mem.json: expected a JSON object with a \"memory-type\" key"));
+  EXPECT_THAT(memory_error("[\"MEMORY_POOL\"]"), HasSubstr("mem.json: expected a JSON object with a \"memory-type\" "
+                                                           "key"));
 }
 
 TEST(MemoryConfigFiles, LoadAndUnreadablePath) {
@@ -157,9 +160,7 @@ TEST(CommGroups, GroupsMayOverlapAndIdsNeedNotBeDense) {
   EXPECT_THAT(groups.at(4294967295u), ElementsAre(1u, 0u));
 }
 
-TEST(CommGroups, EmptyObjectHasNoGroups) {
-  EXPECT_THAT(parse_comm_groups("{}", "groups.json", 4), IsEmpty());
-}
+TEST(CommGroups, EmptyObjectHasNoGroups) { EXPECT_THAT(parse_comm_groups("{}", "groups.json", 4), IsEmpty()); }
 
 TEST(CommGroupsErrors, GroupIdZeroIsTheWorldGroup) {
   const std::string msg = groups_error("{\"0\": [0, 1]}");
@@ -176,8 +177,8 @@ TEST(CommGroupsErrors, NonNumericGroupIds) {
 }
 
 TEST(CommGroupsErrors, ValueMustBeANonEmptyList) {
-  EXPECT_THAT(groups_error("{\"1\": 3}"),
-              HasSubstr("groups.json: group \"1\": value 3 is invalid; expected a non-empty list of NPU ids"));
+  EXPECT_THAT(groups_error("{\"1\": 3}"), HasSubstr("groups.json: group \"1\": value 3 is invalid; expected a "
+                                                    "non-empty list of NPU ids"));
   EXPECT_THAT(groups_error("{\"1\": {\"a\": 0}}"), HasSubstr("group \"1\": value {\"a\":0} is invalid"));
   EXPECT_THAT(groups_error("{\"2\": []}"), HasSubstr("group \"2\": value [] is invalid"));
 }
@@ -186,7 +187,8 @@ TEST(CommGroupsErrors, MemberOutOfRangeNamesTheNpuAndTheRange) {
   const std::string msg = groups_error("{\"1\": [0, 8]}", 8);
   EXPECT_THAT(msg, HasSubstr("groups.json: group \"1\": NPU 8 is outside the network"));
   EXPECT_THAT(msg, HasSubstr("expected an NPU id from 0 to 7"));
-  EXPECT_THAT(groups_error("{\"1\": [100]}", 4), HasSubstr("NPU 100 is outside the network; expected an NPU id from 0 to 3"));
+  EXPECT_THAT(groups_error("{\"1\": [100]}", 4), HasSubstr("NPU 100 is outside the network; expected an NPU id from 0 "
+                                                           "to 3"));
 }
 
 TEST(CommGroupsErrors, BadMemberValues) {
@@ -211,7 +213,8 @@ TEST(CommGroupsErrors, TwoKeysForTheSameGroupIdAreRejected) {
 
 TEST(CommGroupsErrors, InvalidJsonAndNonObject) {
   EXPECT_THAT(groups_error("{\"1\": [0, 1]"), HasSubstr("groups.json: invalid JSON"));
-  EXPECT_THAT(groups_error("[[0, 1]]"), HasSubstr("groups.json: expected a JSON object mapping group ids to lists of NPU ids"));
+  EXPECT_THAT(groups_error("[[0, 1]]"), HasSubstr("groups.json: expected a JSON object mapping group ids to lists of "
+                                                  "NPU ids"));
 }
 
 TEST(OtherConfigFiles, DirectoryIsAnErrorNamingThePath) {
@@ -232,7 +235,8 @@ TEST(CommGroupsFiles, LoadAndUnreadablePath) {
   const system::CommGroups groups = load_comm_groups(path, 2);
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_THAT(groups.at(1), ElementsAre(1u, 0u));
-  EXPECT_THAT(error_of([&] { load_comm_groups(path, 1); }), HasSubstr(path + ": group \"1\": NPU 1 is outside the network"));
+  EXPECT_THAT(error_of([&] { load_comm_groups(path, 1); }), HasSubstr(path + ": group \"1\": NPU 1 is outside the "
+                                                                             "network"));
 
   const std::string missing = (dir / "none.json").string();
   const std::string msg = error_of([&] { load_comm_groups(missing, 2); });

@@ -126,12 +126,12 @@ TEST(SystemConfig, FlagsAreValidatedAndApplied) {
   flags.num_queues_per_dim = 3;
   EXPECT_EQ(parse_with("\"boost-mode\": 1", flags).system.num_queues_per_dim, 3u);
   flags.num_queues_per_dim = 0;
-  EXPECT_THAT(error_with("\"boost-mode\": 1", flags),
-              HasSubstr("--num-queues-per-dim: value 0 is invalid; expected an integer of at least 1"));
+  EXPECT_THAT(error_with("\"boost-mode\": 1", flags), HasSubstr("--num-queues-per-dim: value 0 is invalid; expected an "
+                                                                "integer of at least 1"));
   flags = {};
   flags.injection_scale = -1;
-  EXPECT_THAT(error_with("\"boost-mode\": 1", flags),
-              HasSubstr("--injection-scale: value -1 is invalid; expected a number, 0 or more"));
+  EXPECT_THAT(error_with("\"boost-mode\": 1", flags), HasSubstr("--injection-scale: value -1 is invalid; expected a "
+                                                                "number, 0 or more"));
 }
 
 TEST(SystemConfig, ActiveChunksPerDimension) {
@@ -167,7 +167,8 @@ TEST(SystemConfig, PreferredDatasetSplitsIsRequired) {
   EXPECT_THAT(msg, HasSubstr("sys.json: missing key \"preferred-dataset-splits\""));
   EXPECT_THAT(msg, HasSubstr("an integer of at least 1"));
   msg = error_of([] { parse("{\"preferred-dataset-splits\": 0}"); });
-  EXPECT_THAT(msg, HasSubstr("key \"preferred-dataset-splits\": value 0 is invalid; expected an integer of at least 1"));
+  EXPECT_THAT(msg, HasSubstr("key \"preferred-dataset-splits\": value 0 is invalid; expected an integer of at least "
+                             "1"));
   msg = error_of([] { parse("{\"preferred-dataset-splits\": \"4\"}"); });
   EXPECT_THAT(msg, HasSubstr("key \"preferred-dataset-splits\": value \"4\" is invalid"));
 }
@@ -179,8 +180,10 @@ TEST(SystemConfig, LocalMemBwAlsoSetsTheComputeModel) {
   EXPECT_EQ(parse("{\"preferred-dataset-splits\": 1, \"local-mem-bw\": 0}").system.local_mem_bw_gb_per_s, 0.0);
   for (const char* bad : {"-1", "\"50\"", "null"}) {
     SCOPED_TRACE(bad);
-    const std::string msg = error_of([&] { parse(std::string("{\"preferred-dataset-splits\": 1, \"local-mem-bw\": ") + bad + "}"); });
-    EXPECT_THAT(msg, HasSubstr("key \"local-mem-bw\": value " + std::string(bad) + " is invalid; expected a number, 0 or more"));
+    const std::string msg =
+        error_of([&] { parse(std::string("{\"preferred-dataset-splits\": 1, \"local-mem-bw\": ") + bad + "}"); });
+    EXPECT_THAT(msg, HasSubstr("key \"local-mem-bw\": value " + std::string(bad) +
+                               " is invalid; expected a number, 0 or more"));
   }
 }
 
@@ -193,8 +196,8 @@ TEST(SystemConfig, PeakPerfAndRoofline) {
   EXPECT_EQ(parse_with("\"roofline-enabled\": 0").compute.model, "replay");
   EXPECT_EQ(parse_with("\"roofline-enabled\": false").compute.model, "replay");
   EXPECT_EQ(parse_with("\"peak-perf\": 0.5").compute.peak_perf_tflops, 0.5);
-  EXPECT_THAT(error_with("\"peak-perf\": -900"),
-              HasSubstr("key \"peak-perf\": value -900 is invalid; expected a number, 0 or more"));
+  EXPECT_THAT(error_with("\"peak-perf\": -900"), HasSubstr("key \"peak-perf\": value -900 is invalid; expected a "
+                                                           "number, 0 or more"));
   for (const char* bad : {"2", "-1", "\"1\"", "0.5"}) {
     SCOPED_TRACE(bad);
     EXPECT_THAT(error_with(std::string("\"roofline-enabled\": ") + bad),
@@ -203,9 +206,10 @@ TEST(SystemConfig, PeakPerfAndRoofline) {
 }
 
 TEST(SystemConfig, ImplementationsRingAndOneRing) {
-  const SystemConfig c = parse_with(
-      "\"all-reduce-implementation\": [\"ring\", \"oneRing\"], \"all-gather-implementation\": [\"oneRing\"],"
-      "\"reduce-scatter-implementation\": [\"ring\", \"ring\", \"ring\"], \"all-to-all-implementation\": [\"ring\"]");
+  const SystemConfig c = parse_with("\"all-reduce-implementation\": [\"ring\", \"oneRing\"], "
+                                    "\"all-gather-implementation\": [\"oneRing\"],"
+                                    "\"reduce-scatter-implementation\": [\"ring\", \"ring\", \"ring\"], "
+                                    "\"all-to-all-implementation\": [\"ring\"]");
   const auto& ar = impl(c, CollectiveKind::kAllReduce);
   ASSERT_EQ(ar.size(), 2u);
   EXPECT_EQ(ar[0].kind, AlgorithmKind::kRing);
@@ -221,11 +225,11 @@ TEST(SystemConfig, ImplementationsRingAndOneRing) {
 }
 
 TEST(SystemConfig, EachImplementationKeyFillsItsOwnCollective) {
-  const std::pair<const char*, CollectiveKind> keys[] = {
-      {"all-reduce-implementation", CollectiveKind::kAllReduce},
-      {"all-gather-implementation", CollectiveKind::kAllGather},
-      {"reduce-scatter-implementation", CollectiveKind::kReduceScatter},
-      {"all-to-all-implementation", CollectiveKind::kAllToAll}};
+  const std::pair<const char*, CollectiveKind> keys[] = {{"all-reduce-implementation", CollectiveKind::kAllReduce},
+                                                         {"all-gather-implementation", CollectiveKind::kAllGather},
+                                                         {"reduce-scatter-implementation",
+                                                          CollectiveKind::kReduceScatter},
+                                                         {"all-to-all-implementation", CollectiveKind::kAllToAll}};
   for (const auto& [key, kind] : keys) {
     SCOPED_TRACE(key);
     const SystemConfig c = parse_with(std::string("\"") + key + "\": [\"oneRing\", \"ring\"]");
@@ -240,8 +244,9 @@ TEST(SystemConfig, UnknownAlgorithmIsUnknown) {
   EXPECT_THAT(msg, HasSubstr("sys.json: key \"all-reduce-implementation\"[1]: algorithm \"foo\" is unknown"));
   EXPECT_THAT(msg, HasSubstr("expected ring or oneRing"));
   // Tokens are case-sensitive.
-  EXPECT_THAT(error_with("\"all-to-all-implementation\": [\"Ring\"]"),
-              HasSubstr("key \"all-to-all-implementation\"[0]: algorithm \"Ring\" is unknown"));
+  EXPECT_THAT(error_with("\"all-to-all-implementation\": [\"Ring\"]"), HasSubstr("key "
+                                                                                 "\"all-to-all-implementation\"[0]: "
+                                                                                 "algorithm \"Ring\" is unknown"));
 }
 
 // Every token of the reference parses: the algorithm, whether it is a one* (flat) form, and the
@@ -254,9 +259,12 @@ TEST(SystemConfig, EveryAlgorithmTokenParses) {
     bool flat;
     std::uint32_t window;
   };
-  for (const Token& t : {Token{"ring", AlgorithmKind::kRing, false, 0}, {"oneRing", AlgorithmKind::kRing, true, 0},
-                         {"direct", AlgorithmKind::kDirect, false, 0}, {"direct4", AlgorithmKind::kDirect, false, 4},
-                         {"oneDirect", AlgorithmKind::kDirect, true, 0}, {"oneDirect8", AlgorithmKind::kDirect, true, 8},
+  for (const Token& t : {Token{"ring", AlgorithmKind::kRing, false, 0},
+                         {"oneRing", AlgorithmKind::kRing, true, 0},
+                         {"direct", AlgorithmKind::kDirect, false, 0},
+                         {"direct4", AlgorithmKind::kDirect, false, 4},
+                         {"oneDirect", AlgorithmKind::kDirect, true, 0},
+                         {"oneDirect8", AlgorithmKind::kDirect, true, 8},
                          {"halvingDoubling", AlgorithmKind::kHalvingDoubling, false, 0},
                          {"oneHalvingDoubling", AlgorithmKind::kHalvingDoubling, true, 0},
                          {"doubleBinaryTree", AlgorithmKind::kDoubleBinaryTree, false, 0}}) {
@@ -271,12 +279,16 @@ TEST(SystemConfig, EveryAlgorithmTokenParses) {
 }
 
 TEST(SystemConfig, ImplementationMustBeANonEmptyListOfNames) {
-  EXPECT_THAT(error_with("\"all-reduce-implementation\": \"ring\""),
-              HasSubstr("key \"all-reduce-implementation\": value \"ring\" is invalid; expected a non-empty list of algorithm names"));
-  EXPECT_THAT(error_with("\"all-reduce-implementation\": []"),
-              HasSubstr("key \"all-reduce-implementation\": value [] is invalid"));
-  EXPECT_THAT(error_with("\"reduce-scatter-implementation\": [\"ring\", 1]"),
-              HasSubstr("key \"reduce-scatter-implementation\"[1]: value 1 is invalid; expected an algorithm name"));
+  EXPECT_THAT(error_with("\"all-reduce-implementation\": \"ring\""), HasSubstr("key \"all-reduce-implementation\": "
+                                                                               "value \"ring\" is invalid; expected a "
+                                                                               "non-empty list of algorithm names"));
+  EXPECT_THAT(error_with("\"all-reduce-implementation\": []"), HasSubstr("key \"all-reduce-implementation\": value [] "
+                                                                         "is invalid"));
+  EXPECT_THAT(error_with("\"reduce-scatter-implementation\": [\"ring\", 1]"), HasSubstr("key "
+                                                                                        "\"reduce-scatter-"
+                                                                                        "implementation\"[1]: value 1 "
+                                                                                        "is invalid; expected an "
+                                                                                        "algorithm name"));
 }
 
 TEST(SystemConfig, ReplayOnly) {
@@ -289,15 +301,16 @@ TEST(SystemConfig, ReplayOnly) {
 
 TEST(SystemConfig, SharedBusIsNotSupportedYet) {
   EXPECT_NO_THROW(parse_with("\"model-shared-bus\": 0"));
-  EXPECT_THAT(error_with("\"model-shared-bus\": 1"),
-              HasSubstr("sys.json: key \"model-shared-bus\": the shared-bus model is not supported yet"));
+  EXPECT_THAT(error_with("\"model-shared-bus\": 1"), HasSubstr("sys.json: key \"model-shared-bus\": the shared-bus "
+                                                               "model is not supported yet"));
 }
 
 TEST(SystemConfig, CompatibilityKeysAreAcceptedSilently) {
-  const SystemConfig c = parse_with(
-      "\"trace-enabled\": 1, \"track-local-mem\": 0, \"local-mem-trace-filename\": \"x\", \"boost-mode\": 1,"
-      "\"intra-dimension-scheduling\": \"FIFO\", \"inter-dimension-scheduling\": \"themis\","
-      "\"local-reduction-delay\": 1, \"L\": 100, \"o\": 10, \"g\": 10, \"G\": 0.01");
+  const SystemConfig c = parse_with("\"trace-enabled\": 1, \"track-local-mem\": 0, \"local-mem-trace-filename\": "
+                                    "\"x\", \"boost-mode\": 1,"
+                                    "\"intra-dimension-scheduling\": \"FIFO\", \"inter-dimension-scheduling\": "
+                                    "\"themis\","
+                                    "\"local-reduction-delay\": 1, \"L\": 100, \"o\": 10, \"g\": 10, \"G\": 0.01");
   EXPECT_THAT(c.warnings, IsEmpty());
 }
 
@@ -319,10 +332,14 @@ TEST(SystemConfig, CustomImplementations) {
     const SystemConfig c = parse_with(std::string("\"") + keys[k] + "\": [\"algo/prefix\"]");
     EXPECT_EQ(c.system.custom_prefixes[k], "algo/prefix");
     EXPECT_THAT(error_with(std::string("\"") + keys[k] + "\": [\"a\", \"b\"]"),
-                HasSubstr(std::string("key \"") + keys[k] + "\": value [\"a\",\"b\"] is invalid; expected a list of exactly one path prefix"));
+                HasSubstr(std::string("key \"") + keys[k] +
+                          "\": value [\"a\",\"b\"] is invalid; expected a list of exactly one path prefix"));
   }
-  EXPECT_THAT(error_with("\"per-node-custom-implementation\": \"map.yml\""),
-              HasSubstr("sys.json: key \"per-node-custom-implementation\": per-node custom implementations are not supported yet"));
+  EXPECT_THAT(error_with("\"per-node-custom-implementation\": \"map.yml\""), HasSubstr("sys.json: key "
+                                                                                       "\"per-node-custom-"
+                                                                                       "implementation\": per-node "
+                                                                                       "custom implementations are not "
+                                                                                       "supported yet"));
 }
 
 TEST(SystemConfig, InvalidJsonAndNonObjects) {
@@ -338,13 +355,27 @@ TEST(SystemConfig, InvalidJsonAndNonObjects) {
 
 TEST(SystemConfig, DescribeSystemKeysListsEveryKey) {
   const std::string table = describe_system_keys();
-  for (const char* key :
-       {"scheduling-policy", "collective-optimization", "endpoint-delay", "active-chunks-per-dimension",
-        "preferred-dataset-splits", "local-mem-bw", "peak-perf", "roofline-enabled", "replay-only",
-        "all-reduce-implementation", "all-gather-implementation", "reduce-scatter-implementation",
-        "all-to-all-implementation", "model-shared-bus", "trace-enabled", "track-local-mem",
-        "local-mem-trace-filename", "boost-mode", "intra-dimension-scheduling", "inter-dimension-scheduling",
-        "local-reduction-delay"}) {
+  for (const char* key : {"scheduling-policy",
+                          "collective-optimization",
+                          "endpoint-delay",
+                          "active-chunks-per-dimension",
+                          "preferred-dataset-splits",
+                          "local-mem-bw",
+                          "peak-perf",
+                          "roofline-enabled",
+                          "replay-only",
+                          "all-reduce-implementation",
+                          "all-gather-implementation",
+                          "reduce-scatter-implementation",
+                          "all-to-all-implementation",
+                          "model-shared-bus",
+                          "trace-enabled",
+                          "track-local-mem",
+                          "local-mem-trace-filename",
+                          "boost-mode",
+                          "intra-dimension-scheduling",
+                          "inter-dimension-scheduling",
+                          "local-reduction-delay"}) {
     EXPECT_THAT(table, HasSubstr(std::string("  ") + key + " ")) << key;
   }
   // The one-letter LogGP keys, each at the start of an entry.
@@ -408,8 +439,8 @@ TEST(SystemConfigFiles, ReferenceConfigsParse) {
   EXPECT_THAT(ring.warnings, IsEmpty());
 
   const SystemConfig custom = load_system((configs / "custom_collective.json").string(), {});
-  EXPECT_EQ(custom.system.custom_prefixes[0],
-            "examples/system/custom_collectives/custom_ring_allreduce_8npus_1MB/custom_allreduce");
+  EXPECT_EQ(custom.system.custom_prefixes[0], "examples/system/custom_collectives/custom_ring_allreduce_8npus_1MB/"
+                                              "custom_allreduce");
   EXPECT_EQ(custom.system.scheduling_policy, SchedulingPolicy::kFifo);
 
   // Every other system JSON there parses (no_memory_expansion.json is a remote-memory config).

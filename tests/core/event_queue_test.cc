@@ -213,7 +213,8 @@ TEST(EventQueue, WideDelaysCrossEveryDigitLevelInOrder) {
     const Event e = q.pop();
     ASSERT_EQ(e.time, time_of[e.arg]);
     ASSERT_TRUE(e.time > last_time || (e.time == last_time && (popped == 0 || e.arg > last_index)))
-        << "pop " << popped << ": (" << e.time << ", " << e.arg << ") after (" << last_time << ", " << last_index << ")";
+        << "pop " << popped << ": (" << e.time << ", " << e.arg << ") after (" << last_time << ", " << last_index
+        << ")";
     last_time = e.time;
     last_index = e.arg;
     ++popped;
@@ -225,7 +226,6 @@ TEST(EventQueue, WideDelaysCrossEveryDigitLevelInOrder) {
   }
   EXPECT_EQ(popped, time_of.size());
 }
-
 
 TEST(EventQueue, NextTimeIsTheEarliestPendingTimeAndLeavesTheClock) {
   // Empty: kNeverTick. With events at 300, 70000 and 2^40 pending from t = 0: 300, and now()
@@ -319,7 +319,8 @@ TEST(EventQueue, RandomizedRunWithClockJumpsKeepsTimeAndInsertionOrder) {
     ASSERT_EQ(e.time, expected_time);
     ASSERT_EQ(e.time, time_of[e.arg]);
     ASSERT_TRUE(e.time > last_time || (e.time == last_time && (popped == 0 || e.arg > last_index)))
-        << "pop " << popped << ": (" << e.time << ", " << e.arg << ") after (" << last_time << ", " << last_index << ")";
+        << "pop " << popped << ": (" << e.time << ", " << e.arg << ") after (" << last_time << ", " << last_index
+        << ")";
     last_time = e.time;
     last_index = e.arg;
     ++popped;

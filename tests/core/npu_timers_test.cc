@@ -82,8 +82,7 @@ TEST(NpuTimers, DifferentNpusOrTicksGetSeparateEvents) {
   EXPECT_EQ(q.size(), 4u);
 
   std::vector<Fired> seen;
-  const std::size_t events =
-      run_all(q, timers, [&](const TimerEntry& e) { seen.push_back({q.now(), e.npu, e.arg}); });
+  const std::size_t events = run_all(q, timers, [&](const TimerEntry& e) { seen.push_back({q.now(), e.npu, e.arg}); });
   EXPECT_EQ(events, 4u);
   const std::vector<Fired> expected = {{4, 1, 'e'}, {5, 1, 'a'}, {5, 1, 'c'}, {5, 0, 'b'}, {6, 0, 'd'}};
   EXPECT_EQ(seen, expected);
@@ -166,11 +165,11 @@ TEST(NpuTimers, BucketReuseOverManyRounds) {
     timers.schedule(b, 2, TimerOwner::kSystem, 0, 3 * r + 2);
     timers.schedule(a, 1, TimerOwner::kSystem, 0, 3 * r + 1);
     std::vector<Fired> seen;
-    const std::size_t events =
-        run_all(q, timers, [&](const TimerEntry& e) { seen.push_back({q.now(), e.npu, e.arg}); });
+    const std::size_t events = run_all(q, timers, [&](const TimerEntry& e) {
+      seen.push_back({q.now(), e.npu, e.arg});
+    });
     ASSERT_EQ(events, 2u) << "round " << r;
-    const std::vector<Fired> expected = {
-        {start + 1, a, 3 * r}, {start + 1, a, 3 * r + 1}, {start + 2, b, 3 * r + 2}};
+    const std::vector<Fired> expected = {{start + 1, a, 3 * r}, {start + 1, a, 3 * r + 1}, {start + 2, b, 3 * r + 2}};
     ASSERT_EQ(seen, expected) << "round " << r;
   }
 }

@@ -23,8 +23,7 @@ namespace {
 using network::DimensionKind;
 using ::testing::HasSubstr;
 
-sim::Result run_on(const std::string& backend, DimensionKind topology, system::SystemSpec sys,
-                   chakra::CommType type) {
+sim::Result run_on(const std::string& backend, DimensionKind topology, system::SystemSpec sys, chakra::CommType type) {
   return run(one_collective(network_of({{topology, 8, 50, 500}}), std::move(sys), type, kMiB, backend));
 }
 
@@ -87,8 +86,7 @@ TEST_P(Ar8AlgorithmMatrix, CongestionUnaware) {
 
 TEST_P(Ar8AlgorithmMatrix, CongestionAware) {
   const MatrixCase& c = GetParam();
-  expect_finish(run_on(kAware, c.topology, system_of(c.algorithm, 1, c.splits, c.active),
-                       chakra::CommType::kAllReduce),
+  expect_finish(run_on(kAware, c.topology, system_of(c.algorithm, 1, c.splits, c.active), chakra::CommType::kAllReduce),
                 c.aware, c.symmetric);
 }
 
@@ -103,10 +101,13 @@ INSTANTIATE_TEST_SUITE_P(
         MatrixCase{"Direct_FC8_s4a4", "direct", DimensionKind::kFullyConnected, 4, 4, 4215, 6045, true},
         MatrixCase{"HalvingDoubling_Ring8_s1", "halvingDoubling", DimensionKind::kRing, 1, 1, 64835, 89245, true},
         MatrixCase{"HalvingDoubling_Switch8_s1", "halvingDoubling", DimensionKind::kSwitch, 1, 1, 63835, 98011, true},
-        MatrixCase{"HalvingDoubling_FC8_s1", "halvingDoubling", DimensionKind::kFullyConnected, 1, 1, 60835, 60835, true},
+        MatrixCase{"HalvingDoubling_FC8_s1", "halvingDoubling", DimensionKind::kFullyConnected, 1, 1, 60835, 60835,
+                   true},
         MatrixCase{"DoubleBinaryTree_Ring8_s1", "doubleBinaryTree", DimensionKind::kRing, 1, 1, 438821, 595069, false},
-        MatrixCase{"DoubleBinaryTree_Switch8_s1", "doubleBinaryTree", DimensionKind::kSwitch, 1, 1, 437821, 594069, false},
-        MatrixCase{"DoubleBinaryTree_FC8_s1", "doubleBinaryTree", DimensionKind::kFullyConnected, 1, 1, 434821, 434821, false}),
+        MatrixCase{"DoubleBinaryTree_Switch8_s1", "doubleBinaryTree", DimensionKind::kSwitch, 1, 1, 437821, 594069,
+                   false},
+        MatrixCase{"DoubleBinaryTree_FC8_s1", "doubleBinaryTree", DimensionKind::kFullyConnected, 1, 1, 434821, 434821,
+                   false}),
     [](const auto& p) { return std::string(p.param.name); });
 
 struct CollectiveCase {
@@ -142,12 +143,13 @@ TEST_P(OtherCollectivesRing8, CongestionAware) {
 
 INSTANTIATE_TEST_SUITE_P(
     Compat, OtherCollectivesRing8,
-    ::testing::Values(
-        CollectiveCase{"AllGather_Direct", "direct", chakra::CommType::kAllGather, 21551, 196330},
-        CollectiveCase{"AllGather_HalvingDoubling", "halvingDoubling", chakra::CommType::kAllGather, 140258, 237913},
-        CollectiveCase{"ReduceScatter_Direct", "direct", chakra::CommType::kReduceScatter, 12324, 33293},
-        CollectiveCase{"ReduceScatter_HalvingDoubling", "halvingDoubling", chakra::CommType::kReduceScatter, 44217, 56422},
-        CollectiveCase{"AllToAll_Direct", "direct", chakra::CommType::kAllToAll, 4461, 25430}),
+    ::testing::Values(CollectiveCase{"AllGather_Direct", "direct", chakra::CommType::kAllGather, 21551, 196330},
+                      CollectiveCase{"AllGather_HalvingDoubling", "halvingDoubling", chakra::CommType::kAllGather,
+                                     140258, 237913},
+                      CollectiveCase{"ReduceScatter_Direct", "direct", chakra::CommType::kReduceScatter, 12324, 33293},
+                      CollectiveCase{"ReduceScatter_HalvingDoubling", "halvingDoubling",
+                                     chakra::CommType::kReduceScatter, 44217, 56422},
+                      CollectiveCase{"AllToAll_Direct", "direct", chakra::CommType::kAllToAll, 4461, 25430}),
     [](const auto& p) { return std::string(p.param.name); });
 
 // Which NPU finishes when on the trees (FC8, CU, 1 MiB, s1): NPU 0 is a leaf of the max-root tree
@@ -174,7 +176,8 @@ TEST(DoubleBinaryTree, FinishTimesPerNpuAndAlternateTrees) {
 TEST(Direct, WindowOfAtLeastNMinusOneIsTheDefault) {
   for (const char* token : {"direct7", "direct100"}) {
     SCOPED_TRACE(token);
-    expect_finish(run_on(kUnaware, DimensionKind::kRing, system_of(token, 1, 1, 1), chakra::CommType::kAllReduce), 15775);
+    expect_finish(run_on(kUnaware, DimensionKind::kRing, system_of(token, 1, 1, 1), chakra::CommType::kAllReduce),
+                  15775);
     expect_finish(run_on(kAware, DimensionKind::kRing, system_of(token, 1, 1, 1), chakra::CommType::kAllReduce), 53331);
   }
 }
@@ -188,7 +191,8 @@ TEST(Direct, WindowOfAtLeastNMinusOneIsTheDefault) {
 // in all 76584.
 TEST(MixedAlgorithms, RingThenHalvingDoublingOnTwoDimensions) {
   auto sys = system_of("ring", 2, 1, 1);
-  sys.implementations[static_cast<std::size_t>(system::CollectiveKind::kAllReduce)][1] = algorithm_of("halvingDoubling");
+  sys.implementations[static_cast<std::size_t>(system::CollectiveKind::kAllReduce)][1] = algorithm_of("halvingDoublin"
+                                                                                                      "g");
   sim::Inputs in;
   in.network = network_of({{DimensionKind::kRing, 2, 50, 500}, {DimensionKind::kFullyConnected, 4, 50, 500}});
   in.system = sys;

@@ -34,18 +34,17 @@ TEST_P(Ar8MatrixCa, RingRows) {
                     c.expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Compat, Ar8MatrixCa,
-    ::testing::Values(MatrixCase{"Ring8_s1a1", DimensionKind::kRing, 1, 1, 96365},
-                      MatrixCase{"Switch8_s1a1", DimensionKind::kSwitch, 1, 1, 137539},
-                      MatrixCase{"FC8_s1a1", DimensionKind::kFullyConnected, 1, 1, 96365},
-                      MatrixCase{"Ring8_s4a1", DimensionKind::kRing, 4, 1, 117780},
-                      MatrixCase{"Switch8_s4a1", DimensionKind::kSwitch, 4, 1, 179940},
-                      MatrixCase{"FC8_s4a1", DimensionKind::kFullyConnected, 4, 1, 117780},
-                      MatrixCase{"Ring8_s4a4", DimensionKind::kRing, 4, 4, 39195},
-                      MatrixCase{"Switch8_s4a4", DimensionKind::kSwitch, 4, 4, 48075},
-                      MatrixCase{"FC8_s4a4", DimensionKind::kFullyConnected, 4, 4, 39195}),
-    [](const auto& p) { return std::string(p.param.name); });
+INSTANTIATE_TEST_SUITE_P(Compat, Ar8MatrixCa,
+                         ::testing::Values(MatrixCase{"Ring8_s1a1", DimensionKind::kRing, 1, 1, 96365},
+                                           MatrixCase{"Switch8_s1a1", DimensionKind::kSwitch, 1, 1, 137539},
+                                           MatrixCase{"FC8_s1a1", DimensionKind::kFullyConnected, 1, 1, 96365},
+                                           MatrixCase{"Ring8_s4a1", DimensionKind::kRing, 4, 1, 117780},
+                                           MatrixCase{"Switch8_s4a1", DimensionKind::kSwitch, 4, 1, 179940},
+                                           MatrixCase{"FC8_s4a1", DimensionKind::kFullyConnected, 4, 1, 117780},
+                                           MatrixCase{"Ring8_s4a4", DimensionKind::kRing, 4, 4, 39195},
+                                           MatrixCase{"Switch8_s4a4", DimensionKind::kSwitch, 4, 4, 48075},
+                                           MatrixCase{"FC8_s4a4", DimensionKind::kFullyConnected, 4, 4, 39195}),
+                         [](const auto& p) { return std::string(p.param.name); });
 
 TEST(CompatCa, OtherCollectivesRing8) {
   const auto net = network_of({{DimensionKind::kRing, 8, 50, 500}});
@@ -59,7 +58,8 @@ TEST(CompatCa, OtherCollectivesRing8) {
 TEST(CompatCa, HgxH100Validated) {
   auto sys = system_of("ring", 1, 4, 2);
   sys.local_mem_bw_gb_per_s = 3350;
-  expect_all_finish(run_ca(network_of({{DimensionKind::kSwitch, 8, 400, 936.25}}), sys, chakra::CommType::kAllReduce, kMiB),
+  expect_all_finish(run_ca(network_of({{DimensionKind::kSwitch, 8, 400, 936.25}}), sys, chakra::CommType::kAllReduce,
+                           kMiB),
                     57426);
 }
 
@@ -99,8 +99,14 @@ TEST(CongestionAwareMultiDim, RoutesDimensionByDimensionAndQueues) {
   in.network = network_of({{DimensionKind::kRing, 4, 50, 500}, {DimensionKind::kSwitch, 2, 100, 1000}});
   in.system = system_of("ring", 2, 1, 1);
   auto idle = p2p({});
-  in.graphs = {idle, p2p({{true, 6, kMiB, 1}}), p2p({{true, 6, 2 * kMiB, 2}}), idle,
-               idle, idle, p2p({{false, 1, kMiB, 1}, {false, 2, 2 * kMiB, 2}}), idle};
+  in.graphs = {idle,
+               p2p({{true, 6, kMiB, 1}}),
+               p2p({{true, 6, 2 * kMiB, 2}}),
+               idle,
+               idle,
+               idle,
+               p2p({{false, 1, kMiB, 1}, {false, 2, 2 * kMiB, 2}}),
+               idle};
   const sim::Result r = run(in);
   ASSERT_TRUE(r.all_finished());
   EXPECT_EQ(r.npus[1].finish_ns, 50827u);
@@ -120,7 +126,8 @@ namespace {
 // queue on queue 0 alone: AR8 1 MiB, splits 4, CA, 39195 -> 60790.
 TEST(CompatCa, TwoQueuesPerDimensionHalveConcurrency) {
   auto sys = system_of("ring", 1, 4, 4);
-  EXPECT_EQ(run_ca(network_of({{network::DimensionKind::kRing, 8, 50, 500}}), sys, chakra::CommType::kAllReduce, 1 << 20)
+  EXPECT_EQ(run_ca(network_of({{network::DimensionKind::kRing, 8, 50, 500}}), sys, chakra::CommType::kAllReduce,
+                   1 << 20)
                 .npus[0]
                 .finish_ns,
             39195u);

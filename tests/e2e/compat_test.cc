@@ -40,18 +40,17 @@ TEST_P(Ar8Matrix, RingRows) {
   expect_all_finish(run(in), c.expected, 8);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Compat, Ar8Matrix,
-    ::testing::Values(MatrixCase{"Ring8_s1a1", DimensionKind::kRing, 1, 1, 96365},
-                      MatrixCase{"Switch8_s1a1", DimensionKind::kSwitch, 1, 1, 103365},
-                      MatrixCase{"FC8_s1a1", DimensionKind::kFullyConnected, 1, 1, 96365},
-                      MatrixCase{"Ring8_s4a1", DimensionKind::kRing, 4, 1, 117780},
-                      MatrixCase{"Switch8_s4a1", DimensionKind::kSwitch, 4, 1, 145780},
-                      MatrixCase{"FC8_s4a1", DimensionKind::kFullyConnected, 4, 1, 117780},
-                      MatrixCase{"Ring8_s4a4", DimensionKind::kRing, 4, 4, 29445},
-                      MatrixCase{"Switch8_s4a4", DimensionKind::kSwitch, 4, 4, 36445},
-                      MatrixCase{"FC8_s4a4", DimensionKind::kFullyConnected, 4, 4, 29445}),
-    [](const auto& p) { return std::string(p.param.name); });
+INSTANTIATE_TEST_SUITE_P(Compat, Ar8Matrix,
+                         ::testing::Values(MatrixCase{"Ring8_s1a1", DimensionKind::kRing, 1, 1, 96365},
+                                           MatrixCase{"Switch8_s1a1", DimensionKind::kSwitch, 1, 1, 103365},
+                                           MatrixCase{"FC8_s1a1", DimensionKind::kFullyConnected, 1, 1, 96365},
+                                           MatrixCase{"Ring8_s4a1", DimensionKind::kRing, 4, 1, 117780},
+                                           MatrixCase{"Switch8_s4a1", DimensionKind::kSwitch, 4, 1, 145780},
+                                           MatrixCase{"FC8_s4a1", DimensionKind::kFullyConnected, 4, 1, 117780},
+                                           MatrixCase{"Ring8_s4a4", DimensionKind::kRing, 4, 4, 29445},
+                                           MatrixCase{"Switch8_s4a4", DimensionKind::kSwitch, 4, 4, 36445},
+                                           MatrixCase{"FC8_s4a4", DimensionKind::kFullyConnected, 4, 4, 29445}),
+                         [](const auto& p) { return std::string(p.param.name); });
 
 // "Other collectives", 8 NPUs, splits 1, ring, Ring8:
 //   AG: 7(10 + T(1 MiB)) + 10, T = floor(500 + 1048576/53.687) = 20031 -> 140297
@@ -59,8 +58,10 @@ INSTANTIATE_TEST_SUITE_P(
 //   A2A: 28(10 + 2941) + 10 = 82638
 TEST(Compat, OtherCollectivesRing8) {
   const auto net = network_of({{DimensionKind::kRing, 8, 50, 500}});
-  expect_all_finish(run(one_collective(net, system_of("ring", 1, 1, 1), chakra::CommType::kAllGather, kMiB)), 140297, 8);
-  expect_all_finish(run(one_collective(net, system_of("ring", 1, 1, 1), chakra::CommType::kReduceScatter, kMiB)), 75708, 8);
+  expect_all_finish(run(one_collective(net, system_of("ring", 1, 1, 1), chakra::CommType::kAllGather, kMiB)), 140297,
+                    8);
+  expect_all_finish(run(one_collective(net, system_of("ring", 1, 1, 1), chakra::CommType::kReduceScatter, kMiB)), 75708,
+                    8);
   expect_all_finish(run(one_collective(net, system_of("ring", 1, 1, 1), chakra::CommType::kAllToAll, kMiB)), 82638, 8);
 }
 
@@ -71,9 +72,10 @@ TEST(Compat, MultiDimensional) {
   const auto net = network_of({{DimensionKind::kRing, 2, 200, 50},
                                {DimensionKind::kFullyConnected, 8, 100, 500},
                                {DimensionKind::kSwitch, 4, 50, 2000}});
-  expect_all_finish(run(one_collective(net, system_of("ring", 3, 1, 1), chakra::CommType::kAllReduce, kMiB)), 108530, 64);
-  expect_all_finish(run(one_collective(net, system_of("ring", 3, 1, 1, /*baseline=*/true),
-                                       chakra::CommType::kAllReduce, kMiB)),
+  expect_all_finish(run(one_collective(net, system_of("ring", 3, 1, 1), chakra::CommType::kAllReduce, kMiB)), 108530,
+                    64);
+  expect_all_finish(run(one_collective(net, system_of("ring", 3, 1, 1, /*baseline=*/true), chakra::CommType::kAllReduce,
+                                       kMiB)),
                     216278, 64);
 }
 
@@ -82,14 +84,16 @@ TEST(Compat, OneRingOnThreeDimensions) {
   const auto net = network_of({{DimensionKind::kRing, 2, 200, 50},
                                {DimensionKind::kFullyConnected, 8, 100, 500},
                                {DimensionKind::kSwitch, 4, 50, 2000}});
-  expect_all_finish(run(one_collective(net, system_of("oneRing", 1, 1, 1), chakra::CommType::kAllReduce, kMiB)), 78949, 64);
+  expect_all_finish(run(one_collective(net, system_of("oneRing", 1, 1, 1), chakra::CommType::kAllReduce, kMiB)), 78949,
+                    64);
 }
 
 // One implementation token on a 4x4 torus covers only dimension 0: 1 MiB in 4 chunks of 256 KiB,
 // each a 4-NPU ring all-reduce 6(10 + 1720) + 3*3930 + 10 = 22180, in turn: 88720 (§4.1).
 TEST(Compat, OneTokenCoversOnlyDimensionZero) {
   const auto net = network_of({{DimensionKind::kRing, 4, 50, 500}, {DimensionKind::kRing, 4, 50, 500}});
-  expect_all_finish(run(one_collective(net, system_of("ring", 1, 4, 1), chakra::CommType::kAllReduce, kMiB)), 88720, 16);
+  expect_all_finish(run(one_collective(net, system_of("ring", 1, 4, 1), chakra::CommType::kAllReduce, kMiB)), 88720,
+                    16);
 }
 
 // The DAG anchor: c1 (5 us) -> {AR 1 MiB, c3 (20 us)} -> c4 (7 us) on Ring8, ring, splits 1.
@@ -97,10 +101,10 @@ TEST(Compat, OneTokenCoversOnlyDimensionZero) {
 // subtracts the GPU compute sum 5 + 20 + 7 us: 76365.
 TEST(Compat, DagAnchor) {
   chakra::TraceBuilder b;
-  b.comp("c1", 5);                                               // id 0
-  b.collective("ar", chakra::CommType::kAllReduce, kMiB, {0});    // id 1
-  b.comp("c3", 20, {0});                                         // id 2
-  b.comp("c4", 7, {1, 2});                                       // id 3
+  b.comp("c1", 5);                                              // id 0
+  b.collective("ar", chakra::CommType::kAllReduce, kMiB, {0});  // id 1
+  b.comp("c3", 20, {0});                                        // id 2
+  b.comp("c4", 7, {1, 2});                                      // id 3
   sim::Inputs in;
   in.network = network_of({{DimensionKind::kRing, 8, 50, 500}});
   in.system = system_of("ring", 1, 1, 1);
@@ -157,8 +161,9 @@ TEST(Compat, InjectionScale) {
   in.graphs = same_trace(single_collective(chakra::CommType::kAllReduce, 1 << 20), 8);
   const sim::Result r = run(in);
   for (const auto& n : r.npus) EXPECT_EQ(n.finish_ns, 96515u);
-  const auto without_key = config::parse_system(
-      R"({"preferred-dataset-splits": 1, "local-mem-bw": 50, "all-reduce-implementation": ["ring"]})", "s.json", flags);
+  const auto without_key = config::
+      parse_system(R"({"preferred-dataset-splits": 1, "local-mem-bw": 50, "all-reduce-implementation": ["ring"]})",
+                   "s.json", flags);
   in.system = without_key.system;
   for (const auto& n : run(in).npus) EXPECT_EQ(n.finish_ns, 96365u);
 }

@@ -58,9 +58,9 @@ TEST(CustomCollective, ReferenceConfigThroughTheCli) {
   for (int r = 0; r < 8; ++r) {
     chakra::write_trace(chakra::rank_path(prefix, r), single_collective(chakra::CommType::kAllReduce, kMiB));
   }
-  const CommandResult res = run_binary({"run", "--workload", prefix, "--system", (dir / "system.json").string(),
-                                        "--network", (ref / "configs" / "Ring_8npus.yml").string(), "--backend",
-                                        "congestion-aware", "-q"});
+  const CommandResult res =
+      run_binary({"run", "--workload", prefix, "--system", (dir / "system.json").string(), "--network",
+                  (ref / "configs" / "Ring_8npus.yml").string(), "--backend", "congestion-aware", "-q"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
   EXPECT_THAT(res.out, ::testing::HasSubstr("sys[7] finished, 90174 cycles"));
 }
@@ -89,11 +89,16 @@ TEST(CustomCollective, HandMadeAlgorithm) {
 }
 
 TEST(CustomCollective, ConfigKeys) {
-  const config::SystemConfig c = config::parse_system(
-      R"({"preferred-dataset-splits": 1, "all-gather-implementation-custom": ["algo/ag"]})", "s.json", {});
+  const config::SystemConfig c =
+      config::parse_system(R"({"preferred-dataset-splits": 1, "all-gather-implementation-custom": ["algo/ag"]})",
+                           "s.json", {});
   EXPECT_EQ(c.system.custom_prefixes[static_cast<std::size_t>(system::CollectiveKind::kAllGather)], "algo/ag");
-  EXPECT_THAT([] { config::parse_system(R"({"preferred-dataset-splits": 1, "all-reduce-implementation-custom": ["a", "b"]})", "s.json", {}); },
-              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("expected a list of exactly one path prefix")));
+  EXPECT_THAT(
+      [] {
+        config::parse_system(R"({"preferred-dataset-splits": 1, "all-reduce-implementation-custom": ["a", "b"]})",
+                             "s.json", {});
+      },
+      ::testing::ThrowsMessage<Error>(::testing::HasSubstr("expected a list of exactly one path prefix")));
 }
 
 }  // namespace

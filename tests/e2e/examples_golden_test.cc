@@ -63,11 +63,11 @@ TEST_P(ExampleGoldens, EveryOutputEqualsItsGolden) {
   const Example& e = GetParam();
   const std::filesystem::path dir = std::filesystem::path(CHAKRASIM_SOURCE_DIR) / "examples" / e.dir;
   const std::filesystem::path out = temp_dir(std::string("example_golden_") + e.dir);
-  const CommandResult r = run_binary({"run", "--workload", e.workload, "--system", "system.json", "--network",
-                                      "network.yml", "--json", (out / "results.json").string(), "--stats",
-                                      (out / "nodes.csv").string(), "--timeline", (out / "timeline.json").string(),
-                                      "--report", (out / "report").string()},
-                                     dir);
+  const CommandResult r =
+      run_binary({"run", "--workload", e.workload, "--system", "system.json", "--network", "network.yml", "--json",
+                  (out / "results.json").string(), "--stats", (out / "nodes.csv").string(), "--timeline",
+                  (out / "timeline.json").string(), "--report", (out / "report").string()},
+                 dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // stderr names the report's path: the temporary folder becomes OUT.
   std::string stderr_text = r.err;

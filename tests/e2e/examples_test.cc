@@ -26,7 +26,8 @@ TEST_P(Examples, RunsAndPrintsTheSummaryInRealUnits) {
   const CommandResult r = run_binary({"run", "--workload", (dir / e.workload).string(), "--system",
                                       (dir / "system.json").string(), "--network", (dir / "network.yml").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("Summary: " + std::to_string(e.npus) + " of " + std::to_string(e.npus) + " NPUs finished"));
+  EXPECT_THAT(r.out,
+              HasSubstr("Summary: " + std::to_string(e.npus) + " of " + std::to_string(e.npus) + " NPUs finished"));
   // The run time is in µs, ms or s; "cycles" appears only in the compatible sys[i] lines.
   // (No std::regex: gcc 12 warns inside it under the sanitizer build.)
   const std::size_t at = r.out.find("the run takes ");
@@ -48,7 +49,8 @@ TEST_P(Examples, RunsAndPrintsTheSummaryInRealUnits) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Examples,
-                         ::testing::Values(Example{"tutorial", "all_reduce", 8}, Example{"h100-node", "traces/workload", 8},
+                         ::testing::Values(Example{"tutorial", "all_reduce", 8},
+                                           Example{"h100-node", "traces/workload", 8},
                                            Example{"cluster-2d", "traces/workload", 32},
                                            Example{"cluster-3d", "traces/workload", 128}),
                          [](const auto& example) {

@@ -118,11 +118,10 @@ TEST(OwnEngine, CollectivesFinishAsWithTheCongestionUnawareBackend) {
   // The same delays from the backend's own list instead of the global queue: every NPU's figures
   // equal the congestion-unaware run's, on a ring and on three dimensions, with several chunks in
   // flight. Every advance_to(t) ran with the clock at t, and every message arrived.
-  const std::vector<network::TopologySpec> networks = {
-      network_of({{DimensionKind::kRing, 8, 50, 500}}),
-      network_of({{DimensionKind::kRing, 2, 200, 50},
-                  {DimensionKind::kFullyConnected, 4, 100, 500},
-                  {DimensionKind::kSwitch, 2, 50, 2000}})};
+  const std::vector<network::TopologySpec> networks = {network_of({{DimensionKind::kRing, 8, 50, 500}}),
+                                                       network_of({{DimensionKind::kRing, 2, 200, 50},
+                                                                   {DimensionKind::kFullyConnected, 4, 100, 500},
+                                                                   {DimensionKind::kSwitch, 2, 50, 2000}})};
   for (const network::TopologySpec& net : networks) {
     SCOPED_TRACE(std::to_string(net.dims.size()) + " dimensions");
     sim::Inputs in;

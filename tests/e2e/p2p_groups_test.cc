@@ -138,11 +138,14 @@ TEST(Groups, UnknownGroupAndNonMemberAreErrors) {
   in.network = network_of({{DimensionKind::kRing, 8, 50, 500}});
   in.system = system_of("ring", 1, 1, 1);
   in.graphs = same_trace(group_collective("3"), 8);
-  EXPECT_THAT([&] { sim::simulate(in); },
-              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("communicator group 3")));
+  EXPECT_THAT([&] { sim::simulate(in); }, ::testing::ThrowsMessage<Error>(::testing::HasSubstr("communicator group "
+                                                                                               "3")));
   in.groups = {{3, {0, 1}}};
-  EXPECT_THAT([&] { sim::simulate(in); },
-              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("names communicator group 3 of the communicator-group file, which does not include NPU 2")));
+  EXPECT_THAT([&] { sim::simulate(in); }, ::testing::ThrowsMessage<Error>(::testing::HasSubstr("names communicator "
+                                                                                               "group 3 of the "
+                                                                                               "communicator-group "
+                                                                                               "file, which does not "
+                                                                                               "include NPU 2")));
 }
 
 // A PyTorch process-group METADATA node defines group 1 = {0, 1} at run time; the collective
@@ -150,7 +153,8 @@ TEST(Groups, UnknownGroupAndNonMemberAreErrors) {
 TEST(Groups, ProcessGroupMetadataNode) {
   chakra::TraceBuilder b;
   chakra::Node& meta = b.add(chakra::NodeType::kMetadata, "[pytorch|profiler|execution_trace|process_group:init]");
-  meta.mutable_inputs()->set_values(R"(['[{"pg_name": "1", "pg_desc": "tp", "backend_config": "cuda:nccl", "ranks": [0, 1]}]'])");
+  meta.mutable_inputs()->set_values(
+      R"(['[{"pg_name": "1", "pg_desc": "tp", "backend_config": "cuda:nccl", "ranks": [0, 1]}]'])");
   chakra::Node& ar = b.collective("ar", chakra::CommType::kAllReduce, kMiB, {0});
   *ar.add_attr() = chakra::make_string("pg_name", "1");
   chakra::TraceBuilder idle;

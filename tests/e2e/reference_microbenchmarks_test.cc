@@ -29,13 +29,13 @@ TEST_P(ReferenceMicrobenchmarks, MatchExpected) {
     SCOPED_TRACE(backend);
     sim::Inputs in;
     in.backend = backend;
-    in.network =
-        config::load_network((ref / "configs" / ("Ring_" + std::to_string(c.npus) + "npus.yml")).string());
+    in.network = config::load_network((ref / "configs" / ("Ring_" + std::to_string(c.npus) + "npus.yml")).string());
     const config::SystemConfig sys = config::load_system((ref / "configs" / "Ring_4chunks.json").string(), {});
     in.system = sys.system;
     in.compute = sys.compute;
-    const std::string prefix = (ref / "traces" / "microbenchmarks" / c.collective /
-                                (std::to_string(c.npus) + "npus_1MB") / c.collective).string();
+    const std::string prefix =
+        (ref / "traces" / "microbenchmarks" / c.collective / (std::to_string(c.npus) + "npus_1MB") / c.collective)
+            .string();
     in.graphs = chakra::load_workload(prefix, static_cast<std::size_t>(c.npus));
     const sim::Result r = run(in);
     ASSERT_TRUE(r.all_finished());
@@ -43,13 +43,14 @@ TEST_P(ReferenceMicrobenchmarks, MatchExpected) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Expected, ReferenceMicrobenchmarks,
-    ::testing::Values(Case{"all_reduce", 4, 43000}, Case{"all_reduce", 8, 64440},
-                      Case{"all_gather", 4, 64744}, Case{"all_gather", 8, 151016},
-                      Case{"reduce_scatter", 4, 22240}, Case{"reduce_scatter", 8, 33080},
-                      Case{"all_to_all", 4, 41560}, Case{"all_to_all", 8, 125480}),
-    [](const auto& p) { return std::string(p.param.collective) + "_" + std::to_string(p.param.npus); });
+INSTANTIATE_TEST_SUITE_P(Expected, ReferenceMicrobenchmarks,
+                         ::testing::Values(Case{"all_reduce", 4, 43000}, Case{"all_reduce", 8, 64440},
+                                           Case{"all_gather", 4, 64744}, Case{"all_gather", 8, 151016},
+                                           Case{"reduce_scatter", 4, 22240}, Case{"reduce_scatter", 8, 33080},
+                                           Case{"all_to_all", 4, 41560}, Case{"all_to_all", 8, 125480}),
+                         [](const auto& p) {
+                           return std::string(p.param.collective) + "_" + std::to_string(p.param.npus);
+                         });
 
 // Ring_reducescatter_4npus (§9 repository examples) is the same run as reduce_scatter 4: 22240.
 // Ring_allgather_16npus uses the congestion-aware backend and is checked with it.

@@ -33,11 +33,10 @@ TEST(Statistics, TutorialBlock) {
   in.system = system_of("ring", 1, 4, 1);
   in.graphs = same_trace(single_collective(chakra::CommType::kAllReduce, kMiB), 8);
   const Logged r = run_logged(in);
-  EXPECT_EQ(report::statistics_lines(in, *r.log, 0),
-            "sys[0]. Post statistics processing start.\n"
-            "sys[0]. Post statistics processing end.\n"
-            "sys[0], Wall time: 117780\n"
-            "sys[0], Comm time: 117780\n");
+  EXPECT_EQ(report::statistics_lines(in, *r.log, 0), "sys[0]. Post statistics processing start.\n"
+                                                     "sys[0]. Post statistics processing end.\n"
+                                                     "sys[0], Wall time: 117780\n"
+                                                     "sys[0], Comm time: 117780\n");
 }
 
 // The DAG anchor: GPU time is the union 0-5000, 5000-25000, 101365-108365 = 32000; Comm
@@ -58,7 +57,8 @@ TEST(Statistics, DagAnchor) {
   EXPECT_EQ(st.gpu, 32000u);
   EXPECT_EQ(st.comm, 96365u);
   EXPECT_EQ(st.overlap, 20000u);
-  EXPECT_THAT(report::statistics_lines(in, *r.log, 3), HasSubstr("sys[3], Total compute-communication overlap: 20000\n"));
+  EXPECT_THAT(report::statistics_lines(in, *r.log, 3), HasSubstr("sys[3], Total compute-communication overlap: "
+                                                                 "20000\n"));
 }
 
 chakra::Trace roofline_trace() {
@@ -102,7 +102,8 @@ TEST(Roofline, NodeWithoutNumOpsIsAnError) {
   in.system = system_of("ring", 1, 1, 1);
   in.compute = {"roofline", 100, 1000};
   in.graphs = same_trace(b.trace(), 2);
-  EXPECT_THAT([&] { sim::simulate(in); }, ::testing::ThrowsMessage<Error>(HasSubstr("\"num_ops\" and \"tensor_size\"")));
+  EXPECT_THAT([&] { sim::simulate(in); }, ::testing::ThrowsMessage<Error>(HasSubstr("\"num_ops\" and "
+                                                                                    "\"tensor_size\"")));
 }
 
 chakra::Trace load_store_trace() {

@@ -32,13 +32,13 @@ void expect_same_as_full_run(sim::Inputs in) {
 // networks of every dimension kind, with several chunks in flight and rendezvous.
 chakra::Trace mixed_trace() {
   chakra::TraceBuilder b;
-  b.comp("fwd", 3);                                                       // 0
-  b.collective("ar", chakra::CommType::kAllReduce, kMiB, {0});            // 1
-  b.comp("bwd", 5, {0});                                                  // 2
-  b.collective("ag", chakra::CommType::kAllGather, 64 * 1024, {1, 2});    // 3
-  b.collective("rs", chakra::CommType::kReduceScatter, 3 * kMiB, {3});    // 4
-  b.collective("a2a", chakra::CommType::kAllToAll, 512 * 1024, {4});      // 5
-  b.comp("opt", 2, {5});                                                  // 6
+  b.comp("fwd", 3);                                                     // 0
+  b.collective("ar", chakra::CommType::kAllReduce, kMiB, {0});          // 1
+  b.comp("bwd", 5, {0});                                                // 2
+  b.collective("ag", chakra::CommType::kAllGather, 64 * 1024, {1, 2});  // 3
+  b.collective("rs", chakra::CommType::kReduceScatter, 3 * kMiB, {3});  // 4
+  b.collective("a2a", chakra::CommType::kAllToAll, 512 * 1024, {4});    // 5
+  b.comp("opt", 2, {5});                                                // 6
   return b.trace();
 }
 
@@ -70,7 +70,9 @@ TEST_P(Symmetry, MatchesTheFullRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Symmetry, ::testing::Values("congestion-unaware", "congestion-aware"),
-                         [](const auto& backend) { return std::string(backend.param[11] == 'u' ? "Unaware" : "Aware"); });
+                         [](const auto& backend) {
+                           return std::string(backend.param[11] == 'u' ? "Unaware" : "Aware");
+                         });
 
 // Congestion-aware links shared by many messages at once: direct algorithms on a switch (every
 // down-link takes a message from every peer), multi-hop rings, zero latency (hop arrivals tie
@@ -113,7 +115,6 @@ TEST(Symmetry, OnlyWhereItHolds) {
   in.graphs[3] = std::make_shared<const chakra::Graph>(chakra::Graph::build(mixed_trace(), "copy"));
   EXPECT_FALSE(run(in).symmetric);  // not one shared trace
 }
-
 
 TEST(Symmetry, FollowsTheBackendsShiftInvariantFlag) {
   // The congestion-unaware row, registered again under another name with shift_invariant off:

@@ -13,8 +13,8 @@
 namespace chakrasim::test {
 namespace {
 
-using ::testing::HasSubstr;
 using network::DimensionKind;
+using ::testing::HasSubstr;
 
 std::shared_ptr<const chakra::Graph> graph_of(const chakra::TraceBuilder& b) {
   return std::make_shared<const chakra::Graph>(chakra::Graph::build(b.trace(), "t.et"));
@@ -22,7 +22,8 @@ std::shared_ptr<const chakra::Graph> graph_of(const chakra::TraceBuilder& b) {
 
 chakra::Node& p2p(chakra::TraceBuilder& b, bool send, int peer, std::int64_t bytes, int tag,
                   std::initializer_list<std::uint64_t> deps = {}) {
-  chakra::Node& n = b.add(send ? chakra::NodeType::kCommSend : chakra::NodeType::kCommRecv, send ? "send" : "recv", deps);
+  chakra::Node& n =
+      b.add(send ? chakra::NodeType::kCommSend : chakra::NodeType::kCommRecv, send ? "send" : "recv", deps);
   *n.add_attr() = chakra::make_int32(send ? "comm_dst" : "comm_src", peer);
   *n.add_attr() = chakra::make_int64("comm_size", bytes);
   *n.add_attr() = chakra::make_int32("comm_tag", tag);

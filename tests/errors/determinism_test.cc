@@ -37,12 +37,12 @@ std::string slurp(const fs::path& path) {
 chakra::Trace rank_trace(int r) {
   using chakra::CommType;
   chakra::TraceBuilder b;
-  b.comp("fwd", 5 + static_cast<std::uint64_t>(r));                      // 0
-  b.collective("ar", CommType::kAllReduce, 1 << 20, {0});                // 1
-  b.collective("ag", CommType::kAllGather, 256 << 10, {1});              // 2
-  b.collective("rs", CommType::kReduceScatter, 512 << 10, {2});          // 3
-  b.collective("a2a", CommType::kAllToAll, 128 << 10, {3});              // 4
-  chakra::Node& recv = b.add(chakra::NodeType::kCommRecv, "recv_act");   // 5
+  b.comp("fwd", 5 + static_cast<std::uint64_t>(r));                     // 0
+  b.collective("ar", CommType::kAllReduce, 1 << 20, {0});               // 1
+  b.collective("ag", CommType::kAllGather, 256 << 10, {1});             // 2
+  b.collective("rs", CommType::kReduceScatter, 512 << 10, {2});         // 3
+  b.collective("a2a", CommType::kAllToAll, 128 << 10, {3});             // 4
+  chakra::Node& recv = b.add(chakra::NodeType::kCommRecv, "recv_act");  // 5
   *recv.add_attr() = chakra::make_int32("comm_src", (r + kNpus - 1) % kNpus);
   *recv.add_attr() = chakra::make_int64("comm_size", 64 << 10);
   *recv.add_attr() = chakra::make_int32("comm_tag", 3);
@@ -50,7 +50,7 @@ chakra::Trace rank_trace(int r) {
   *send.add_attr() = chakra::make_int32("comm_dst", (r + 1) % kNpus);
   *send.add_attr() = chakra::make_int64("comm_size", 64 << 10);
   *send.add_attr() = chakra::make_int32("comm_tag", 3);
-  b.comp("bwd", 7, {4, 5, 6});                                            // 7
+  b.comp("bwd", 7, {4, 5, 6});  // 7
   return b.trace();
 }
 
@@ -59,7 +59,8 @@ struct Files {
   std::string prefix, system, network;
   explicit Files(const std::string& name) : dir(temp_dir(name)) {
     prefix = (dir / "mix").string();
-    for (int r = 0; r < kNpus; ++r) chakra::write_trace(chakra::rank_path(prefix, static_cast<std::size_t>(r)), rank_trace(r));
+    for (int r = 0; r < kNpus; ++r)
+      chakra::write_trace(chakra::rank_path(prefix, static_cast<std::size_t>(r)), rank_trace(r));
     system = (dir / "system.json").string();
     write_text(system, R"({"scheduling-policy": "LIFO", "collective-optimization": "localBWAware",
       "endpoint-delay": 10, "active-chunks-per-dimension": 2, "preferred-dataset-splits": 4,
@@ -67,7 +68,8 @@ struct Files {
       "reduce-scatter-implementation": ["ring", "ring"], "all-to-all-implementation": ["ring", "ring"],
       "local-mem-bw": 50})");
     network = (dir / "network.yml").string();
-    write_text(network, "topology: [ Ring, Switch ]\nnpus_count: [ 4, 2 ]\nbandwidth: [ 50.0, 25.0 ]\nlatency: [ 500.0, 700.0 ]\n");
+    write_text(network, "topology: [ Ring, Switch ]\nnpus_count: [ 4, 2 ]\nbandwidth: [ 50.0, 25.0 ]\nlatency: [ "
+                        "500.0, 700.0 ]\n");
   }
 };
 
@@ -108,7 +110,8 @@ TEST_P(Determinism, AstraSimStatsTwiceIsByteIdentical) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, Determinism, ::testing::Values("congestion-unaware", "congestion-aware"),
                          [](const ::testing::TestParamInfo<const char*>& param_info) {
-                           return std::string(param_info.param) == "congestion-aware" ? "CongestionAware" : "CongestionUnaware";
+                           return std::string(param_info.param) == "congestion-aware" ? "CongestionAware"
+                                                                                      : "CongestionUnaware";
                          });
 
 }  // namespace

@@ -17,10 +17,11 @@ using ::testing::HasSubstr;
 // single trace file is opened (there are none here).
 TEST(ResourceLimits, HugeNetworkIsRefusedEarly) {
   const auto dir = temp_dir("limits_network");
-  std::ofstream(dir / "n.yml") << "topology: [ Ring, Ring ]\nnpus_count: [ 65536, 32768 ]\nbandwidth: [ 50, 50 ]\nlatency: [ 500, 500 ]\n";
+  std::ofstream(dir / "n.yml") << "topology: [ Ring, Ring ]\nnpus_count: [ 65536, 32768 ]\nbandwidth: [ 50, 50 "
+                                  "]\nlatency: [ 500, 500 ]\n";
   std::ofstream(dir / "s.json") << R"({"preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"]})";
-  const CommandResult r = run_binary({"run", "--workload", (dir / "none").string(), "--system", (dir / "s.json").string(),
-                                      "--network", (dir / "n.yml").string()});
+  const CommandResult r = run_binary({"run", "--workload", (dir / "none").string(), "--system",
+                                      (dir / "s.json").string(), "--network", (dir / "n.yml").string()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr((dir / "n.yml").string() + ": a network of 2147483648 NPUs would need about"));
   EXPECT_THAT(r.err, HasSubstr("is available"));
@@ -34,8 +35,8 @@ TEST(ResourceLimits, TooManyChunksIsRefused) {
   in.system = system_of("ring", 1, 4294967295u, 1);
   in.graphs = same_trace(single_collective(chakra::CommType::kAllReduce, 1ull << 30), 8);
   EXPECT_GT(sim::estimate_memory_bytes(in), available_memory_bytes());
-  EXPECT_THAT([&] { sim::simulate(in); },
-              ::testing::ThrowsMessage<Error>(HasSubstr("simulating 8 NPUs would need about")));
+  EXPECT_THAT([&] { sim::simulate(in); }, ::testing::ThrowsMessage<Error>(HasSubstr("simulating 8 NPUs would need "
+                                                                                    "about")));
 }
 
 TEST(ResourceLimits, FormatBytes) {

@@ -25,7 +25,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const chakra::Graph graph = chakra::Graph::build(trace, "fuzz.et");
     (void)graph;
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

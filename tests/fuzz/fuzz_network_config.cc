@@ -14,7 +14,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         config::parse_network(std::string(reinterpret_cast<const char*>(data), size), "fuzz.yml");
     const network::Topology topology(spec);  // what parses must make a valid topology
     (void)topology;
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

@@ -17,7 +17,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } else {
       (void)config::parse_comm_groups(text, "fuzz-groups.json", 1 + data[0] / 2);
     }
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

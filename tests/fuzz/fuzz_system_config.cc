@@ -12,7 +12,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     config::SystemFlags flags;
     flags.injection_scale = size % 3;
     (void)config::parse_system(std::string(reinterpret_cast<const char*>(data), size), "fuzz.json", flags);
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

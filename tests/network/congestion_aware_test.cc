@@ -96,8 +96,7 @@ TEST(CongestionAware, MultiHopIsStoreAndForward) {
   h.net.send(0, 3, kMiB, 9);
   h.run();
   EXPECT_EQ(h.recorder.arrived.at(9), 60093u);
-  EXPECT_THAT(h.recorder.busy,
-              ElementsAre(Busy{0, 0, 19531}, Busy{2, 20031, 39562}, Busy{4, 40062, 59593}));
+  EXPECT_THAT(h.recorder.busy, ElementsAre(Busy{0, 0, 19531}, Busy{2, 20031, 39562}, Busy{4, 40062, 59593}));
 }
 
 TEST(CongestionAware, TwoMultiHopMessagesPipeline) {
@@ -125,8 +124,8 @@ TEST(CongestionAware, ASwitchDownLinkIsSharedByItsSenders) {
   h.run();
   EXPECT_EQ(h.recorder.arrived.at(1), 40062u);
   EXPECT_EQ(h.recorder.arrived.at(2), 59593u);
-  EXPECT_THAT(h.recorder.busy, ElementsAre(Busy{0, 0, 19531}, Busy{2, 0, 19531}, Busy{7, 20031, 39562},
-                                           Busy{7, 39562, 59093}));
+  EXPECT_THAT(h.recorder.busy,
+              ElementsAre(Busy{0, 0, 19531}, Busy{2, 0, 19531}, Busy{7, 20031, 39562}, Busy{7, 39562, 59093}));
 }
 
 TEST(CongestionAware, ALaterMessageWaitsOnlyForTheRestOfTheBusyTime) {

@@ -30,7 +30,8 @@ TEST(LinkTable, CountsPerDimensionKind) {
 TEST(LinkTable, DimensionsAreNumberedInOrder) {
   // [Ring 2, FullyConnected 4, Switch 2] = 16 NPUs: dimension 0 has ids 0..31 (2 per NPU),
   // dimension 1 ids 32..79 (3 per NPU), dimension 2 ids 80..111 (2 per NPU).
-  const Topology t(TopologySpec{{{DK::kRing, 2, 200, 50}, {DK::kFullyConnected, 4, 100, 500}, {DK::kSwitch, 2, 25, 2000}}});
+  const Topology t(
+      TopologySpec{{{DK::kRing, 2, 200, 50}, {DK::kFullyConnected, 4, 100, 500}, {DK::kSwitch, 2, 25, 2000}}});
   const LinkTable links(t, false);
   EXPECT_EQ(links.size(), 112u);
   EXPECT_EQ(links.dim_of(0), 0u);

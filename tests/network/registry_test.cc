@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -109,7 +109,6 @@ TEST(NetworkRegistry, MakeNetworkWithAnUnknownNameThrowsTheSameError) {
   EXPECT_NE(message.find("nope"), std::string::npos) << message;
   EXPECT_NE(message.find("congestion-unaware"), std::string::npos) << message;
 }
-
 
 TEST(NetworkRegistry, EveryRowIsComplete) {
   // Every row: a unique name, a line on what it models and one on what it ignores, the YAML keys
@@ -223,7 +222,6 @@ TEST(NetworkRegistry, RegisteringATakenNameOrNoFactoryFails) {
   EXPECT_NE(error_of([&] { register_backend(copy); }).find("needs a name and a factory"), std::string::npos);
   EXPECT_EQ(backends().size(), rows);
 }
-
 
 TEST(NetworkRegistry, DocsListEveryRowAsTheTableHasIt) {
   // docs/network.md's backend table has one line per row, "| name | models | ignores | flags

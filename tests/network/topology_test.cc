@@ -13,8 +13,8 @@ using DK = DimensionKind;
 
 // The reference's 3-D example (docs/astra-sim-model.md §1.2): [Ring 2, FullyConnected 8, Switch 4].
 Topology three_d() {
-  return Topology(TopologySpec{{{DK::kRing, 2, 200, 50}, {DK::kFullyConnected, 8, 100, 500},
-                                {DK::kSwitch, 4, 50, 2000}}});
+  return Topology(
+      TopologySpec{{{DK::kRing, 2, 200, 50}, {DK::kFullyConnected, 8, 100, 500}, {DK::kSwitch, 4, 50, 2000}}});
 }
 
 TEST(Topology, StridesAndNpuCount) {

@@ -174,8 +174,10 @@ TEST(HtmlReport, LoadsInHeadlessChromium) {
   }
   const Report r = make_report(training_inputs(), "chromium");
   const std::string page = "file://" + (r.dir / "index.html").string();
-  const std::string flags = "--headless --no-sandbox --disable-gpu --no-first-run --user-data-dir=" + (r.dir / "profile").string();
-  const auto [code, dom] = shell("/usr/bin/chromium " + flags + " --enable-logging=stderr --v=0 --dump-dom '" + page + "'");
+  const std::string flags =
+      "--headless --no-sandbox --disable-gpu --no-first-run --user-data-dir=" + (r.dir / "profile").string();
+  const auto [code, dom] =
+      shell("/usr/bin/chromium " + flags + " --enable-logging=stderr --v=0 --dump-dom '" + page + "'");
   ASSERT_EQ(code, 0) << dom;
   // The script at the end of the page ran: it counted the two charts.
   EXPECT_THAT(dom, HasSubstr("data-charts=\"2\""));
@@ -183,7 +185,8 @@ TEST(HtmlReport, LoadsInHeadlessChromium) {
   EXPECT_EQ(dom.find("Uncaught"), std::string::npos) << dom;
   EXPECT_EQ(dom.find(":CONSOLE("), std::string::npos) << dom;
   const auto shot = r.dir / "report.png";
-  const auto [shot_code, shot_log] = shell("/usr/bin/chromium " + flags + " --window-size=1200,1400 --screenshot=" + shot.string() + " '" + page + "'");
+  const auto [shot_code, shot_log] = shell(
+      "/usr/bin/chromium " + flags + " --window-size=1200,1400 --screenshot=" + shot.string() + " '" + page + "'");
   ASSERT_EQ(shot_code, 0) << shot_log;
   ASSERT_TRUE(std::filesystem::exists(shot));
   EXPECT_GT(std::filesystem::file_size(shot), 20000u);  // a page with charts, not a blank one

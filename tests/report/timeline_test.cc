@@ -38,8 +38,8 @@ std::map<NpuId, std::vector<Slice>> slices_of(const std::filesystem::path& file)
   std::map<NpuId, std::vector<Slice>> out;
   for (const json& e : doc.at("traceEvents")) {
     if (e.at("ph") != "X") continue;
-    out[e.at("pid").get<NpuId>()].push_back({e.at("name"), e.at("cat"), e.at("tid"), ns(e.at("ts")),
-                                             ns(e.at("ts")) + ns(e.at("dur"))});
+    out[e.at("pid").get<NpuId>()].push_back(
+        {e.at("name"), e.at("cat"), e.at("tid"), ns(e.at("ts")), ns(e.at("ts")) + ns(e.at("dur"))});
   }
   return out;
 }
@@ -67,7 +67,8 @@ chakra::Trace rank_trace(NpuId r) {
   b.collective("grads", chakra::CommType::kAllReduce, 1 << 20, {0});
   b.comp("bwd", 5, {0});
   for (const bool send : {true, false}) {
-    chakra::Node& n = b.add(send ? chakra::NodeType::kCommSend : chakra::NodeType::kCommRecv, send ? "send" : "recv", {2});
+    chakra::Node& n =
+        b.add(send ? chakra::NodeType::kCommSend : chakra::NodeType::kCommRecv, send ? "send" : "recv", {2});
     *n.add_attr() = chakra::make_int32(send ? "comm_dst" : "comm_src", static_cast<std::int32_t>(r ^ 1));
     *n.add_attr() = chakra::make_int64("comm_size", 64 * 1024);
     *n.add_attr() = chakra::make_int32("comm_tag", 9);
@@ -217,11 +218,17 @@ TEST(Timeline, CommandLineSelectsNpus) {
   const auto dir = temp_dir("timeline_cli");
   const CommandResult demo = run_binary({"demo", "--write-inputs", dir.string()});
   ASSERT_EQ(demo.exit_code, 0) << demo.err;
-  const auto base = std::vector<std::string>{"run", "--workload", (dir / "all_reduce").string(), "--system",
-                                             (dir / "system.json").string(), "--network", (dir / "network.yml").string()};
+  const auto base = std::vector<std::string>{"run",
+                                             "--workload",
+                                             (dir / "all_reduce").string(),
+                                             "--system",
+                                             (dir / "system.json").string(),
+                                             "--network",
+                                             (dir / "network.yml").string()};
   auto args = base;
-  for (const std::string& a : {std::string("--timeline"), (dir / "t.json").string(), std::string("--timeline-npus"),
-                               std::string("1,5-6"), std::string("--stats"), (dir / "s.csv").string(), std::string("-q")}) {
+  for (const std::string& a :
+       {std::string("--timeline"), (dir / "t.json").string(), std::string("--timeline-npus"), std::string("1,5-6"),
+        std::string("--stats"), (dir / "s.csv").string(), std::string("-q")}) {
     args.push_back(a);
   }
   const CommandResult r = run_binary(args);

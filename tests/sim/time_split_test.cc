@@ -107,8 +107,7 @@ TEST(TimeSplit, ARunReportsItInTheResultTheSummaryAndTheJson) {
   EXPECT_EQ(s0.compute_ns, 0u);
   EXPECT_GE(s0.p2p_wait_ns, 5000u);  // the 5 us of NPU 1's compute, plus the message
   EXPECT_GT(s0.collective_ns, 0u);
-  EXPECT_EQ(s0.compute_ns + s0.collective_ns + s0.p2p_wait_ns + s0.memory_ns + s0.idle_ns,
-            result.npus[0].finish_ns);
+  EXPECT_EQ(s0.compute_ns + s0.collective_ns + s0.p2p_wait_ns + s0.memory_ns + s0.idle_ns, result.npus[0].finish_ns);
   EXPECT_EQ(result.npus[1].split.compute_ns, 5000u);
   EXPECT_DOUBLE_EQ(result.npus[1].split.model_flops, 5e9);
   std::ostringstream summary;
@@ -119,7 +118,8 @@ TEST(TimeSplit, ARunReportsItInTheResultTheSummaryAndTheJson) {
   EXPECT_NE(summary.str().find("MFU"), std::string::npos) << summary.str();
   const std::string json = report::results_json(result);
   EXPECT_NE(json.find("\"p2p_wait_ns\""), std::string::npos);
-  EXPECT_NE(json.find("\"collective_by_group_kind_ns\": {\n          \"all NPUs\": " + std::to_string(s0.collective_ns)),
+  EXPECT_NE(json.find("\"collective_by_group_kind_ns\": {\n          \"all NPUs\": " +
+                      std::to_string(s0.collective_ns)),
             std::string::npos)
       << json;
 }

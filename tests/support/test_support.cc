@@ -1,10 +1,10 @@
 #include "support/test_support.h"
 
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
 
 #include "chakra/attributes.h"
 #include "config/system_config.h"
@@ -42,8 +42,8 @@ network::TopologySpec network_of(std::initializer_list<network::DimensionSpec> d
   return spec;
 }
 
-system::SystemSpec system_of(const std::string& algorithm, std::size_t logical_dims,
-                             std::uint64_t splits, std::uint32_t active_chunks, bool baseline) {
+system::SystemSpec system_of(const std::string& algorithm, std::size_t logical_dims, std::uint64_t splits,
+                             std::uint32_t active_chunks, bool baseline) {
   system::SystemSpec spec;
   spec.scheduling_policy = system::SchedulingPolicy::kLifo;
   spec.collective_optimization =
@@ -58,8 +58,7 @@ system::SystemSpec system_of(const std::string& algorithm, std::size_t logical_d
 }
 
 system::AlgorithmChoice algorithm_of(const std::string& token) {
-  const std::string json =
-      R"({"preferred-dataset-splits": 1, "all-reduce-implementation": [")" + token + R"("]})";
+  const std::string json = R"({"preferred-dataset-splits": 1, "all-reduce-implementation": [")" + token + R"("]})";
   try {
     return config::parse_system(json, "<test token>", {}).system.implementations[0].front();
   } catch (const Error& e) {
@@ -109,7 +108,8 @@ void expect_all_finish(const sim::Result& r, Tick expected, std::optional<std::s
 
 CommandResult run_binary(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
   static int counter = 0;
-  const std::filesystem::path dir = temp_dir("run_binary_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  const std::filesystem::path dir =
+      temp_dir("run_binary_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
   std::string command;
   if (!cwd.empty()) command = "cd '" + cwd.string() + "' && ";
   command += std::string("'") + CHAKRASIM_BINARY + "'";

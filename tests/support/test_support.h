@@ -38,8 +38,8 @@ std::string error_of(F&& body) {
 std::optional<std::filesystem::path> reference_dir();
 
 // Skips the current test, with a message, when the reference data is absent.
-#define CHAKRASIM_REQUIRE_REFERENCE(var)                                                    \
-  auto var##_opt = ::chakrasim::test::reference_dir();                                       \
+#define CHAKRASIM_REQUIRE_REFERENCE(var)                                                       \
+  auto var##_opt = ::chakrasim::test::reference_dir();                                         \
   if (!var##_opt) GTEST_SKIP() << "../shared/reference is not present in this clone; skipped"; \
   const std::filesystem::path var = *var##_opt
 
@@ -57,8 +57,8 @@ network::TopologySpec network_of(std::initializer_list<network::DimensionSpec> d
 // system JSON: "ring", "oneRing", "direct", "direct4", "halvingDoubling", ...) with one entry per
 // logical dimension for every collective kind, splits, active chunks, LIFO, endpoint delay 10,
 // local-mem-bw 50, localBWAware unless `baseline`.
-system::SystemSpec system_of(const std::string& algorithm, std::size_t logical_dims,
-                             std::uint64_t splits, std::uint32_t active_chunks, bool baseline = false);
+system::SystemSpec system_of(const std::string& algorithm, std::size_t logical_dims, std::uint64_t splits,
+                             std::uint32_t active_chunks, bool baseline = false);
 
 // One implementation token as the system-config parser reads it; throws Error if unknown.
 system::AlgorithmChoice algorithm_of(const std::string& token);

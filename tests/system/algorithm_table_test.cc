@@ -5,8 +5,8 @@
 
 #include "config/system_config.h"
 #include "core/error.h"
-#include "system/algorithms.h"
 #include "support/test_support.h"
+#include "system/algorithms.h"
 
 namespace chakrasim::test {
 namespace {
@@ -36,9 +36,9 @@ TEST(AlgorithmTable, BuiltInRowsAreTheReferencesAlgorithms) {
 
 TEST(AlgorithmTable, ParserTextsComeFromTheRows) {
   // The built-in part of the list is the text the parser printed before the table existed.
-  EXPECT_THAT(system::list_tokens_text(),
-              HasSubstr("ring or oneRing, direct or oneDirect (optionally with a window of at least 1, e.g. "
-                        "direct4), halvingDoubling or oneHalvingDoubling"));
+  EXPECT_THAT(system::list_tokens_text(), HasSubstr("ring or oneRing, direct or oneDirect (optionally with a window of "
+                                                    "at least 1, e.g. "
+                                                    "direct4), halvingDoubling or oneHalvingDoubling"));
   EXPECT_EQ(algorithm_of("oneRing").kind, AlgorithmKind::kRing);
   EXPECT_TRUE(algorithm_of("oneRing").one_flat);
   EXPECT_EQ(algorithm_of("direct4").window, 4u);

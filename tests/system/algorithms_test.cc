@@ -106,8 +106,8 @@ class Cluster {
     }
     EXPECT_LT(guard, 1000000) << "the algorithm never stopped";
     for (const auto& [key, slot] : slots) {
-      EXPECT_EQ(slot.arrived + slot.waiting, 0u) << "unmatched message " << std::get<0>(key) << " -> "
-                                                 << std::get<1>(key) << ", " << std::get<2>(key) << " B";
+      EXPECT_EQ(slot.arrived + slot.waiting, 0u)
+          << "unmatched message " << std::get<0>(key) << " -> " << std::get<1>(key) << ", " << std::get<2>(key) << " B";
     }
   }
 
@@ -258,9 +258,8 @@ TEST(Direct, GroupRingReducesBothHalvesOfAnAllReduce) {
 // Halving-doubling
 
 Cluster<HalvingDoublingState> run_hd(CollectiveKind kind, std::uint32_t n, std::uint64_t bytes, Tick t_ns) {
-  Cluster<HalvingDoublingState> c(n, t_ns, [&](HalvingDoublingState& s, NpuId i) {
-    s.configure(kind, bytes, ring_of(n, i));
-  });
+  Cluster<HalvingDoublingState> c(n, t_ns,
+                                  [&](HalvingDoublingState& s, NpuId i) { s.configure(kind, bytes, ring_of(n, i)); });
   c.run();
   return c;
 }
@@ -277,7 +276,14 @@ TEST(HalvingDoubling, AllReduceHalvesThenDoubles) {
   for (NpuId i = 0; i < 8; ++i) {
     SCOPED_TRACE(i);
     const NpuLog& log = c.logs[i];
-    EXPECT_EQ(log.calls, "b" "srB" "srB" "srb" "srb" "srb" "srb" "f");
+    EXPECT_EQ(log.calls, "b"
+                         "srB"
+                         "srB"
+                         "srb"
+                         "srb"
+                         "srb"
+                         "srb"
+                         "f");
     ASSERT_EQ(log.sends.size(), 6u);
     for (int k = 0; k < 6; ++k) {
       EXPECT_EQ(log.sends[k], std::make_pair(i ^ distances[k], sizes[k]));
@@ -297,14 +303,22 @@ TEST(HalvingDoubling, ReduceScatterAndAllGather) {
   const auto ag = run_hd(CollectiveKind::kAllGather, 8, kMiB, 1000);
   for (NpuId i = 0; i < 8; ++i) {
     SCOPED_TRACE(i);
-    EXPECT_EQ(rs.logs[i].calls, "b" "srB" "srB" "srb" "f");
-    EXPECT_EQ(rs.logs[i].sends, (std::vector<std::pair<NpuId, std::uint64_t>>{
-                                    {i ^ 1, kMiB / 2}, {i ^ 2, kMiB / 4}, {i ^ 4, kMiB / 8}}));
+    EXPECT_EQ(rs.logs[i].calls, "b"
+                                "srB"
+                                "srB"
+                                "srb"
+                                "f");
+    EXPECT_EQ(rs.logs[i].sends,
+              (std::vector<std::pair<NpuId, std::uint64_t>>{{i ^ 1, kMiB / 2}, {i ^ 2, kMiB / 4}, {i ^ 4, kMiB / 8}}));
     EXPECT_EQ(rs.logs[i].reduce_bytes, (std::vector<std::uint64_t>{kMiB / 4, kMiB / 8}));
     EXPECT_EQ(rs.logs[i].finish_time, 26629u);
-    EXPECT_EQ(ag.logs[i].calls, "b" "srb" "srb" "srb" "f");
-    EXPECT_EQ(ag.logs[i].sends, (std::vector<std::pair<NpuId, std::uint64_t>>{
-                                    {i ^ 4, kMiB}, {i ^ 2, 2 * kMiB}, {i ^ 1, 4 * kMiB}}));
+    EXPECT_EQ(ag.logs[i].calls, "b"
+                                "srb"
+                                "srb"
+                                "srb"
+                                "f");
+    EXPECT_EQ(ag.logs[i].sends,
+              (std::vector<std::pair<NpuId, std::uint64_t>>{{i ^ 4, kMiB}, {i ^ 2, 2 * kMiB}, {i ^ 1, 4 * kMiB}}));
     EXPECT_EQ(ag.logs[i].finish_time, 3040u);
   }
 }
@@ -342,10 +356,8 @@ TEST(DoubleBinaryTree, TreesOfEightNpus) {
   // Max-root: 7 <- 3 <- {1 <- {0, 2}, 5 <- {4, 6}}. Min-root: 0 <- 4 <- {2 <- {1, 3}, 6 <- {5, 7}}.
   // {parent, left, right}, with - for none.
   const std::uint32_t x = TreeNode::kNone;
-  const TreeNode max_root[] = {{1, x, x}, {3, 0, 2}, {1, x, x}, {7, 1, 5},
-                               {5, x, x}, {3, 4, 6}, {5, x, x}, {x, 3, x}};
-  const TreeNode min_root[] = {{x, x, 4}, {2, x, x}, {4, 1, 3}, {2, x, x},
-                               {0, 2, 6}, {6, x, x}, {4, 5, 7}, {6, x, x}};
+  const TreeNode max_root[] = {{1, x, x}, {3, 0, 2}, {1, x, x}, {7, 1, 5}, {5, x, x}, {3, 4, 6}, {5, x, x}, {x, 3, x}};
+  const TreeNode min_root[] = {{x, x, 4}, {2, x, x}, {4, 1, 3}, {2, x, x}, {0, 2, 6}, {6, x, x}, {4, 5, 7}, {6, x, x}};
   for (std::uint32_t p = 0; p < 8; ++p) {
     SCOPED_TRACE(p);
     const TreeNode a = tree_node(8, p, false), b = tree_node(8, p, true);
@@ -369,15 +381,19 @@ TEST(DoubleBinaryTree, TreesAreConsistentAndComplementary) {
           }
         }
         std::uint32_t depth = 0;
-        for (std::uint32_t q = p; tree_node(n, q, min_root).parent != TreeNode::kNone; q = tree_node(n, q, min_root).parent) ++depth;
+        for (std::uint32_t q = p; tree_node(n, q, min_root).parent != TreeNode::kNone;
+             q = tree_node(n, q, min_root).parent)
+          ++depth;
         EXPECT_LE(depth, static_cast<std::uint32_t>(std::countr_zero(n))) << n;
       }
       EXPECT_EQ(roots, 1) << n;
     }
     if (n < 4) continue;
     for (std::uint32_t p = 0; p < n; ++p) {
-      const bool leaf_max = tree_node(n, p, false).left == TreeNode::kNone && tree_node(n, p, false).parent != TreeNode::kNone;
-      const bool leaf_min = tree_node(n, p, true).right == TreeNode::kNone && tree_node(n, p, true).parent != TreeNode::kNone;
+      const bool leaf_max =
+          tree_node(n, p, false).left == TreeNode::kNone && tree_node(n, p, false).parent != TreeNode::kNone;
+      const bool leaf_min =
+          tree_node(n, p, true).right == TreeNode::kNone && tree_node(n, p, true).parent != TreeNode::kNone;
       EXPECT_NE(leaf_max, leaf_min) << "n " << n << " position " << p;
     }
   }
@@ -390,9 +406,8 @@ TEST(DoubleBinaryTree, AllReduceOnEightNpus) {
   // at + T + 62923, the root at + T + 62923 = 248872 and ends; the top ends at
   // 248872 + T + 62923 = 331826, the first level at 414780, the leaves at + T + E = 434821
   // = 2E + 6T + 5(E + P).
-  Cluster<DoubleBinaryTreeState> c(8, 20031, [&](DoubleBinaryTreeState& s, NpuId i) {
-    s.configure(kMiB, ring_of(8, i), false);
-  });
+  Cluster<DoubleBinaryTreeState> c(8, 20031,
+                                   [&](DoubleBinaryTreeState& s, NpuId i) { s.configure(kMiB, ring_of(8, i), false); });
   c.run();
   const Tick expected[] = {434821, 414780, 434821, 331826, 434821, 414780, 434821, 248872};
   for (NpuId i = 0; i < 8; ++i) {
@@ -429,7 +444,8 @@ TEST(DoubleBinaryTree, MinRootTreeOnAGroupOfNpus) {
 SystemSpec spec_with(const std::vector<AlgorithmChoice>& tokens, bool local_bw_aware = false) {
   SystemSpec spec;
   spec.preferred_dataset_splits = 1;
-  spec.collective_optimization = local_bw_aware ? CollectiveOptimization::kLocalBwAware : CollectiveOptimization::kBaseline;
+  spec.collective_optimization =
+      local_bw_aware ? CollectiveOptimization::kLocalBwAware : CollectiveOptimization::kBaseline;
   for (auto& impl : spec.implementations) impl = tokens;
   return spec;
 }
@@ -455,10 +471,11 @@ std::string error_of(const SystemSpec& spec, const network::Topology& topo, Coll
 TEST(AlgorithmPlans, PhasesCarryTheAlgorithmAndWindow) {
   // [Ring 2, FC 8] with [ring, direct3]: reduce-scatter on d0 by ring, then on d1 by direct
   // with window 3 (1 MiB -> 512 KiB).
-  const network::Topology topo(network::TopologySpec{{{network::DimensionKind::kRing, 2, 50, 500},
-                                                      {network::DimensionKind::kFullyConnected, 8, 50, 500}}});
-  const ChunkPlan plan = plan_collective(spec_with({token(AlgorithmKind::kRing), token(AlgorithmKind::kDirect, false, 3)}),
-                                         topo, CollectiveKind::kReduceScatter, kMiB, ~0u);
+  const network::Topology topo(network::TopologySpec{
+      {{network::DimensionKind::kRing, 2, 50, 500}, {network::DimensionKind::kFullyConnected, 8, 50, 500}}});
+  const ChunkPlan plan =
+      plan_collective(spec_with({token(AlgorithmKind::kRing), token(AlgorithmKind::kDirect, false, 3)}), topo,
+                      CollectiveKind::kReduceScatter, kMiB, ~0u);
   ASSERT_EQ(plan.phases.size(), 2u);
   EXPECT_EQ(plan.phases[0].algorithm, AlgorithmKind::kRing);
   EXPECT_EQ(plan.phases[1].algorithm, AlgorithmKind::kDirect);
@@ -469,11 +486,11 @@ TEST(AlgorithmPlans, PhasesCarryTheAlgorithmAndWindow) {
 TEST(AlgorithmPlans, TreePhasesKeepTheirSize) {
   // The tree runs an all-reduce for any phase kind: baseline reduce-scatter on [Ring 2, Ring 4]
   // with doubleBinaryTree on d0 leaves 1 MiB (not 512 KiB) for d1.
-  const network::Topology topo(network::TopologySpec{{{network::DimensionKind::kRing, 2, 50, 500},
-                                                      {network::DimensionKind::kRing, 4, 50, 500}}});
-  const ChunkPlan plan = plan_collective(
-      spec_with({token(AlgorithmKind::kDoubleBinaryTree), token(AlgorithmKind::kRing)}), topo,
-      CollectiveKind::kReduceScatter, kMiB, ~0u);
+  const network::Topology topo(network::TopologySpec{
+      {{network::DimensionKind::kRing, 2, 50, 500}, {network::DimensionKind::kRing, 4, 50, 500}}});
+  const ChunkPlan plan =
+      plan_collective(spec_with({token(AlgorithmKind::kDoubleBinaryTree), token(AlgorithmKind::kRing)}), topo,
+                      CollectiveKind::kReduceScatter, kMiB, ~0u);
   ASSERT_EQ(plan.phases.size(), 2u);
   EXPECT_EQ(plan.phases[1].bytes, kMiB);
   EXPECT_EQ(phase_output_bytes(AlgorithmKind::kDoubleBinaryTree, CollectiveKind::kAllGather, 100, 4), 100u);
@@ -482,11 +499,10 @@ TEST(AlgorithmPlans, TreePhasesKeepTheirSize) {
 
 TEST(AlgorithmPlans, OneTokenLaterInTheListFlattensFromThere) {
   // [ring, oneDirect] on [Ring 2, Ring 4]: d0 a ring of 2, then d1 one flat ring of all 8.
-  const network::Topology topo(network::TopologySpec{{{network::DimensionKind::kRing, 2, 50, 500},
-                                                      {network::DimensionKind::kRing, 4, 50, 500}}});
-  const ChunkPlan plan = plan_collective(
-      spec_with({token(AlgorithmKind::kRing), token(AlgorithmKind::kDirect, true)}), topo,
-      CollectiveKind::kAllToAll, kMiB, ~0u);
+  const network::Topology topo(network::TopologySpec{
+      {{network::DimensionKind::kRing, 2, 50, 500}, {network::DimensionKind::kRing, 4, 50, 500}}});
+  const ChunkPlan plan = plan_collective(spec_with({token(AlgorithmKind::kRing), token(AlgorithmKind::kDirect, true)}),
+                                         topo, CollectiveKind::kAllToAll, kMiB, ~0u);
   ASSERT_EQ(plan.phases.size(), 2u);
   EXPECT_EQ(plan.phases[0].ring_size, 2u);
   EXPECT_FALSE(plan.phases[0].flat);

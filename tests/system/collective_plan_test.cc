@@ -47,8 +47,8 @@ std::string describe(const PhasePlan& p) {
   static const char* const kKinds[] = {"AR", "AG", "RS", "A2A"};
   static const char* const kPicks[] = {"rr", "first", "second"};
   std::string s = std::string(kKinds[static_cast<int>(p.kind)]) + " d" + std::to_string(p.dim) + " n" +
-                  std::to_string(p.ring_size) + " s" + std::to_string(p.stride) + " " +
-                  std::to_string(p.bytes) + " " + kPicks[static_cast<int>(p.pick)];
+                  std::to_string(p.ring_size) + " s" + std::to_string(p.stride) + " " + std::to_string(p.bytes) + " " +
+                  kPicks[static_cast<int>(p.pick)];
   if (p.flat) s += " flat";
   if (p.members != nullptr) s += " group";
   if (p.algorithm != AlgorithmKind::kRing) s += " not-ring";
@@ -69,8 +69,8 @@ TEST(CollectivePlan, OneMebibyteInFourSplitsIsFourChunksOfAQuarter) {
   // Ring 8, 1 MiB, splits 4: chunk = 1048576 / 4 = 262144, 4 chunks; the same for every kind.
   const Topology t = ring8();
   const SystemSpec spec = spec_of(1, 4, false);
-  for (CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
-                              CollectiveKind::kReduceScatter, CollectiveKind::kAllToAll}) {
+  for (CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
+                              CollectiveKind::kAllToAll}) {
     const ChunkPlan plan = plan_collective(spec, t, kind, kMiB, kAllDims);
     EXPECT_EQ(plan.chunk_bytes, 262144u) << collective_name(kind);
     EXPECT_EQ(plan.chunks, 4u) << collective_name(kind);
@@ -88,8 +88,7 @@ TEST(CollectivePlan, TinyChunksAreInflatedToTheTotalNpuCountExceptAllGather) {
   // All-gather is not inflated: 30 B -> chunk 7, ceil(30/7) = 5 chunks.
   const Topology t = ring8();
   const SystemSpec spec = spec_of(1, 4, false);
-  for (CollectiveKind kind :
-       {CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllToAll}) {
+  for (CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllToAll}) {
     for (std::uint64_t bytes : {30u, 10u, 0u}) {
       const ChunkPlan plan = plan_collective(spec, t, kind, bytes, kAllDims);
       EXPECT_EQ(plan.chunk_bytes, 8u) << collective_name(kind) << " " << bytes;
@@ -138,8 +137,8 @@ TEST(CollectivePlan, ARemainderMakesAFullSizeExtraChunk) {
   // Ring 8, 1000 B, splits 3: chunk 333, 3*333 = 999 leaves 1 B, which becomes a 4th full
   // chunk of 333 (1332 B simulated). 1001 B splits 4: chunk 250, 4*250 = 1000, 5 chunks.
   const Topology t = ring8();
-  for (CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
-                              CollectiveKind::kReduceScatter, CollectiveKind::kAllToAll}) {
+  for (CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
+                              CollectiveKind::kAllToAll}) {
     ChunkPlan plan = plan_collective(spec_of(1, 3, false), t, kind, 1000, kAllDims);
     EXPECT_EQ(plan.chunk_bytes, 333u) << collective_name(kind);
     EXPECT_EQ(plan.chunks, 4u) << collective_name(kind);
@@ -172,8 +171,7 @@ TEST(CollectivePlan, LocalBwAwareAllReduceOnThreeDimensions) {
   //   AR(d2, c/16)   n4 stride 16, first half  -> 65536
   //   AG(d1, c/16)   n8 stride 2,  second half -> 524288
   //   AG(d0, c/2)    n2 stride 1,  second half -> 1048576
-  const ChunkPlan plan =
-      plan_collective(spec_of(3, 1, true), three_d(), CollectiveKind::kAllReduce, kMiB, kAllDims);
+  const ChunkPlan plan = plan_collective(spec_of(3, 1, true), three_d(), CollectiveKind::kAllReduce, kMiB, kAllDims);
   EXPECT_EQ(plan.chunk_bytes, kMiB);
   EXPECT_EQ(plan.chunks, 1u);
   const Lines expected = {"RS d0 n2 s1 1048576 first", "RS d1 n8 s2 524288 first", "AR d2 n4 s16 65536 first",
@@ -184,8 +182,7 @@ TEST(CollectivePlan, LocalBwAwareAllReduceOnThreeDimensions) {
 TEST(CollectivePlan, BaselineAllReduceIsAFullAllReduceInEveryDimension) {
   // Same network, baseline, AR 1 MiB splits 4 (c = 262144): AR(d0), AR(d1), AR(d2), each with
   // the full chunk, round-robin queues.
-  const ChunkPlan plan =
-      plan_collective(spec_of(3, 4, false), three_d(), CollectiveKind::kAllReduce, kMiB, kAllDims);
+  const ChunkPlan plan = plan_collective(spec_of(3, 4, false), three_d(), CollectiveKind::kAllReduce, kMiB, kAllDims);
   EXPECT_EQ(plan.chunk_bytes, 262144u);
   EXPECT_EQ(plan.chunks, 4u);
   const Lines expected = {"AR d0 n2 s1 262144 rr", "AR d1 n8 s2 262144 rr", "AR d2 n4 s16 262144 rr"};
@@ -197,8 +194,7 @@ TEST(CollectivePlan, AllGatherVisitsDimensionsInDescendingOrderAndMultiplies) {
   // 32c, AG(d0, 32c) -> 64c; localBWAware changes nothing for all-gather.
   const Lines expected = {"AG d2 n4 s16 262144 rr", "AG d1 n8 s2 1048576 rr", "AG d0 n2 s1 8388608 rr"};
   for (bool aware : {false, true}) {
-    const ChunkPlan plan =
-        plan_collective(spec_of(3, 4, aware), three_d(), CollectiveKind::kAllGather, kMiB, kAllDims);
+    const ChunkPlan plan = plan_collective(spec_of(3, 4, aware), three_d(), CollectiveKind::kAllGather, kMiB, kAllDims);
     EXPECT_EQ(plan.chunk_bytes, 262144u);
     EXPECT_EQ(phases_of(plan), expected) << "localBWAware " << aware;
   }
@@ -211,8 +207,7 @@ TEST(CollectivePlan, ReduceScatterDividesAndAllToAllKeepsTheSize) {
     const ChunkPlan rs =
         plan_collective(spec_of(3, 1, aware), three_d(), CollectiveKind::kReduceScatter, kMiB, kAllDims);
     EXPECT_EQ(phases_of(rs), (Lines{"RS d0 n2 s1 1048576 rr", "RS d1 n8 s2 524288 rr", "RS d2 n4 s16 65536 rr"}));
-    const ChunkPlan a2a =
-        plan_collective(spec_of(3, 1, aware), three_d(), CollectiveKind::kAllToAll, kMiB, kAllDims);
+    const ChunkPlan a2a = plan_collective(spec_of(3, 1, aware), three_d(), CollectiveKind::kAllToAll, kMiB, kAllDims);
     EXPECT_EQ(phases_of(a2a),
               (Lines{"A2A d0 n2 s1 1048576 rr", "A2A d1 n8 s2 1048576 rr", "A2A d2 n4 s16 1048576 rr"}));
   }
@@ -237,8 +232,8 @@ TEST(CollectivePlan, InvolvedDimsMaskSkipsDimensions) {
   const SystemSpec aware = spec_of(3, 1, true);
   EXPECT_EQ(phases_of(plan_collective(aware, t, CollectiveKind::kAllReduce, kMiB, 0b101)),
             (Lines{"RS d0 n2 s1 1048576 first", "AR d2 n4 s16 524288 first", "AG d0 n2 s1 524288 second"}));
-  EXPECT_EQ(phases_of(plan_collective(aware, t, CollectiveKind::kAllReduce, kMiB, 0b010)),
-            (Lines{"AR d1 n8 s2 1048576 first"}));
+  EXPECT_EQ(phases_of(plan_collective(aware, t, CollectiveKind::kAllReduce, kMiB, 0b010)), (Lines{"AR d1 n8 s2 1048576 "
+                                                                                                  "first"}));
   EXPECT_EQ(phases_of(plan_collective(aware, t, CollectiveKind::kReduceScatter, kMiB, 0b110)),
             (Lines{"RS d1 n8 s2 1048576 rr", "RS d2 n4 s16 131072 rr"}));
   EXPECT_EQ(phases_of(plan_collective(aware, t, CollectiveKind::kAllGather, kMiB, 0b011)),
@@ -296,8 +291,11 @@ TEST(CollectivePlan, OneRingIgnoresTheTokensAfterIt) {
   // ["oneRing", "ring", "ring"] on the 3-D network: still one flat phase over 64 NPUs.
   SystemSpec spec = spec_of(3, 1, true);
   spec.implementations[static_cast<std::size_t>(CollectiveKind::kAllReduce)][0].one_flat = true;
-  EXPECT_EQ(phases_of(plan_collective(spec, three_d(), CollectiveKind::kAllReduce, kMiB, kAllDims)),
-            (Lines{"AR d0 n64 s1 1048576 first flat"}));
+  EXPECT_EQ(phases_of(plan_collective(spec, three_d(), CollectiveKind::kAllReduce, kMiB, kAllDims)), (Lines{"AR d0 n64 "
+                                                                                                            "s1 "
+                                                                                                            "1048576 "
+                                                                                                            "first "
+                                                                                                            "flat"}));
 }
 
 TEST(CollectivePlan, ACommunicatorGroupIsOneRingOverItsMembers) {

@@ -123,10 +123,19 @@ TEST(Ring, ExactCallSequenceOnFourNpus) {
   //   AR:  b, then 3 x (s r B) for the reduce-scatter round, 3 x (s r b) for the all-gather
   //        round, f: 6 sends, 7 bundles, 3 reducing.
   //   RS:  b, 3 x (s r B), f.    AG: b, 3 x (s r b), f.    A2A: b, 6 x (s r b), f.
-  EXPECT_EQ(drive(CollectiveKind::kAllReduce, 4096, 4, 100, 7).calls, "b" "srBsrBsrB" "srbsrbsrb" "f");
-  EXPECT_EQ(drive(CollectiveKind::kReduceScatter, 4096, 4, 100, 7).calls, "b" "srBsrBsrB" "f");
-  EXPECT_EQ(drive(CollectiveKind::kAllGather, 4096, 4, 100, 7).calls, "b" "srbsrbsrb" "f");
-  EXPECT_EQ(drive(CollectiveKind::kAllToAll, 4096, 4, 100, 7).calls, "b" "srbsrbsrbsrbsrbsrb" "f");
+  EXPECT_EQ(drive(CollectiveKind::kAllReduce, 4096, 4, 100, 7).calls, "b"
+                                                                      "srBsrBsrB"
+                                                                      "srbsrbsrb"
+                                                                      "f");
+  EXPECT_EQ(drive(CollectiveKind::kReduceScatter, 4096, 4, 100, 7).calls, "b"
+                                                                          "srBsrBsrB"
+                                                                          "f");
+  EXPECT_EQ(drive(CollectiveKind::kAllGather, 4096, 4, 100, 7).calls, "b"
+                                                                      "srbsrbsrb"
+                                                                      "f");
+  EXPECT_EQ(drive(CollectiveKind::kAllToAll, 4096, 4, 100, 7).calls, "b"
+                                                                     "srbsrbsrbsrbsrbsrb"
+                                                                     "f");
 }
 
 TEST(Ring, CountsSizesAndOneFinishForEveryKind) {
@@ -142,8 +151,14 @@ TEST(Ring, CountsSizesAndOneFinishForEveryKind) {
       const StepIo io = drive(kind, c, n, 1110, 1965);
       std::size_t sends = 0, reducing = 0;
       switch (kind) {
-        case CollectiveKind::kAllReduce: sends = 2 * (n - 1); reducing = n - 1; break;
-        case CollectiveKind::kReduceScatter: sends = n - 1; reducing = n - 1; break;
+        case CollectiveKind::kAllReduce:
+          sends = 2 * (n - 1);
+          reducing = n - 1;
+          break;
+        case CollectiveKind::kReduceScatter:
+          sends = n - 1;
+          reducing = n - 1;
+          break;
         case CollectiveKind::kAllGather: sends = n - 1; break;
         case CollectiveKind::kAllToAll: sends = n * (n - 1) / 2; break;
       }
@@ -282,8 +297,7 @@ TEST(Ring, MultiDimensionalAllReduceMatchesTheReference) {
   for (Tick t : base_times) total += t;
   EXPECT_EQ(total, 216278u);
 
-  const ChunkPlan flat =
-      plan_collective(ring_system(3, true, true), topology, CollectiveKind::kAllReduce, kMiB, ~0u);
+  const ChunkPlan flat = plan_collective(ring_system(3, true, true), topology, CollectiveKind::kAllReduce, kMiB, ~0u);
   EXPECT_EQ(phase_times(flat, spec), (std::vector<Tick>{78949}));
 }
 

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "chakra/et_file.h"
-#include "tools/link/kineto_samples.h"
 #include "support/test_support.h"
+#include "tools/link/kineto_samples.h"
 
 namespace chakrasim::test {
 namespace {
@@ -29,9 +29,11 @@ void link_and_convert(const std::filesystem::path& dir) {
     CommandResult c = run_binary({"chakra", "link", "--host", (dir / ("host." + r + ".json")).string(), "--device",
                                   (dir / ("kineto." + r + ".json")).string(), "--out", et_plus, "--rank", r});
     ASSERT_EQ(c.exit_code, 0) << c.err;
-    EXPECT_THAT(c.out, HasSubstr("25 host nodes (20 linked to the device trace), 9 GPU ops, 7 inter-thread and 1 sync dependencies"));
+    EXPECT_THAT(c.out, HasSubstr("25 host nodes (20 linked to the device trace), 9 GPU ops, 7 inter-thread and 1 sync "
+                                 "dependencies"));
     for (const char* form : {"compat", "fixed"}) {
-      std::vector<std::string> convert = {"chakra", "convert", "pytorch", et_plus, "--out", chakra::rank_path((dir / form).string(), rank)};
+      std::vector<std::string> convert = {"chakra", "convert", "pytorch",
+                                          et_plus,  "--out",   chakra::rank_path((dir / form).string(), rank)};
       if (std::string(form) == "fixed") convert.push_back("--fix-defects");
       c = run_binary(convert);
       ASSERT_EQ(c.exit_code, 0) << c.err;
@@ -66,14 +68,13 @@ TEST(ChakraPipeline, LinkConvertRun) {
   std::ofstream(dir / "network.yml") << "topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n";
   const std::string timeline = (dir / "timeline.json").string();
   auto run_prefix = [&](const char* form) {
-    return run_binary({"run", "--workload", (dir / form).string(), "--system", (dir / "system.json").string(), "--network",
-                       (dir / "network.yml").string(), "-q", "--timeline", timeline});
+    return run_binary({"run", "--workload", (dir / form).string(), "--system", (dir / "system.json").string(),
+                       "--network", (dir / "network.yml").string(), "-q", "--timeline", timeline});
   };
   const CommandResult fixed = run_prefix("fixed");
   ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
-  EXPECT_EQ(fixed.out,
-            "sys[0] finished, 2887002 cycles, exposed communication 2721002 cycles.\n"
-            "sys[1] finished, 2887002 cycles, exposed communication 2721002 cycles.\n");
+  EXPECT_EQ(fixed.out, "sys[0] finished, 2887002 cycles, exposed communication 2721002 cycles.\n"
+                       "sys[1] finished, 2887002 cycles, exposed communication 2721002 cycles.\n");
   // The timeline's events are in µs: find the all-reduce and the point-to-point message.
   std::ifstream timeline_in(timeline);
   const nlohmann::json events = nlohmann::json::parse(timeline_in)["traceEvents"];
@@ -91,7 +92,8 @@ TEST(ChakraPipeline, LinkConvertRun) {
 
   const CommandResult compat = run_prefix("compat");
   EXPECT_EQ(compat.exit_code, 1);
-  EXPECT_THAT(compat.err, HasSubstr("compat.0.et: node 18 (\"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)\", "
+  EXPECT_THAT(compat.err, HasSubstr("compat.0.et: node 18 "
+                                    "(\"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)\", "
                                     "COMM_SEND_NODE): missing the attribute \"comm_dst\""));
 }
 
@@ -116,19 +118,21 @@ TEST(ChakraPipeline, JsonizeDejsonizeInspect) {
   const CommandResult c = run_binary({"chakra", "inspect", prefix});
   EXPECT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(c.out, prefix + ": 2 ranks (.0.et to .1.et)\n"
-            "  ranks        nodes  compute µs  collective B     sent B  critical path µs  problems\n"
-            "  0                33        2976       1048576       1024              2884         0\n"
-            "  1                33        2976       1048576          0              2884         0\n"
-            "all ranks: 66 nodes\n"
-            "  nodes           COMM_COLL_NODE 2, COMM_RECV_NODE 1, COMM_SEND_NODE 1, COMP_NODE 60, METADATA_NODE 2\n"
-            "  time by type    COMM_COLL_NODE 600 µs, COMM_RECV_NODE 40 µs, COMM_SEND_NODE 40 µs, COMP_NODE 5952 µs, "
-            "METADATA_NODE 0 µs\n"
-            "  compute         5952 µs (GPU 332 µs, CPU 5620 µs)\n"
-            "  collectives     ALL_REDUCE 2 x 2097152 B\n"
-            "  by group        all NPUs 2 x 2097152 B\n"
-            "  point-to-point  sends 1 x 1024 B, receives 1 x 1024 B\n"
-            "  longest critical path  2884 µs over 23 nodes\n"
-            "no problems\n");
+                            "  ranks        nodes  compute µs  collective B     sent B  critical path µs  problems\n"
+                            "  0                33        2976       1048576       1024              2884         0\n"
+                            "  1                33        2976       1048576          0              2884         0\n"
+                            "all ranks: 66 nodes\n"
+                            "  nodes           COMM_COLL_NODE 2, COMM_RECV_NODE 1, COMM_SEND_NODE 1, COMP_NODE 60, "
+                            "METADATA_NODE 2\n"
+                            "  time by type    COMM_COLL_NODE 600 µs, COMM_RECV_NODE 40 µs, COMM_SEND_NODE 40 µs, "
+                            "COMP_NODE 5952 µs, "
+                            "METADATA_NODE 0 µs\n"
+                            "  compute         5952 µs (GPU 332 µs, CPU 5620 µs)\n"
+                            "  collectives     ALL_REDUCE 2 x 2097152 B\n"
+                            "  by group        all NPUs 2 x 2097152 B\n"
+                            "  point-to-point  sends 1 x 1024 B, receives 1 x 1024 B\n"
+                            "  longest critical path  2884 µs over 23 nodes\n"
+                            "no problems\n");
 }
 
 // `chakrasim --help` gives the chakra group one line; it names every tool of `chakra --help`.

@@ -26,7 +26,9 @@ constexpr Tick kCommNs = 3000;
 class StubComm final : public system::Comm {
  public:
   explicit StubComm(NpuTimers& timers) : timers_(timers) {}
-  void start_collective(NpuId npu, const system::CollectiveRequest&, std::uint64_t token) override { later(npu, token); }
+  void start_collective(NpuId npu, const system::CollectiveRequest&, std::uint64_t token) override {
+    later(npu, token);
+  }
   void send(NpuId npu, NpuId, std::uint64_t, std::int64_t, std::uint64_t token) override { later(npu, token); }
   void receive(NpuId npu, NpuId, std::uint64_t, std::int64_t, std::uint64_t token) override { later(npu, token); }
   void register_group(NpuId, std::uint32_t, std::vector<NpuId>) override {}
@@ -67,7 +69,8 @@ class Recorder final : public workload::NodeObserver {
 struct StubRun {
   explicit StubRun(const chakra::Trace& trace) {
     graphs.push_back(std::make_shared<const chakra::Graph>(chakra::Graph::build(trace, "npu0")));
-    graphs.push_back(std::make_shared<const chakra::Graph>(chakra::Graph::build(chakra::TraceBuilder().trace(), "npu1")));
+    graphs.push_back(std::make_shared<const chakra::Graph>(chakra::Graph::build(chakra::TraceBuilder().trace(), "npu"
+                                                                                                                "1")));
     EventQueue queue;
     NpuTimers timers(queue, 2);
     memory::RemoteMemory memory({}, 2);

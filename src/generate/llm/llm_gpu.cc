@@ -70,10 +70,11 @@ double rounded(double value, int decimals) {
 std::string network_yaml(const GpuSpec& gpu, std::uint64_t ranks) {
   const std::uint64_t node = gpu.gpus_per_node;
   if (ranks < 2) fail("--network-out: {} rank needs no network; expected at least 2 ranks", ranks);
-  const std::string comment = fmt::format(
-      "{} cluster for {} GPUs: {} GPUs per scale-up domain ({} GB/s per GPU and direction), then a\n"
-      "scale-out network ({} GB/s per GPU and direction). Bandwidths are in the file's unit, 2^30 B/s.",
-      gpu.name, ranks, node, gpu.scaleup_gb_per_s, gpu.scaleout_gb_per_s);
+  const std::string comment = fmt::format("{} cluster for {} GPUs: {} GPUs per scale-up domain ({} GB/s per GPU and "
+                                          "direction), then a\n"
+                                          "scale-out network ({} GB/s per GPU and direction). Bandwidths are in the "
+                                          "file's unit, 2^30 B/s.",
+                                          gpu.name, ranks, node, gpu.scaleup_gb_per_s, gpu.scaleout_gb_per_s);
   network::TopologySpec spec;
   const network::DimensionSpec scale_up{network::DimensionKind::kSwitch, static_cast<std::uint32_t>(ranks),
                                         rounded(yaml_bandwidth(gpu.scaleup_gb_per_s), 3),
@@ -83,8 +84,8 @@ std::string network_yaml(const GpuSpec& gpu, std::uint64_t ranks) {
     return config::network_yaml(spec, comment);
   }
   if (ranks % node != 0) {
-    fail("--network-out: {} ranks do not fill whole {}-GPU {} nodes; expected a multiple of {}", ranks, node,
-         gpu.name, node);
+    fail("--network-out: {} ranks do not fill whole {}-GPU {} nodes; expected a multiple of {}", ranks, node, gpu.name,
+         node);
   }
   spec.dims.push_back(scale_up);
   spec.dims.front().npus = static_cast<std::uint32_t>(node);

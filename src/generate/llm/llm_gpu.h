@@ -12,15 +12,15 @@ namespace chakrasim::tools::llm {
 
 struct GpuSpec {
   std::string name;
-  double peak_tflops = 0;        // dense 16-bit tensor-core peak, 10^12 FLOP/s
-  double hbm_gb_per_s = 0;           // 10^9 B/s
-  double hbm_gib = 0;            // memory capacity, 2^30 B
-  double flops_efficiency = 0;   // fraction of the peak large GEMMs reach
-  double memory_efficiency = 0;  // fraction of HBM bandwidth streaming kernels reach
+  double peak_tflops = 0;           // dense 16-bit tensor-core peak, 10^12 FLOP/s
+  double hbm_gb_per_s = 0;          // 10^9 B/s
+  double hbm_gib = 0;               // memory capacity, 2^30 B
+  double flops_efficiency = 0;      // fraction of the peak large GEMMs reach
+  double memory_efficiency = 0;     // fraction of HBM bandwidth streaming kernels reach
   std::uint64_t gpus_per_node = 0;  // the scale-up domain
-  double scaleup_gb_per_s = 0;       // per GPU and direction, 10^9 B/s
-  double scaleup_latency_ns = 0; // per link (a switch path is two links)
-  double scaleout_gb_per_s = 0;      // per GPU (one NIC each) and direction, 10^9 B/s
+  double scaleup_gb_per_s = 0;      // per GPU and direction, 10^9 B/s
+  double scaleup_latency_ns = 0;    // per link (a switch path is two links)
+  double scaleout_gb_per_s = 0;     // per GPU (one NIC each) and direction, 10^9 B/s
   double scaleout_latency_ns = 0;
 };
 

@@ -22,19 +22,19 @@ namespace chakrasim::tools::llm {
 
 // Sizes of one microbatch on one rank, as doubles for the cost formulas.
 struct Shard {
-  double micro = 0;        // sequences per microbatch
-  double seq = 0;          // tokens per sequence (the keys a query attends to)
-  double n = 0;            // tokens through this rank's GEMMs: micro x seq / cp
-  double n_sp = 0;         // tokens through its element-wise ops: n / t with sequence parallelism
+  double micro = 0;  // sequences per microbatch
+  double seq = 0;    // tokens per sequence (the keys a query attends to)
+  double n = 0;      // tokens through this rank's GEMMs: micro x seq / cp
+  double n_sp = 0;   // tokens through its element-wise ops: n / t with sequence parallelism
   double t = 1;
   double h = 0, ffn = 0, kv = 0;  // hidden, MLP inner size, width of K (and of V)
   double heads = 0;
   double vocab = 0, experts = 0, top_k = 0, mlp_inputs = 1;  // mlp_inputs: GEMMs before the activation (1 or 2)
-  double bytes = 2;        // per element
-  bool split_seq = false;  // sequence parallelism in effect (--sp and t > 1)
+  double bytes = 2;                                          // per element
+  bool split_seq = false;                                    // sequence parallelism in effect (--sp and t > 1)
   bool moe = false;
-  bool cp = false;         // context parallelism in effect
-  bool ep = false;         // expert parallelism in effect
+  bool cp = false;  // context parallelism in effect
+  bool ep = false;  // expert parallelism in effect
 };
 Shard make_shard(const ModelSpec& model, const ParallelSpec& parallel);
 

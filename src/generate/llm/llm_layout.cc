@@ -58,14 +58,16 @@ void check_tensor_split(const ModelSpec& m, const ParallelSpec& par) {
   if (m.heads % t != 0) fail("--tp {} does not divide --heads {}; expected whole heads per rank", t, m.heads);
   if (m.kv_heads % t != 0) {
     fail("--tp {} does not divide --kv-heads {}; expected whole key/value heads per rank (as Megatron-LM "
-         "requires)", t, m.kv_heads);
+         "requires)",
+         t, m.kv_heads);
   }
   if (m.ffn % t != 0) fail("--tp {} does not divide --ffn {}; expected equal MLP slices", t, m.ffn);
   if (m.vocab % t != 0) fail("--tp {} does not divide --vocab {}; expected equal vocabulary slices", t, m.vocab);
   if (m.seq % par.cp != 0) fail("--cp {} does not divide --seq {}; expected equal sequence slices", par.cp, m.seq);
   if (par.sp && (m.seq / par.cp) % t != 0) {
     fail("--sp: --tp {} does not divide the {} tokens of a sequence slice (--seq / --cp); expected equal "
-         "slices", t, m.seq / par.cp);
+         "slices",
+         t, m.seq / par.cp);
   }
 }
 
@@ -77,12 +79,12 @@ void check_experts(const ModelSpec& m, const ParallelSpec& par) {
     fail("--ep {} does not divide --experts {}; expected the same number of experts per rank", par.ep, m.experts);
   }
   if (par.dp % par.ep != 0) {
-    fail("--ep {} does not divide --dp {}; expert-parallel groups are made of data-parallel ranks", par.ep,
-         par.dp);
+    fail("--ep {} does not divide --dp {}; expert-parallel groups are made of data-parallel ranks", par.ep, par.dp);
   }
   if (m.moe() && par.tp > 1 && !par.sp) {
     fail("--tp {} with a mixture of experts needs --sp (Megatron-Core requires sequence parallelism "
-         "there: each rank routes its own slice of the tokens)", par.tp);
+         "there: each rank routes its own slice of the tokens)",
+         par.tp);
   }
 }
 
@@ -101,7 +103,8 @@ void check_schedule(const ModelSpec& m, const ParallelSpec& par, std::uint64_t m
   }
   if (m.layers % (par.pp * par.vpp) != 0) {
     fail("--layers {} is not a multiple of --pp {} x --vpp {}; expected the same number of layers per "
-         "model chunk", m.layers, par.pp, par.vpp);
+         "model chunk",
+         m.layers, par.pp, par.vpp);
   }
 }
 
@@ -109,7 +112,8 @@ void check_zero(const ModelSpec& m, const ParallelSpec& par) {
   if (par.zero > 3) fail("--zero {}: expected a ZeRO stage 0, 1, 2 or 3", par.zero);
   if (par.zero >= 2 && par.pp > 1) {
     fail("--zero {} with --pp {}: DeepSpeed's pipeline engine supports ZeRO stages 0 and 1 only; expected "
-         "--zero 0 or 1, or --pp 1", par.zero, par.pp);
+         "--zero 0 or 1, or --pp 1",
+         par.zero, par.pp);
   }
   if (par.zero == 3 && m.moe()) {
     fail("--zero 3 with a mixture of experts is not modelled; expected --zero 0, 1 or 2");
@@ -126,15 +130,16 @@ Layout::Layout(const ModelSpec& m, const ParallelSpec& par) : par_(par) {
   if (par.global_batch == 0) par_.global_batch = par.microbatch * par.dp;
   if (par_.global_batch % (par.microbatch * par.dp) != 0) {
     fail("--global-batch {} is not a multiple of --microbatch {} x --dp {}; expected whole microbatches "
-         "per data-parallel rank", par_.global_batch, par.microbatch, par.dp);
+         "per data-parallel rank",
+         par_.global_batch, par.microbatch, par.dp);
   }
   microbatches_ = par_.global_batch / (par.microbatch * par.dp);
   check_schedule(m, par, microbatches_);
   layers_per_chunk_ = m.layers / (par.pp * par.vpp);
   // Pipeline tags: two per (microbatch, model-chunk boundary), kept below the tag space of 5e8.
   if (microbatches_ * par.pp * par.vpp >= 200'000'000) {
-    fail("--global-batch {}: {} microbatches x {} model chunks is too many; expected fewer than 2e8",
-         par_.global_batch, microbatches_, par.pp * par.vpp);
+    fail("--global-batch {}: {} microbatches x {} model chunks is too many; expected fewer than 2e8", par_.global_batch,
+         microbatches_, par.pp * par.vpp);
   }
   check_zero(m, par);
   tied_group_ = m.tied_embeddings && par.pp > 1;

@@ -22,14 +22,14 @@ enum class Schedule { kGpipe, kOneFOneB, kInterleaved };
 
 struct ParallelSpec {
   std::uint64_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1;
-  bool sp = false;  // Megatron sequence parallelism inside each tensor-parallel group
+  bool sp = false;                 // Megatron sequence parallelism inside each tensor-parallel group
   std::uint64_t microbatch = 1;    // sequences per microbatch
   std::uint64_t global_batch = 0;  // sequences per iteration; 0 means microbatch x dp
   Schedule schedule = Schedule::kOneFOneB;
-  std::uint64_t vpp = 1;           // model chunks per stage (interleaved only)
-  std::uint64_t zero = 0;          // ZeRO stage 0..3
+  std::uint64_t vpp = 1;   // model chunks per stage (interleaved only)
+  std::uint64_t zero = 0;  // ZeRO stage 0..3
   Recompute recompute = Recompute::kNone;
-  std::uint64_t dtype_bytes = 2;   // bf16 / fp16; 4 for fp32
+  std::uint64_t dtype_bytes = 2;                  // bf16 / fp16; 4 for fp32
   std::uint64_t grad_bucket_params = 40'000'000;  // data-parallel gradient bucket (Megatron's default)
 };
 
@@ -63,8 +63,8 @@ class Layout {
   // The rank `stage_delta` stages away from `rank`, same (t, c, d).
   std::uint64_t peer(std::uint64_t rank, std::int64_t stage_delta) const;
 
-  std::uint64_t microbatches() const { return microbatches_; }   // per pipeline per iteration
-  std::uint64_t chunks() const { return par_.vpp; }               // model chunks per stage
+  std::uint64_t microbatches() const { return microbatches_; }  // per pipeline per iteration
+  std::uint64_t chunks() const { return par_.vpp; }             // model chunks per stage
   std::uint64_t layers_per_chunk() const { return layers_per_chunk_; }
   bool tied_embedding_group() const { return tied_group_; }
 

@@ -120,8 +120,7 @@ void check_model(const ModelSpec& m) {
          m.kv_heads, m.heads);
   }
   if (m.top_k > m.experts) {
-    fail("--top-k {} is more than --experts {}; expected each token to go to at most every expert", m.top_k,
-         m.experts);
+    fail("--top-k {} is more than --experts {}; expected each token to go to at most every expert", m.top_k, m.experts);
   }
 }
 

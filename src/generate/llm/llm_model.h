@@ -16,17 +16,17 @@ struct ModelSpec {
   std::string name = "custom";
   std::uint64_t layers = 0;
   std::uint64_t hidden = 0;
-  std::uint64_t ffn = 0;        // the MLP's inner size (per expert for MoE)
-  std::uint64_t heads = 0;      // query heads
-  std::uint64_t kv_heads = 0;   // key/value heads (grouped-query attention when < heads)
-  std::uint64_t seq = 0;        // sequence length in tokens
+  std::uint64_t ffn = 0;       // the MLP's inner size (per expert for MoE)
+  std::uint64_t heads = 0;     // query heads
+  std::uint64_t kv_heads = 0;  // key/value heads (grouped-query attention when < heads)
+  std::uint64_t seq = 0;       // sequence length in tokens
   std::uint64_t vocab = 0;
-  std::uint64_t experts = 1;    // 1: a dense MLP; more: every layer's MLP is a mixture of experts
-  std::uint64_t top_k = 1;      // experts each token goes to
+  std::uint64_t experts = 1;  // 1: a dense MLP; more: every layer's MLP is a mixture of experts
+  std::uint64_t top_k = 1;    // experts each token goes to
   MlpKind mlp = MlpKind::kSwiGlu;
-  bool tied_embeddings = false;     // the output layer reuses the input embedding (GPT)
-  bool learned_positions = false;   // a learned position-embedding table (GPT); else rotary
-  bool biases = false;              // linear layers and norms carry biases (GPT)
+  bool tied_embeddings = false;    // the output layer reuses the input embedding (GPT)
+  bool learned_positions = false;  // a learned position-embedding table (GPT); else rotary
+  bool biases = false;             // linear layers and norms carry biases (GPT)
 
   std::uint64_t head_dim() const { return hidden / heads; }
   std::uint64_t kv_dim() const { return kv_heads * head_dim(); }  // width of K (and of V)
@@ -48,14 +48,14 @@ void require_positive(std::uint64_t value, const char* flag);
 // Parameters, by where they live. Matrices count their weights; `norms_and_biases` holds the
 // vectors (norm scales, biases). Expert weights count every expert.
 struct ParamCounts {
-  std::uint64_t embedding = 0;         // the input token embedding, vocab x hidden
-  std::uint64_t positions = 0;         // learned position embedding, seq x hidden
-  std::uint64_t output = 0;            // the output layer's own matrix (0 when tied)
-  std::uint64_t attention = 0;         // per layer: Q, K, V and output projection
-  std::uint64_t mlp = 0;               // per layer: the dense MLP (0 for MoE)
-  std::uint64_t expert = 0;            // one expert's MLP
-  std::uint64_t router = 0;            // per layer: the MoE router, hidden x experts
-  std::uint64_t layer_vectors = 0;     // per layer: norms and biases
+  std::uint64_t embedding = 0;      // the input token embedding, vocab x hidden
+  std::uint64_t positions = 0;      // learned position embedding, seq x hidden
+  std::uint64_t output = 0;         // the output layer's own matrix (0 when tied)
+  std::uint64_t attention = 0;      // per layer: Q, K, V and output projection
+  std::uint64_t mlp = 0;            // per layer: the dense MLP (0 for MoE)
+  std::uint64_t expert = 0;         // one expert's MLP
+  std::uint64_t router = 0;         // per layer: the MoE router, hidden x experts
+  std::uint64_t layer_vectors = 0;  // per layer: norms and biases
   std::uint64_t final_norm = 0;
 
   std::uint64_t total = 0;   // everything

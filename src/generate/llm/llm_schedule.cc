@@ -4,8 +4,8 @@
 
 namespace chakrasim::tools::llm {
 
-std::vector<Task> stage_tasks(Schedule schedule, std::uint64_t stages, std::uint64_t stage,
-                              std::uint64_t microbatches, std::uint64_t chunks) {
+std::vector<Task> stage_tasks(Schedule schedule, std::uint64_t stages, std::uint64_t stage, std::uint64_t microbatches,
+                              std::uint64_t chunks) {
   std::vector<Task> tasks;
   const std::uint64_t m = microbatches;
   if (schedule == Schedule::kGpipe) {

@@ -24,8 +24,8 @@ struct Task {
 };
 
 // The tasks of `stage` in the order it runs them (2 x microbatches x chunks of them).
-std::vector<Task> stage_tasks(Schedule schedule, std::uint64_t stages, std::uint64_t stage,
-                              std::uint64_t microbatches, std::uint64_t chunks);
+std::vector<Task> stage_tasks(Schedule schedule, std::uint64_t stages, std::uint64_t stage, std::uint64_t microbatches,
+                              std::uint64_t chunks);
 
 // The most chunk-microbatches whose forward has run and whose backward has not, at any point
 // of `tasks`: how many sets of stored activations the stage holds at its peak.

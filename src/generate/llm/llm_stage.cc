@@ -11,8 +11,8 @@ StageBuilder::StageBuilder(const GpuSpec& gpu, const Layout& layout, bool fuse)
   last_coll_.fill(kNone);
 }
 
-chakra::Node& StageBuilder::add_node(chakra::NodeType type, const std::string& name,
-                                     std::initializer_list<Ref> needs, Ref extra) {
+chakra::Node& StageBuilder::add_node(chakra::NodeType type, const std::string& name, std::initializer_list<Ref> needs,
+                                     Ref extra) {
   chakra::Node& node = builder_.add(type, name);
   auto depend = [&](Ref r) {
     if (r == kNone) return;
@@ -65,7 +65,8 @@ void StageBuilder::flush() {
   const auto micros = static_cast<std::uint64_t>(std::llround(pending_ns_ / 1000.0));
   pending_stats_.duration_micros = micros == 0 ? 1 : micros;
   node.set_duration_micros(pending_stats_.duration_micros);
-  *node.add_attr() = chakra::make_int64("num_ops", std::llround(pending_stats_.matmul_flops + pending_stats_.other_ops));
+  *node.add_attr() =
+      chakra::make_int64("num_ops", std::llround(pending_stats_.matmul_flops + pending_stats_.other_ops));
   // At least one byte: the roofline skips a node whose tensor_size is 0.
   const auto bytes = static_cast<std::uint64_t>(std::llround(pending_stats_.bytes));
   *node.add_attr() = chakra::make_uint64("tensor_size", bytes == 0 ? 1 : bytes);
@@ -98,8 +99,8 @@ StageBuilder::Ref StageBuilder::collective(GroupKind group, chakra::CommType typ
   return node.id();
 }
 
-StageBuilder::Ref StageBuilder::send(std::int64_t stage_delta, std::uint64_t tag, std::uint64_t bytes,
-                                     const char* part, std::initializer_list<Ref> needs) {
+StageBuilder::Ref StageBuilder::send(std::int64_t stage_delta, std::uint64_t tag, std::uint64_t bytes, const char* part,
+                                     std::initializer_list<Ref> needs) {
   chakra::Node& node = add_node(chakra::NodeType::kCommSend, scope_ + "." + part, needs, kNone);
   *node.add_attr() = chakra::make_int32("comm_tag", static_cast<std::int32_t>(tag));
   *node.add_attr() = chakra::make_int64("comm_size", static_cast<std::int64_t>(bytes));
@@ -111,8 +112,8 @@ StageBuilder::Ref StageBuilder::send(std::int64_t stage_delta, std::uint64_t tag
   return node.id();
 }
 
-StageBuilder::Ref StageBuilder::recv(std::int64_t stage_delta, std::uint64_t tag, std::uint64_t bytes,
-                                     const char* part, std::initializer_list<Ref> needs) {
+StageBuilder::Ref StageBuilder::recv(std::int64_t stage_delta, std::uint64_t tag, std::uint64_t bytes, const char* part,
+                                     std::initializer_list<Ref> needs) {
   chakra::Node& node = add_node(chakra::NodeType::kCommRecv, scope_ + "." + part, needs, kNone);
   *node.add_attr() = chakra::make_int32("comm_tag", static_cast<std::int32_t>(tag));
   *node.add_attr() = chakra::make_int64("comm_size", static_cast<std::int64_t>(bytes));

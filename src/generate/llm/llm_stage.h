@@ -31,11 +31,11 @@ inline constexpr std::size_t kOpKinds = 4;
 
 // One kernel's work on one rank.
 struct Op {
-  const char* part = "";     // short name: "qkv", "fc1.dg", ...
+  const char* part = "";  // short name: "qkv", "fc1.dg", ...
   OpKind kind = OpKind::kElementwise;
-  double matmul_flops = 0;   // matrix products, 2 per multiply-add (what MFU counts)
-  double other_ops = 0;      // element-wise arithmetic
-  double bytes = 0;          // HBM traffic
+  double matmul_flops = 0;  // matrix products, 2 per multiply-add (what MFU counts)
+  double other_ops = 0;     // element-wise arithmetic
+  double bytes = 0;         // HBM traffic
 };
 
 enum class NodeRole : std::uint8_t { kCompute, kCollective, kSend, kRecv };
@@ -45,7 +45,7 @@ struct NodeStats {
   NodeRole role = NodeRole::kCompute;
   GroupKind group = GroupKind::kTp;  // collectives
   chakra::CommType comm = chakra::CommType::kAllReduce;
-  std::uint64_t comm_bytes = 0;      // comm_size
+  std::uint64_t comm_bytes = 0;  // comm_size
   double matmul_flops = 0, other_ops = 0, bytes = 0;
   std::uint64_t duration_micros = 0;
   std::array<double, kOpKinds> ns_by_kind{};  // unrounded roofline time of its ops, by kind
@@ -99,8 +99,7 @@ class StageBuilder {
   StageTemplate finish(std::uint64_t stage);
 
  private:
-  chakra::Node& add_node(chakra::NodeType type, const std::string& name, std::initializer_list<Ref> needs,
-                         Ref extra);
+  chakra::Node& add_node(chakra::NodeType type, const std::string& name, std::initializer_list<Ref> needs, Ref extra);
   void flush();
 
   const GpuSpec& gpu_;

@@ -53,8 +53,7 @@ double sent_bytes(CommType type, double bytes, std::uint64_t members) {
   }
 }
 
-MemoryEstimate estimate_memory(const ModelSpec& model, const Layout& layout, std::uint64_t stage,
-                               std::uint64_t peak) {
+MemoryEstimate estimate_memory(const ModelSpec& model, const Layout& layout, std::uint64_t stage, std::uint64_t peak) {
   const ParallelSpec& par = layout.parallel();
   const StageParams p = stage_params(model, layout, stage);
   const auto dp = static_cast<double>(layout.group_size(GroupKind::kDp));
@@ -138,20 +137,22 @@ std::string format_summary(const Summary& s) {
   out += m.moe() ? fmt::format(", {} experts (top {})\n", m.experts, m.top_k) : std::string(", dense\n");
   out += fmt::format("parameters: {} in all, {} active per token\n", si(static_cast<double>(s.params.total), ""),
                      si(static_cast<double>(s.params.active), ""));
-  out += fmt::format(
-      "iteration: {} sequences of {} tokens ({} tokens); microbatch {}, {} microbatches per pipeline, schedule {}{}, "
-      "ZeRO {}, recompute {}, {} bytes per element\n",
-      par.global_batch, m.seq, si(s.tokens, ""), par.microbatch, s.microbatches, schedule_name(par.schedule),
-      par.schedule == Schedule::kInterleaved ? fmt::format(" (vpp {})", par.vpp) : std::string(), par.zero,
-      recompute_name(par.recompute), par.dtype_bytes);
+  out += fmt::format("iteration: {} sequences of {} tokens ({} tokens); microbatch {}, {} microbatches per pipeline, "
+                     "schedule {}{}, "
+                     "ZeRO {}, recompute {}, {} bytes per element\n",
+                     par.global_batch, m.seq, si(s.tokens, ""), par.microbatch, s.microbatches,
+                     schedule_name(par.schedule),
+                     par.schedule == Schedule::kInterleaved ? fmt::format(" (vpp {})", par.vpp) : std::string(),
+                     par.zero, recompute_name(par.recompute), par.dtype_bytes);
   out += fmt::format("model FLOPs per iteration: {:.4e} (closed form 6 x active parameters x tokens + attention; "
                      "the traces hold {:.4e})\n",
                      s.closed_form.model, s.trace_matmul_flops);
   out += fmt::format("hardware FLOPs per iteration: {:.4e} (with recomputation; element-wise operations besides: "
                      "{:.4e})\n",
                      s.closed_form.model + s.closed_form.recompute, s.trace_other_ops);
-  out += fmt::format("peak per GPU: {} TFLOP/s, {} GB/s HBM; compute timed at {:.0f}% and {:.0f}% of them\n",
-                     s.gpu.peak_tflops, s.gpu.hbm_gb_per_s, 100 * s.gpu.flops_efficiency, 100 * s.gpu.memory_efficiency);
+  out +=
+      fmt::format("peak per GPU: {} TFLOP/s, {} GB/s HBM; compute timed at {:.0f}% and {:.0f}% of them\n",
+                  s.gpu.peak_tflops, s.gpu.hbm_gb_per_s, 100 * s.gpu.flops_efficiency, 100 * s.gpu.memory_efficiency);
 
   out += "per rank and iteration, by stage: matrix FLOPs, HBM bytes, compute time (GEMM / attention / "
          "element-wise / optimizer)\n";
@@ -192,10 +193,12 @@ std::string format_summary(const Summary& s) {
                        gib(mem.optimizer), gib(mem.activations), gib(mem.total()), fits ? "" : "  (does not fit)");
   }
   const double peak = static_cast<double>(s.ranks) * s.gpu.peak_tflops * 1e12;
-  out += fmt::format(
-      "compute-only bound: the busiest rank computes for {:.1f} ms per iteration, so MFU is at most {:.1f}% "
-      "(simulate for bubbles and exposed communication: MFU = model FLOPs / (iteration time x {} x {} TFLOP/s))\n",
-      busiest_us / 1e3, 100 * s.closed_form.model / (busiest_us * 1e-6 * peak), s.ranks, s.gpu.peak_tflops);
+  out +=
+      fmt::format("compute-only bound: the busiest rank computes for {:.1f} ms per iteration, so MFU is at most "
+                  "{:.1f}% "
+                  "(simulate for bubbles and exposed communication: MFU = model FLOPs / (iteration time x {} x {} "
+                  "TFLOP/s))\n",
+                  busiest_us / 1e3, 100 * s.closed_form.model / (busiest_us * 1e-6 * peak), s.ranks, s.gpu.peak_tflops);
   return out;
 }
 

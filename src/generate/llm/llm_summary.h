@@ -36,8 +36,8 @@ struct StageSummary {
   std::uint64_t nodes = 0;
   double matmul_flops = 0;  // per rank
   double other_ops = 0;
-  double bytes = 0;         // HBM traffic of its compute
-  double compute_us = 0;    // sum of compute-node durations
+  double bytes = 0;       // HBM traffic of its compute
+  double compute_us = 0;  // sum of compute-node durations
   std::array<double, kOpKinds> ns_by_kind{};
   std::array<GroupVolume, kGroupKinds> volume{};
   MemoryEstimate memory;

@@ -214,8 +214,8 @@ void StageEmitter::reduce_buckets(GroupKind group, const std::vector<Bucket>& bu
     if (scatter) {
       b_.collective(group, CommType::kReduceScatter, slice * n, "grad.rs", {bucket.ready});
     } else {
-      b_.collective(group, CommType::kAllReduce, static_cast<std::uint64_t>(bucket.params) * par_.dtype_bytes, "grad.ar",
-                    {bucket.ready});
+      b_.collective(group, CommType::kAllReduce, static_cast<std::uint64_t>(bucket.params) * par_.dtype_bytes,
+                    "grad.ar", {bucket.ready});
     }
   }
 }
@@ -259,7 +259,8 @@ void StageEmitter::finish_iteration() {
     // The updated weights, bucket by bucket, from each rank's slice.
     if (layout_.active(GroupKind::kDp)) {
       for (const Bucket& bucket : rounds_.front().dense.buckets()) {
-        b_.collective(GroupKind::kDp, CommType::kAllGather, padded_slice(bucket.params, GroupKind::kDp), "param.ag", {step});
+        b_.collective(GroupKind::kDp, CommType::kAllGather, padded_slice(bucket.params, GroupKind::kDp), "param.ag",
+                      {step});
       }
     }
     if (layout_.active(GroupKind::kExpertDp)) {

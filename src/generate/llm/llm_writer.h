@@ -28,10 +28,10 @@ class StageBytes {
   std::string rank_file(const Layout& layout, std::uint64_t rank) const;
 
  private:
-  std::string metadata_;             // framed GlobalMetadata
-  std::string nodes_;                // every node's own bytes, back to back
-  std::vector<std::uint32_t> ends_;  // per node, where its bytes end in nodes_
-  std::vector<LateAttr> distinct_;   // the late attributes the stage uses
+  std::string metadata_;                   // framed GlobalMetadata
+  std::string nodes_;                      // every node's own bytes, back to back
+  std::vector<std::uint32_t> ends_;        // per node, where its bytes end in nodes_
+  std::vector<LateAttr> distinct_;         // the late attributes the stage uses
   std::vector<std::uint32_t> late_begin_;  // per node + 1, into late_
   std::vector<std::uint8_t> late_;         // indices into distinct_
 };

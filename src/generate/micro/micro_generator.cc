@@ -117,10 +117,12 @@ std::vector<TraceFamily> reference_micro_families(const MicroOptions& o) {
     b.comp("COMP_NODE", o.runtime_micros, {first});
   });
   // The reference's collective order; a barrier moves no data.
-  const std::pair<const char*, CommType> collectives[] = {
-      {"ALL_REDUCE", CommType::kAllReduce}, {"ALL_TO_ALL", CommType::kAllToAll},
-      {"ALL_GATHER", CommType::kAllGather}, {"REDUCE_SCATTER", CommType::kReduceScatter},
-      {"BROADCAST", CommType::kBroadcast},  {"BARRIER", CommType::kBarrier}};
+  const std::pair<const char*, CommType> collectives[] = {{"ALL_REDUCE", CommType::kAllReduce},
+                                                          {"ALL_TO_ALL", CommType::kAllToAll},
+                                                          {"ALL_GATHER", CommType::kAllGather},
+                                                          {"REDUCE_SCATTER", CommType::kReduceScatter},
+                                                          {"BROADCAST", CommType::kBroadcast},
+                                                          {"BARRIER", CommType::kBarrier}};
   for (const auto& collective : collectives) {
     const std::uint64_t bytes = collective.second == CommType::kBarrier ? 0 : o.comm_bytes;
     add(collective.first,
@@ -157,8 +159,7 @@ TraceFamily collective_benchmark(const CollectiveBenchOptions& o) {
   }
   require_npus(o.npus);
   if (o.size_mib > (kMaxAttrBytes >> 20)) {
-    fail("--coll-size-mb is {}; expected at most {} (comm_size is an int64 of bytes)", o.size_mib,
-         kMaxAttrBytes >> 20);
+    fail("--coll-size-mb is {}; expected at most {} (comm_size is an int64 of bytes)", o.size_mib, kMaxAttrBytes >> 20);
   }
   const std::string node_name = fmt::format("{}_{}npus_{}MB", o.collective, o.npus, o.size_mib);
   return family(o.collective, o.npus, o.version, std::make_shared<chakra::IdCounter>(),

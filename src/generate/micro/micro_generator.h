@@ -29,11 +29,11 @@ struct TraceFamily {
 };
 
 struct MicroOptions {
-  std::size_t npus = 0;                // required: at least 1
-  std::uint64_t runtime_micros = 5;    // duration of the compute nodes
-  std::uint64_t tensor_bytes = 1024;   // tensor_size of the memory (and reference p2p) nodes
-  std::uint64_t comm_bytes = 65536;    // comm_size of the collectives and of send_recv_ring
-  std::string version = "1.0.0";       // GlobalMetadata.version (the ASTRA-sim fork wrote "0.0.4")
+  std::size_t npus = 0;               // required: at least 1
+  std::uint64_t runtime_micros = 5;   // duration of the compute nodes
+  std::uint64_t tensor_bytes = 1024;  // tensor_size of the memory (and reference p2p) nodes
+  std::uint64_t comm_bytes = 65536;   // comm_size of the collectives and of send_recv_ring
+  std::string version = "1.0.0";      // GlobalMetadata.version (the ASTRA-sim fork wrote "0.0.4")
 };
 
 // The 14 reference families, then send_recv_ring (left out for 1 NPU: a rank cannot message
@@ -44,9 +44,9 @@ std::vector<TraceFamily> reference_micro_families(const MicroOptions& options);
 const std::vector<std::string>& benchmark_collectives();
 
 struct CollectiveBenchOptions {
-  std::string collective;         // all_reduce, all_gather, reduce_scatter or all_to_all
-  std::size_t npus = 0;           // required: at least 1
-  std::uint64_t size_mib = 1;     // comm_size = size_mib x 2^20 bytes
+  std::string collective;      // all_reduce, all_gather, reduce_scatter or all_to_all
+  std::size_t npus = 0;        // required: at least 1
+  std::uint64_t size_mib = 1;  // comm_size = size_mib x 2^20 bytes
   std::string version = "0.0.4";
 };
 

@@ -13,7 +13,10 @@ std::optional<Utf8Char> decode_utf8(std::string_view text, std::size_t at) {
   const auto lead = static_cast<unsigned char>(text[at]);
   if (lead < 0x80) return Utf8Char{lead, 1};
   // C0, C1 and F5..FF never start a character; 80..BF only continue one.
-  const std::size_t length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  const std::size_t length = lead >= 0xc2 && lead <= 0xdf   ? 2
+                             : lead >= 0xe0 && lead <= 0xef ? 3
+                             : lead >= 0xf0 && lead <= 0xf4 ? 4
+                                                            : 0;
   if (length == 0 || at + length > text.size()) return std::nullopt;
   char32_t code_point = lead & (0x7fu >> length);
   for (std::size_t k = 1; k < length; ++k) {
@@ -31,7 +34,8 @@ std::optional<Utf8Char> decode_utf8(std::string_view text, std::size_t at) {
 std::string python_float_repr(double value) {
   // to_chars gives the shortest round-trip digits; only the layout is Python's.
   std::array<char, 64> buffer;
-  const auto end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::scientific).ptr;
+  const auto end =
+      std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::scientific).ptr;
   std::string_view text(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
   std::string out;
   if (text.front() == '-') {

@@ -68,9 +68,9 @@ Decoded decode(const Node& n, Checker& c) {
   if (auto dims = c.read(n, [&] { return attr_bool_list(n, "involved_dim"); }); dims && dims->size() > 32) {
     c.error(n, fmt::format("attribute \"involved_dim\" has {} entries; expected at most 32 dimensions", dims->size()));
   }
-  static const std::set<std::string> kRead = {"is_cpu_op", "comm_type", "comm_src", "comm_dst", "comm_tag",
-                                              "comm_priority", "comm_size", "num_ops", "tensor_size", "pg_name",
-                                              "involved_dim"};
+  static const std::set<std::string> kRead = {"is_cpu_op",   "comm_type",     "comm_src",    "comm_dst",
+                                              "comm_tag",    "comm_priority", "comm_size",   "num_ops",
+                                              "tensor_size", "pg_name",       "involved_dim"};
   for (int i = 0; i < n.attr_size(); ++i) {
     const chakra::Attribute& a = n.attr(i);
     const auto earlier = n.attr().begin() + i;
@@ -84,7 +84,8 @@ Decoded decode(const Node& n, Checker& c) {
 }
 
 bool is_group_id(const std::string& pg) {
-  return !pg.empty() && pg.size() <= 9 && std::all_of(pg.begin(), pg.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  return !pg.empty() && pg.size() <= 9 &&
+         std::all_of(pg.begin(), pg.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
 }
 
 // "" and "0" both mean all NPUs.
@@ -124,7 +125,8 @@ void check_node(const Node& n, const Decoded& d, Checker& c, std::optional<std::
       } else if (peer && rank && *peer == static_cast<std::int64_t>(*rank)) {
         c.error(n, fmt::format("{} is its own rank {}; expected another rank", send ? "comm_dst" : "comm_src", *rank));
       }
-      const auto own = self ? self : (rank ? std::optional<std::int64_t>(static_cast<std::int64_t>(*rank)) : std::nullopt);
+      const auto own =
+          self ? self : (rank ? std::optional<std::int64_t>(static_cast<std::int64_t>(*rank)) : std::nullopt);
       if (own && peer && d.comm_tag && d.comm_size) {
         s.p2p.push_back({n.id(), send, send ? *own : *peer, send ? *peer : *own, *d.comm_tag, *d.comm_size});
       }
@@ -134,7 +136,8 @@ void check_node(const Node& n, const Decoded& d, Checker& c, std::optional<std::
       if (d.is_cpu_op.value_or(false)) c.error(n, "a collective cannot be a CPU op (is_cpu_op is true)");
       if (d.pg_name && !d.pg_name->empty() && !is_group_id(*d.pg_name)) {
         c.error(n, fmt::format("pg_name \"{}\" is not a communicator group id; expected a decimal integer "
-                               "(\"\" or \"0\" for all NPUs)", *d.pg_name));
+                               "(\"\" or \"0\" for all NPUs)",
+                               *d.pg_name));
       }
       if (!d.comm_type) {
         need(false, "comm_type");
@@ -155,7 +158,8 @@ void check_node(const Node& n, const Decoded& d, Checker& c, std::optional<std::
       break;
     }
     default:
-      if (type > 7) c.error(n, fmt::format("unknown node type {}; expected 0 to 7 (INVALID_NODE to COMM_COLL_NODE)", type));
+      if (type > 7)
+        c.error(n, fmt::format("unknown node type {}; expected 0 to 7 (INVALID_NODE to COMM_COLL_NODE)", type));
       break;
   }
 }
@@ -262,7 +266,8 @@ class IdIndex {
       std::size_t end = k + 1;
       while (end < by_id_.size() && by_id_[end].first == by_id_[k].first) ++end;
       if (end - k > 1) {
-        c.error(trace.nodes[by_id_[k].second], fmt::format("its id appears {} times; ids must be unique within a file", end - k));
+        c.error(trace.nodes[by_id_[k].second],
+                fmt::format("its id appears {} times; ids must be unique within a file", end - k));
       }
       ++unique_ids;
       k = end;
@@ -337,9 +342,11 @@ void critical_path(const chakra::Trace& trace, const Adjacency& parents, const I
     ++freed;
     finish[i] += nodes[i].duration_micros();
     hops[i] += 1;
-    if (std::tie(finish[i], hops[i]) > std::tie(best, best_hops)) std::tie(best, best_hops) = std::tie(finish[i], hops[i]);
+    if (std::tie(finish[i], hops[i]) > std::tie(best, best_hops))
+      std::tie(best, best_hops) = std::tie(finish[i], hops[i]);
     for (std::uint32_t ch : children[i]) {
-      if (std::tie(finish[i], hops[i]) > std::tie(finish[ch], hops[ch])) std::tie(finish[ch], hops[ch]) = std::tie(finish[i], hops[i]);
+      if (std::tie(finish[i], hops[i]) > std::tie(finish[ch], hops[ch]))
+        std::tie(finish[ch], hops[ch]) = std::tie(finish[i], hops[i]);
       if (--waiting[ch] == 0) ready.push_back(ch);
     }
   }

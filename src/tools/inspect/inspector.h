@@ -28,7 +28,7 @@ namespace chakrasim::tools {
 struct Problem {
   enum class Severity { kError, kWarning };
   Severity severity = Severity::kError;
-  std::string file;                 // "" for a problem across ranks
+  std::string file;  // "" for a problem across ranks
   std::optional<std::uint64_t> node;
   std::string message;
 };
@@ -65,15 +65,15 @@ struct TraceSummary {
   bool readable = false;
   std::string version;
   std::uint64_t nodes = 0;
-  std::map<std::string, std::uint64_t> nodes_by_type;     // NodeType name -> nodes
-  std::map<std::string, std::uint64_t> micros_by_type;    // NodeType name -> sum of duration_micros
-  std::uint64_t compute_micros = 0;                       // COMP nodes
+  std::map<std::string, std::uint64_t> nodes_by_type;   // NodeType name -> nodes
+  std::map<std::string, std::uint64_t> micros_by_type;  // NodeType name -> sum of duration_micros
+  std::uint64_t compute_micros = 0;                     // COMP nodes
   std::uint64_t gpu_compute_micros = 0;
-  std::uint64_t cpu_compute_micros = 0;                   // is_cpu_op COMP nodes
-  std::map<std::string, Volume> collectives;              // comm_type name -> comm_size sum
-  std::map<std::string, Volume> groups;                   // pg_name ("" = all NPUs) -> comm_size sum
+  std::uint64_t cpu_compute_micros = 0;       // is_cpu_op COMP nodes
+  std::map<std::string, Volume> collectives;  // comm_type name -> comm_size sum
+  std::map<std::string, Volume> groups;       // pg_name ("" = all NPUs) -> comm_size sum
   Volume sends, recvs;
-  std::optional<std::uint64_t> critical_path_micros;      // absent when the graph has a cycle
+  std::optional<std::uint64_t> critical_path_micros;  // absent when the graph has a cycle
   std::uint64_t critical_path_nodes = 0;
   std::vector<Problem> problems;
   // For the checks across ranks: collectives per group in id order, point-to-point operations.

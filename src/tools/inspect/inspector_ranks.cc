@@ -56,9 +56,10 @@ void compare_collectives(Inspection& in) {
     }
     if (ranks_by_sequence.size() < 2) continue;
     // The sequence most ranks have (on a tie, the one of the lowest rank) is the reference.
-    const auto common = std::max_element(ranks_by_sequence.begin(), ranks_by_sequence.end(), [](const auto& a, const auto& b) {
-      return std::make_pair(a.second.size(), b.second.front()) < std::make_pair(b.second.size(), a.second.front());
-    });
+    const auto common =
+        std::max_element(ranks_by_sequence.begin(), ranks_by_sequence.end(), [](const auto& a, const auto& b) {
+          return std::make_pair(a.second.size(), b.second.front()) < std::make_pair(b.second.size(), a.second.front());
+        });
     const std::size_t ref_rank = common->second.front();
     const std::size_t best_count = common->second.size();
     const std::vector<CollectiveCall>& ref = calls_of(ref_rank);
@@ -76,9 +77,10 @@ void compare_collectives(Inspection& in) {
         detail = fmt::format("it has {} collectives, rank {} has {} (the first {} agree)", seq.size(), ref_rank,
                              ref.size(), k);
       }
-      in.problems.push_back({Severity::kError, in.ranks[rank].file, std::nullopt,
-                             fmt::format("{} on {} differ from rank {}'s (and {} other ranks'): {}; the run would hang",
-                                         whose_collectives(ranks), group_label(key), ref_rank, best_count - 1, detail)});
+      in.problems.push_back(
+          {Severity::kError, in.ranks[rank].file, std::nullopt,
+           fmt::format("{} on {} differ from rank {}'s (and {} other ranks'): {}; the run would hang",
+                       whose_collectives(ranks), group_label(key), ref_rank, best_count - 1, detail)});
     }
   }
 }
@@ -96,7 +98,7 @@ void match_messages(Inspection& in) {
   }
   auto file_of = [&](std::int64_t rank) {
     return rank >= 0 && static_cast<std::size_t>(rank) < in.ranks.size() ? in.ranks[static_cast<std::size_t>(rank)].file
-                                                                          : std::string();
+                                                                         : std::string();
   };
   for (const auto& [key, ops] : by_key) {
     const auto& [src, dst, tag, bytes] = key;
@@ -163,15 +165,17 @@ Inspection inspect(const std::string& path) {
     const std::string name = entry.path().filename().string();
     if (name.size() <= stem.size() + 3 || name.rfind(stem, 0) != 0 || !name.ends_with(".et")) continue;
     const std::string digits = name.substr(stem.size(), name.size() - stem.size() - 3);
-    if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) continue;
+    if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+      continue;
     if (const std::size_t r = std::stoul(digits); r > npus) beyond.insert(r);
   }
   for (std::size_t r = 0; r < npus; ++r) load(chakra::rank_path(path, r), r, npus);
   if (!beyond.empty()) {
-    in.problems.push_back({Severity::kError, chakra::rank_path(path, *beyond.begin()), std::nullopt,
-                           fmt::format("{} exists but {} does not: rank files must be numbered 0 to N-1; only "
-                                       "ranks 0 to {} were read",
-                                       chakra::rank_path(path, *beyond.begin()), chakra::rank_path(path, npus), npus - 1)});
+    in.problems.push_back(
+        {Severity::kError, chakra::rank_path(path, *beyond.begin()), std::nullopt,
+         fmt::format("{} exists but {} does not: rank files must be numbered 0 to N-1; only "
+                     "ranks 0 to {} were read",
+                     chakra::rank_path(path, *beyond.begin()), chakra::rank_path(path, npus), npus - 1)});
   }
   check_across_ranks(in);
   return in;

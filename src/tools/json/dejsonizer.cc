@@ -125,9 +125,11 @@ std::string expected_for(const FieldDescriptor* field) {
     case FieldDescriptor::CPPTYPE_INT64: return "a signed 64-bit integer (a string of digits, or a number)";
     case FieldDescriptor::CPPTYPE_UINT64: return "an unsigned 64-bit integer (a string of digits, or a number)";
     case FieldDescriptor::CPPTYPE_DOUBLE: return "a number (or \"NaN\", \"Infinity\", \"-Infinity\")";
-    case FieldDescriptor::CPPTYPE_FLOAT: return "a number in the range of a 32-bit float (or \"NaN\", \"Infinity\", \"-Infinity\")";
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return "a number in the range of a 32-bit float (or \"NaN\", \"Infinity\", \"-Infinity\")";
     case FieldDescriptor::CPPTYPE_BOOL: return "true or false";
-    case FieldDescriptor::CPPTYPE_STRING: return field->type() == FieldDescriptor::TYPE_BYTES ? "a base64 string" : "a string";
+    case FieldDescriptor::CPPTYPE_STRING:
+      return field->type() == FieldDescriptor::TYPE_BYTES ? "a base64 string" : "a string";
     case FieldDescriptor::CPPTYPE_MESSAGE: return fmt::format("a JSON object (a {})", field->message_type()->name());
     case FieldDescriptor::CPPTYPE_ENUM: break;
   }
@@ -152,10 +154,14 @@ bool set_scalar(Message& m, const FieldDescriptor* field, const Scalar& v) {
   using R = Reflection;
   using Kind = Scalar::Kind;
   switch (field->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32: return store(m, field, to_integer<std::int32_t>(v), &R::SetInt32, &R::AddInt32);
-    case FieldDescriptor::CPPTYPE_UINT32: return store(m, field, to_integer<std::uint32_t>(v), &R::SetUInt32, &R::AddUInt32);
-    case FieldDescriptor::CPPTYPE_INT64: return store(m, field, to_integer<std::int64_t>(v), &R::SetInt64, &R::AddInt64);
-    case FieldDescriptor::CPPTYPE_UINT64: return store(m, field, to_integer<std::uint64_t>(v), &R::SetUInt64, &R::AddUInt64);
+    case FieldDescriptor::CPPTYPE_INT32:
+      return store(m, field, to_integer<std::int32_t>(v), &R::SetInt32, &R::AddInt32);
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return store(m, field, to_integer<std::uint32_t>(v), &R::SetUInt32, &R::AddUInt32);
+    case FieldDescriptor::CPPTYPE_INT64:
+      return store(m, field, to_integer<std::int64_t>(v), &R::SetInt64, &R::AddInt64);
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return store(m, field, to_integer<std::uint64_t>(v), &R::SetUInt64, &R::AddUInt64);
     case FieldDescriptor::CPPTYPE_DOUBLE: return store(m, field, to_floating<double>(v), &R::SetDouble, &R::AddDouble);
     case FieldDescriptor::CPPTYPE_FLOAT: return store(m, field, to_floating<float>(v), &R::SetFloat, &R::AddFloat);
     case FieldDescriptor::CPPTYPE_BOOL:
@@ -225,13 +231,16 @@ class TraceReader {
   bool boolean(bool b) { return scalar({.kind = Scalar::Kind::kBool, .boolean = b}); }
   bool number_integer(std::int64_t i) { return scalar({.kind = Scalar::Kind::kSigned, .signed_value = i}); }
   bool number_unsigned(std::uint64_t u) { return scalar({.kind = Scalar::Kind::kUnsigned, .unsigned_value = u}); }
-  bool number_float(double d, const std::string& text) { return scalar({.kind = Scalar::Kind::kFloat, .floating = d, .text = text}); }
+  bool number_float(double d, const std::string& text) {
+    return scalar({.kind = Scalar::Kind::kFloat, .floating = d, .text = text});
+  }
   bool string(std::string& s) { return scalar({.kind = Scalar::Kind::kString, .text = s}); }
   bool binary(Json::binary_t&) { return true; }  // JSON text has no binary values
 
   bool start_object(std::size_t) {
     if (stack_.empty()) {  // a value at the top of the file
-      if (form_ == Form::kDocument) fail("{}: more JSON after the document's closing brace; expected one {}", source_, kDocumentShape);
+      if (form_ == Form::kDocument)
+        fail("{}: more JSON after the document's closing brace; expected one {}", source_, kDocumentShape);
       if (values_ == 1) stack_.push_back({.kind = Frame::Kind::kFirst});  // the metadata, or the whole document
       else push_message(trace_.nodes.emplace_back(), static_cast<long>(trace_.nodes.size()) - 1);
       return true;
@@ -256,7 +265,8 @@ class TraceReader {
     if (top.kind == Frame::Kind::kFirst) {  // the first key tells the forms apart
       const bool document = key == "metadata" || key == "nodes";
       form_ = document ? Form::kDocument : Form::kCompat;
-      top = document ? Frame{.kind = Frame::Kind::kDocument} : Frame{.kind = Frame::Kind::kMessage, .message = &trace_.metadata};
+      top = document ? Frame{.kind = Frame::Kind::kDocument}
+                     : Frame{.kind = Frame::Kind::kMessage, .message = &trace_.metadata};
     }
     top.key = key;
     top.element = -1;
@@ -278,7 +288,8 @@ class TraceReader {
            valid, kUnknownFieldsKey);
     }
     const std::uint64_t bit = std::uint64_t{1} << (top.field->index() % 64);
-    if ((top.given & bit) != 0) fail("{}: {}: key \"{}\": field {} is given twice", source_, where(), path(), top.field->name());
+    if ((top.given & bit) != 0)
+      fail("{}: {}: key \"{}\": field {} is given twice", source_, where(), path(), top.field->name());
     top.given |= bit;
     return true;
   }
@@ -295,7 +306,8 @@ class TraceReader {
     Frame& top = stack_.back();
     if (top.kind == Frame::Kind::kDocument) {
       if (top.key != "nodes" || top.element >= 0) bad_document_value("an array");
-    } else if (const FieldDescriptor* field = top.field; field == nullptr || !field->is_repeated() || top.element >= 0) {
+    } else if (const FieldDescriptor* field = top.field;
+               field == nullptr || !field->is_repeated() || top.element >= 0) {
       bad(field == nullptr ? std::string(kUnknownExpected) : expected_for(field), "an array");
     }
     top.element = 0;
@@ -319,15 +331,16 @@ class TraceReader {
 
  private:
   static constexpr std::string_view kDocumentShape = "document {\"metadata\": {...}, \"nodes\": [{...}, ...]}";
-  static constexpr std::string_view kUnknownExpected = "the base64 of protobuf wire bytes (fields this schema does not know)";
+  static constexpr std::string_view kUnknownExpected = "the base64 of protobuf wire bytes (fields this schema does not "
+                                                       "know)";
 
   struct Frame {
     enum class Kind { kFirst, kDocument, kMessage } kind;
-    Message* message = nullptr;               // the message being filled (kMessage)
-    const FieldDescriptor* field = nullptr;   // the field the current key names; null for _unknownFields
-    std::string key{};                        // the current key
-    long element = -1;                        // inside the current key's array: the element's index
-    std::uint64_t given = 0;                  // one bit per field already given, to catch repeats
+    Message* message = nullptr;              // the message being filled (kMessage)
+    const FieldDescriptor* field = nullptr;  // the field the current key names; null for _unknownFields
+    std::string key{};                       // the current key
+    long element = -1;                       // inside the current key's array: the element's index
+    std::uint64_t given = 0;                 // one bit per field already given, to catch repeats
   };
   enum class Form { kUnknown, kDocument, kCompat };
 
@@ -367,8 +380,8 @@ class TraceReader {
     if (field->is_repeated() && top.element < 0) bad("a JSON array", got());
     const Reflection* r = top.message->GetReflection();
     if (const auto* oneof = field->containing_oneof(); oneof != nullptr && r->HasOneof(*top.message, oneof)) {
-      fail("{}: {}: key \"{}\": \"{}\" is already set, and a {} holds only one member of `{}`", source_, where(), path(),
-           r->GetOneofFieldDescriptor(*top.message, oneof)->json_name(), top.message->GetDescriptor()->name(),
+      fail("{}: {}: key \"{}\": \"{}\" is already set, and a {} holds only one member of `{}`", source_, where(),
+           path(), r->GetOneofFieldDescriptor(*top.message, oneof)->json_name(), top.message->GetDescriptor()->name(),
            oneof->name());
     }
     return field;
@@ -401,14 +414,17 @@ class TraceReader {
   }
 
   [[noreturn]] void bad_top_level(const std::string& got) const {
-    if (values_ == 1) fail("{}: expected a JSON object (the {} or the GlobalMetadata), got {}", source_, kDocumentShape, got);
-    if (form_ == Form::kDocument) fail("{}: more JSON after the document's closing brace; expected one {}", source_, kDocumentShape);
+    if (values_ == 1)
+      fail("{}: expected a JSON object (the {} or the GlobalMetadata), got {}", source_, kDocumentShape, got);
+    if (form_ == Form::kDocument)
+      fail("{}: more JSON after the document's closing brace; expected one {}", source_, kDocumentShape);
     fail("{}: node {}: expected a JSON object (a Node), got {}", source_, trace_.nodes.size(), got);
   }
 
   [[noreturn]] void bad_document_value(const std::string& got) const {
     const Frame& top = stack_.back();
-    if (top.key == "metadata") fail("{}: key \"metadata\": expected a JSON object (a GlobalMetadata), got {}", source_, got);
+    if (top.key == "metadata")
+      fail("{}: key \"metadata\": expected a JSON object (a GlobalMetadata), got {}", source_, got);
     if (top.element < 0) fail("{}: key \"nodes\": expected a JSON array of Node objects, got {}", source_, got);
     fail("{}: nodes[{}]: expected a JSON object (a Node), got {}", source_, top.element, got);
   }

@@ -25,8 +25,7 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
 
-constexpr std::string_view kBase64Alphabet =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr std::string_view kBase64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 // Standard alphabet with '=' padding, as Python's base64.b64encode (json_format's bytes).
 std::string base64_encode(std::string_view bytes) {
@@ -174,8 +173,8 @@ class PythonStyleWriter {
       }
       case FieldDescriptor::CPPTYPE_STRING: {
         std::string scratch;
-        const std::string& text = rep ? r->GetRepeatedStringReference(m, field, index, &scratch)
-                                      : r->GetStringReference(m, field, &scratch);
+        const std::string& text =
+            rep ? r->GetRepeatedStringReference(m, field, index, &scratch) : r->GetStringReference(m, field, &scratch);
         if (field->type() == FieldDescriptor::TYPE_BYTES) write_string(base64_encode(text));
         else write_string(text, field);
         break;
@@ -198,7 +197,12 @@ class PythonStyleWriter {
         ++i;
         continue;
       }
-      const char* short_escape = c == '\b' ? "\\b" : c == '\f' ? "\\f" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : nullptr;
+      const char* short_escape = c == '\b'   ? "\\b"
+                                 : c == '\f' ? "\\f"
+                                 : c == '\n' ? "\\n"
+                                 : c == '\r' ? "\\r"
+                                 : c == '\t' ? "\\t"
+                                             : nullptr;
       if (short_escape != nullptr) {
         out_ += short_escape;
         ++i;

@@ -21,22 +21,23 @@ Json parse_json(const std::string& text, const std::string& source, const char* 
   } catch (const Json::exception& e) {
     fail("{}: not valid JSON ({}); expected {}", source, e.what(), expected);
   }
-  if (!root.is_object()) fail("{}: the top level is {}; expected a JSON object: {}", source, root.type_name(), expected);
+  if (!root.is_object())
+    fail("{}: the top level is {}; expected a JSON object: {}", source, root.type_name(), expected);
   return root;
 }
 
 std::optional<std::int64_t> integer_field(const Json& object, const char* key, const std::string& where) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return std::nullopt;
-  if (it->is_number_integer() && !(it->is_number_unsigned() && it->get<std::uint64_t>() > INT64_MAX)) return it->get<std::int64_t>();
+  if (it->is_number_integer() && !(it->is_number_unsigned() && it->get<std::uint64_t>() > INT64_MAX))
+    return it->get<std::int64_t>();
   if (it->is_string()) {
     const std::string& s = it->get_ref<const std::string&>();
     std::size_t used = 0;
     try {
       const long long value = std::stoll(s, &used);
       if (used == s.size()) return value;
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
   fail("{}: \"{}\" is {}; expected an integer", where, key, it->dump());
 }
@@ -51,7 +52,8 @@ std::string string_field(const Json& object, const char* key, const std::string&
 void Linker::load_host(const std::string& text) {
   host_root_ = parse_json(text, host_source_, "a PyTorch host execution trace with \"nodes\"");
   auto nodes = host_root_.find("nodes");
-  if (nodes == host_root_.end()) fail("{}: no \"nodes\"; expected a PyTorch host execution trace (JSON with a \"nodes\" list)", host_source_);
+  if (nodes == host_root_.end())
+    fail("{}: no \"nodes\"; expected a PyTorch host execution trace (JSON with a \"nodes\" list)", host_source_);
   if (!nodes->is_array()) fail("{}: \"nodes\" is {}; expected a list of nodes", host_source_, nodes->type_name());
   for (std::size_t i = 0; i < nodes->size(); ++i) {
     const Json& raw = (*nodes)[i];
@@ -66,9 +68,11 @@ void Linker::load_host(const std::string& text) {
     node.name = string_field(raw, "name", where);
     node.ctrl_dep = integer_field(raw, "ctrl_deps", where);
     if (auto attrs = raw.find("attrs"); attrs != raw.end()) {
-      if (!attrs->is_array()) fail("{}: \"attrs\" is {}; expected a list of {{name, type, value}}", where, attrs->type_name());
+      if (!attrs->is_array())
+        fail("{}: \"attrs\" is {}; expected a list of {{name, type, value}}", where, attrs->type_name());
       for (const Json& attr : *attrs) {
-        if (attr.is_object() && attr.value("name", Json()) == "rf_id") node.rf_id = integer_field(attr, "value", where + ": attr rf_id");
+        if (attr.is_object() && attr.value("name", Json()) == "rf_id")
+          node.rf_id = integer_field(attr, "value", where + ": attr rf_id");
       }
     }
     host_.push_back(std::move(node));
@@ -82,7 +86,8 @@ void Linker::load_host(const std::string& text) {
   }
   const auto host_pid = integer_field(host_root_, "pid", host_source_);
   if (host_pid && cpu_pid_ && *cpu_pid_ != *host_pid) {
-    fail("{}: CPU ops ran in process {} (traceEvents[{}]) but the host trace {} is of process {}; expected the two traces of one rank",
+    fail("{}: CPU ops ran in process {} (traceEvents[{}]) but the host trace {} is of process {}; expected the two "
+         "traces of one rank",
          device_source_, *cpu_pid_, cpu_pid_event_, host_source_, *host_pid);
   }
   report_.host_nodes = host_.size();
@@ -110,7 +115,8 @@ void Linker::match_host_ops() {
     }
     DeviceEvent& op = events_[it->second];
     if (op.host != kNone) {
-      fail("{}: nodes[{}] (id {}) and nodes[{}] (id {}) have the same rf_id {}; expected one host op per record function",
+      fail("{}: nodes[{}] (id {}) and nodes[{}] (id {}) have the same rf_id {}; expected one host op per record "
+           "function",
            host_source_, host_[op.host].json_index, host_[op.host].id, node.json_index, node.id, *node.rf_id);
     }
     op.host = h;
@@ -120,7 +126,10 @@ void Linker::match_host_ops() {
     node.exclusive = op.exclusive;
     ++report_.linked_ops;
   }
-  if (unmatched) report_.warnings.push_back(fmt::format("{} host ops have an rf_id that no CPU op of the device trace has; they keep no timing", unmatched));
+  if (unmatched)
+    report_.warnings.push_back(fmt::format("{} host ops have an rf_id that no CPU op of the device trace has; they "
+                                           "keep no timing",
+                                           unmatched));
 }
 
 // The process node gets the span of every complete event; each thread node the span of the
@@ -166,12 +175,14 @@ void Linker::annotate_process_and_threads() {
 std::size_t Linker::launching_host_node(const DeviceEvent& gpu) const {
   const DeviceEvent& launch = events_[gpu.launch];
   std::string lower = gpu.name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   const bool nccl = contains(lower, "nccl");
   auto usable = [&](std::size_t op) { return !(nccl && events_[op].name == "nccl:coalesced"); };
   std::size_t op = kNone;
   const std::optional<std::int64_t> external_id = gpu.external_id ? gpu.external_id : launch.external_id;
-  if (auto it = ops_by_external_id_.find({launch.tid, external_id.value_or(-1)}); external_id && it != ops_by_external_id_.end()) {
+  if (auto it = ops_by_external_id_.find({launch.tid, external_id.value_or(-1)});
+      external_id && it != ops_by_external_id_.end()) {
     for (auto candidate = it->second.rbegin(); candidate != it->second.rend() && op == kNone; ++candidate) {
       if (events_[*candidate].ts.value <= launch.ts.value && usable(*candidate)) op = *candidate;
     }
@@ -180,7 +191,8 @@ std::size_t Linker::launching_host_node(const DeviceEvent& gpu) const {
     if (auto nesting = thread_nesting_.find(launch.tid); nesting != thread_nesting_.end()) {
       const std::vector<std::size_t>& ops = nesting->second;
       // Ops that start at the launch's own µs may hold it (the reference skips them).
-      auto after = std::upper_bound(ops.begin(), ops.end(), launch.ts.value, [&](double t, std::size_t o) { return t < events_[o].ts.value; });
+      auto after = std::upper_bound(ops.begin(), ops.end(), launch.ts.value,
+                                    [&](double t, std::size_t o) { return t < events_[o].ts.value; });
       op = after == ops.begin() ? kNone : *(after - 1);
       while (op != kNone && (events_[op].end().value < launch.ts.value || !usable(op))) op = events_[op].enclosing;
     }
@@ -210,8 +222,12 @@ void Linker::attach_gpu_ops() {
     host_[gpu.parent_host].gpu_ops.push_back(i);  // events_ is by ts, so each list is too
     ++report_.gpu_ops;
   }
-  if (no_launch) report_.warnings.push_back(fmt::format("{} GPU ops have no kernel launch with their correlation id; dropped", no_launch));
-  if (no_parent) report_.warnings.push_back(fmt::format("{} GPU ops were launched outside every op of the host trace; dropped", no_parent));
+  if (no_launch)
+    report_.warnings.push_back(
+        fmt::format("{} GPU ops have no kernel launch with their correlation id; dropped", no_launch));
+  if (no_parent)
+    report_.warnings.push_back(
+        fmt::format("{} GPU ops were launched outside every op of the host trace; dropped", no_parent));
 }
 
 // Per thread, a group starts at the first op and after every idle gap over 1000 µs; each op of
@@ -228,7 +244,8 @@ void Linker::group_inter_thread() {
     for (std::size_t k = 0; k < ops.size(); ++k) {
       DeviceEvent& op = events_[ops[k]];
       if (k == 0 || op.ts.value - busy_until > kInterThreadGapMicros) {
-        auto before = std::lower_bound(linked.begin(), linked.end(), op.ts.value, [&](std::size_t o, double t) { return events_[o].ts.value < t; });
+        auto before = std::lower_bound(linked.begin(), linked.end(), op.ts.value,
+                                       [&](std::size_t o, double t) { return events_[o].ts.value < t; });
         dep = kNone;
         while (before != linked.begin() && dep == kNone) {
           --before;
@@ -250,14 +267,15 @@ void Linker::group_inter_thread() {
 // each stream enough. The waiter is the first CPU op of the thread (in the host trace) that
 // starts once the call has returned.
 void Linker::add_sync_deps() {
-  std::map<std::int64_t, std::vector<std::size_t>> by_stream;   // emitted GPU ops by launch ts
-  std::map<std::string, std::vector<std::size_t>> by_thread;    // GPU ops by launching thread
+  std::map<std::int64_t, std::vector<std::size_t>> by_stream;  // emitted GPU ops by launch ts
+  std::map<std::string, std::vector<std::size_t>> by_thread;   // GPU ops by launching thread
   std::vector<std::size_t> gpu_ops;
   for (std::size_t i = 0; i < events_.size(); ++i) {
     if (events_[i].kind == Kind::kGpuOp && events_[i].launch != kNone) gpu_ops.push_back(i);
   }
   auto launch_ts = [&](std::size_t g) { return events_[events_[g].launch].ts.value; };
-  std::stable_sort(gpu_ops.begin(), gpu_ops.end(), [&](std::size_t a, std::size_t b) { return launch_ts(a) < launch_ts(b); });
+  std::stable_sort(gpu_ops.begin(), gpu_ops.end(),
+                   [&](std::size_t a, std::size_t b) { return launch_ts(a) < launch_ts(b); });
   for (std::size_t g : gpu_ops) {
     by_thread[events_[events_[g].launch].tid].push_back(g);
     if (events_[g].stream && events_[g].parent_host != kNone) by_stream[*events_[g].stream].push_back(g);
@@ -273,7 +291,8 @@ void Linker::add_sync_deps() {
       for (const auto& entry : by_stream) streams.insert(entry.first);
     } else if (sync.stream) {
       streams.insert(*sync.stream);
-    } else if (auto rec = sync.correlation ? sync_stream_by_correlation_.find(*sync.correlation) : sync_stream_by_correlation_.end();
+    } else if (auto rec = sync.correlation ? sync_stream_by_correlation_.find(*sync.correlation)
+                                           : sync_stream_by_correlation_.end();
                rec != sync_stream_by_correlation_.end()) {
       streams.insert(rec->second);
     } else if (auto mine = by_thread.find(sync.tid); mine != by_thread.end()) {
@@ -283,7 +302,8 @@ void Linker::add_sync_deps() {
     auto thread = thread_ops_.find(sync.tid);
     if (streams.empty() || thread == thread_ops_.end()) continue;
     const double returned = sync.end().value;
-    auto waiter = std::lower_bound(thread->second.begin(), thread->second.end(), returned, [&](std::size_t o, double t) { return events_[o].ts.value < t; });
+    auto waiter = std::lower_bound(thread->second.begin(), thread->second.end(), returned,
+                                   [&](std::size_t o, double t) { return events_[o].ts.value < t; });
     while (waiter != thread->second.end() && events_[*waiter].host == kNone) ++waiter;
     if (waiter == thread->second.end()) continue;
     for (std::int64_t stream : streams) {
@@ -355,9 +375,8 @@ std::string Linker::write() {
 
 }  // namespace trace_linker
 
-std::string link_traces(const std::string& host_json, const std::string& host_source,
-                        const std::string& device_json, const std::string& device_source,
-                        const LinkOptions& options, LinkReport* report) {
+std::string link_traces(const std::string& host_json, const std::string& host_source, const std::string& device_json,
+                        const std::string& device_source, const LinkOptions& options, LinkReport* report) {
   LinkReport local;
   trace_linker::Linker linker(host_source, device_source, report ? *report : local);
   linker.load_device(device_json, options);
@@ -366,8 +385,8 @@ std::string link_traces(const std::string& host_json, const std::string& host_so
   return linker.write();
 }
 
-LinkReport link_trace_files(const std::string& host_path, const std::string& device_path,
-                            const std::string& out_path, const LinkOptions& options) {
+LinkReport link_trace_files(const std::string& host_path, const std::string& device_path, const std::string& out_path,
+                            const LinkOptions& options) {
   const std::string host = read_file(host_path, "host execution trace", "a PyTorch host execution trace (JSON)");
   const std::string device = read_file(device_path, "device trace", "a Kineto device trace (JSON)");
   LinkReport report;

@@ -49,23 +49,22 @@ struct LinkOptions {
 
 // What one link did, for the CLI's summary line; `warnings` lists what was left unlinked.
 struct LinkReport {
-  std::size_t host_nodes = 0;      // nodes of the host trace
-  std::size_t linked_ops = 0;      // host nodes that got timing from the device trace
-  std::size_t gpu_ops = 0;         // GPU nodes added
+  std::size_t host_nodes = 0;  // nodes of the host trace
+  std::size_t linked_ops = 0;  // host nodes that got timing from the device trace
+  std::size_t gpu_ops = 0;     // GPU nodes added
   std::size_t inter_thread_deps = 0;
-  std::size_t sync_deps = 0;       // sync_dep entries written
+  std::size_t sync_deps = 0;  // sync_dep entries written
   std::vector<std::string> warnings;
 };
 
 // Links the two traces' JSON texts (`host_source` / `device_source` name them in errors) and
 // returns the ET+ JSON text, laid out as Python's json.dump(indent=4). Throws Error on input
 // that is not what a PyTorch host trace or a Kineto trace is.
-std::string link_traces(const std::string& host_json, const std::string& host_source,
-                        const std::string& device_json, const std::string& device_source,
-                        const LinkOptions& options, LinkReport* report = nullptr);
+std::string link_traces(const std::string& host_json, const std::string& host_source, const std::string& device_json,
+                        const std::string& device_source, const LinkOptions& options, LinkReport* report = nullptr);
 
 // Reads both files, links them and writes the ET+ JSON to `out_path`.
-LinkReport link_trace_files(const std::string& host_path, const std::string& device_path,
-                            const std::string& out_path, const LinkOptions& options);
+LinkReport link_trace_files(const std::string& host_path, const std::string& device_path, const std::string& out_path,
+                            const LinkOptions& options);
 
 }  // namespace chakrasim::tools

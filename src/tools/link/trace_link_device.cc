@@ -12,16 +12,20 @@ namespace chakrasim::tools::trace_linker {
 void Linker::load_device(const std::string& text, const LinkOptions& options) {
   Json root = parse_json(text, device_source_, "a Kineto trace with \"traceEvents\"");
   auto events = root.find("traceEvents");
-  if (events == root.end()) fail("{}: no \"traceEvents\"; expected a Kineto (Chrome-trace) JSON with a \"traceEvents\" list", device_source_);
-  if (!events->is_array()) fail("{}: \"traceEvents\" is {}; expected a list of events", device_source_, events->type_name());
+  if (events == root.end())
+    fail("{}: no \"traceEvents\"; expected a Kineto (Chrome-trace) JSON with a \"traceEvents\" list", device_source_);
+  if (!events->is_array())
+    fail("{}: \"traceEvents\" is {}; expected a list of events", device_source_, events->type_name());
   if (auto info = root.find("distributedInfo"); options.rank && info != root.end() && info->is_object()) {
     const auto rank = integer_field(*info, "rank", device_source_ + ": distributedInfo");
     if (rank && *rank != *options.rank) {
-      fail("{}: distributedInfo.rank is {} but --rank is {}; expected the device trace of rank {}", device_source_, *rank, *options.rank, *options.rank);
+      fail("{}: distributedInfo.rank is {} but --rank is {}; expected the device trace of rank {}", device_source_,
+           *rank, *options.rank, *options.rank);
     }
   }
   for (std::size_t i = 0; i < events->size(); ++i) read_event((*events)[i], i);
-  std::stable_sort(events_.begin(), events_.end(), [](const DeviceEvent& a, const DeviceEvent& b) { return a.ts.value < b.ts.value; });
+  std::stable_sort(events_.begin(), events_.end(),
+                   [](const DeviceEvent& a, const DeviceEvent& b) { return a.ts.value < b.ts.value; });
   index_device();
 }
 
@@ -40,25 +44,29 @@ void Linker::read_event(const Json& raw, std::size_t index) {
     out = {it->get<double>(), it->is_number_float()};
     return true;
   };
-  const bool cpu_side = e.cat == "cpu_op" || e.cat == "user_annotation" || e.cat == "cuda_runtime" || e.cat == "cuda_driver";
+  const bool cpu_side =
+      e.cat == "cpu_op" || e.cat == "user_annotation" || e.cat == "cuda_runtime" || e.cat == "cuda_driver";
   if (auto tid = raw.find("tid"); tid != raw.end()) e.tid = tid->dump();
   if (complete && time_of("ts", e.ts) && time_of("dur", e.dur)) {  // spans use every complete event
     process_span_.add(e.ts, e.end());
     if (cpu_side) thread_spans_[e.tid].add(e.ts, e.end());
   }
 
-  static const std::set<std::string_view> kLaunches = {
-      "cuLaunchKernel", "cuLaunchKernelEx", "cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpy",
-      "cudaMemcpyAsync", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbol", "cudaLaunchCooperativeKernel",
-      "hipLaunchKernel", "hipExtLaunchKernel", "hipExtModuleLaunchKernel", "hipModuleLaunchKernel",
-      "hipMemcpyWithStream", "hipMemcpyAsync"};
-  static const std::set<std::string_view> kSyncs = {
-      "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cuCtxSynchronize",
-      "cuStreamSynchronize", "cuEventSynchronize", "hipDeviceSynchronize", "hipStreamSynchronize",
-      "hipEventSynchronize"};
+  static const std::set<std::string_view> kLaunches =
+      {"cuLaunchKernel",        "cuLaunchKernelEx",    "cudaLaunchKernel",
+       "cudaLaunchKernelExC",   "cudaMemcpy",          "cudaMemcpyAsync",
+       "cudaMemcpyFromSymbol",  "cudaMemcpyToSymbol",  "cudaLaunchCooperativeKernel",
+       "hipLaunchKernel",       "hipExtLaunchKernel",  "hipExtModuleLaunchKernel",
+       "hipModuleLaunchKernel", "hipMemcpyWithStream", "hipMemcpyAsync"};
+  static const std::set<std::string_view> kSyncs = {"cudaDeviceSynchronize", "cudaStreamSynchronize",
+                                                    "cudaEventSynchronize",  "cuCtxSynchronize",
+                                                    "cuStreamSynchronize",   "cuEventSynchronize",
+                                                    "hipDeviceSynchronize",  "hipStreamSynchronize",
+                                                    "hipEventSynchronize"};
   const Json no_args = Json::object();
   auto args_it = raw.find("args");
-  if (args_it != raw.end() && !args_it->is_object()) fail("{}: \"args\" is {}; expected an object", where, args_it->type_name());
+  if (args_it != raw.end() && !args_it->is_object())
+    fail("{}: \"args\" is {}; expected an object", where, args_it->type_name());
   const Json& args = args_it == raw.end() ? no_args : *args_it;
 
   if (e.cat == "ac2g") {  // CPU->GPU flow arrows: the correlation is on both ends already
@@ -83,8 +91,12 @@ void Linker::read_event(const Json& raw, std::size_t index) {
   } else {
     return;
   }
-  if (!time_of("ts", e.ts)) event_fail(e, fmt::format("\"ts\" is {}; expected a time in µs", raw.contains("ts") ? raw["ts"].dump() : "missing"));
-  if (!time_of("dur", e.dur)) event_fail(e, fmt::format("\"dur\" is {}; expected a duration in µs", raw.contains("dur") ? raw["dur"].dump() : "missing"));
+  if (!time_of("ts", e.ts))
+    event_fail(e,
+               fmt::format("\"ts\" is {}; expected a time in µs", raw.contains("ts") ? raw["ts"].dump() : "missing"));
+  if (!time_of("dur", e.dur))
+    event_fail(e, fmt::format("\"dur\" is {}; expected a duration in µs",
+                              raw.contains("dur") ? raw["dur"].dump() : "missing"));
   if (e.dur.value < 0) event_fail(e, fmt::format("\"dur\" is {}; expected a duration of 0 µs or more", e.dur.value));
   const std::string args_where = where + ": args";
   e.external_id = integer_field(args, "External id", args_where);
@@ -113,12 +125,19 @@ void Linker::index_device() {
       if (e.external_id) ops_by_external_id_[{e.tid, *e.external_id}].push_back(i);
       if (e.rf_id) {
         auto [it, fresh] = op_by_rf_id_.emplace(*e.rf_id, i);
-        if (!fresh) event_fail(e, fmt::format("Record function id {} is also on traceEvents[{}]; expected each CPU op to have its own", *e.rf_id, events_[it->second].index));
+        if (!fresh)
+          event_fail(e, fmt::format("Record function id {} is also on traceEvents[{}]; expected each CPU op to have "
+                                    "its own",
+                                    *e.rf_id, events_[it->second].index));
       }
     } else if (e.kind == Kind::kLaunch) {
-      if (!e.correlation) event_fail(e, "a kernel launch without args.correlation; expected the id that ties it to its GPU op");
+      if (!e.correlation)
+        event_fail(e, "a kernel launch without args.correlation; expected the id that ties it to its GPU op");
       auto [it, fresh] = launch_by_correlation_.emplace(*e.correlation, i);
-      if (!fresh) event_fail(e, fmt::format("correlation {} is also on traceEvents[{}]; expected each kernel launch to have its own correlation id", *e.correlation, events_[it->second].index));
+      if (!fresh)
+        event_fail(e, fmt::format("correlation {} is also on traceEvents[{}]; expected each kernel launch to have its "
+                                  "own correlation id",
+                                  *e.correlation, events_[it->second].index));
     }
   }
   for (const auto& [tid, ops] : thread_ops_) {
@@ -145,7 +164,8 @@ void Linker::compute_exclusive(const std::vector<std::size_t>& ops) {
       if (child.ts.value >= op.ts.value && child.end().value <= op_end) inside.emplace_back(child.ts, child.end());
       if (op_end < child.ts.value) break;
     }
-    std::stable_sort(inside.begin(), inside.end(), [](const auto& a, const auto& b) { return a.first.value < b.first.value; });
+    std::stable_sort(inside.begin(), inside.end(),
+                     [](const auto& a, const auto& b) { return a.first.value < b.first.value; });
     Micros exclusive = op.dur;
     for (std::size_t k = 0; k < inside.size();) {
       Micros start = inside[k].first, end = inside[k].second;

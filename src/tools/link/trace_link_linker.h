@@ -27,8 +27,10 @@ using Json = nlohmann::ordered_json;
 inline constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 inline constexpr double kInterThreadGapMicros = 1000;  // the reference's idle-gap threshold
 inline constexpr std::string_view kProcessAnnotation = "[pytorch|profiler|execution_trace|process]";
-inline constexpr std::string_view kThreadAnnotations[] = {"[pytorch|profiler|execution_trace|thread]",
-                                                          "[pytorch|profiler|execution_graph|thread]"};
+inline constexpr std::string_view kThreadAnnotations[] = {"[pytorch|profiler|execution_trace|thread]", "[pytorch|"
+                                                                                                       "profiler|"
+                                                                                                       "execution_"
+                                                                                                       "graph|thread]"};
 
 // A time or duration in µs as the trace wrote it: integers stay integers in the ET+ (as they do
 // in Python), and anything fractional makes a result fractional. Doubles hold every integer µs
@@ -59,8 +61,8 @@ struct DeviceEvent {
   std::optional<std::string> pg_name;
   // CPU ops: derived below.
   Micros exclusive;
-  std::size_t enclosing = kNone;         // innermost CPU op of the same thread around it
-  std::size_t host = kNone;              // the host node it is linked to
+  std::size_t enclosing = kNone;  // innermost CPU op of the same thread around it
+  std::size_t host = kNone;       // the host node it is linked to
   // GPU ops: the launch event and the host node it hangs under.
   std::size_t launch = kNone;
   std::size_t parent_host = kNone;
@@ -138,7 +140,7 @@ class Linker {
   std::size_t cpu_pid_event_ = 0;
 
   Json host_root_;
-  std::vector<HostNode> host_;  // by id
+  std::vector<HostNode> host_;                        // by id
   std::map<std::string, std::size_t> thread_anchor_;  // Kineto tid -> host thread annotation node
 };
 

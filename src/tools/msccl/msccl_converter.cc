@@ -134,7 +134,8 @@ class GpuConverter {
   std::vector<std::uint64_t> dependencies(const Block& b, const Step& s) const {
     std::vector<std::uint64_t> deps;
     auto depend_on = [&](const Step& parent) {
-      if (parent.kind == StepKind::kNop) fail("{}: gpu {} tb {} step {} depends on a nop step", source_, gpu_id_, b.id, s.id);
+      if (parent.kind == StepKind::kNop)
+        fail("{}: gpu {} tb {} step {} depends on a nop step", source_, gpu_id_, b.id, s.id);
       deps.push_back(static_cast<std::uint64_t>(parent.last_node));
     };
     if (s.dep_block != -1) depend_on(find_step(s.dep_block, s.dep_step, b, s));
@@ -185,7 +186,8 @@ class GpuConverter {
 
 std::map<int, chakra::Trace> convert_msccl(const std::string& xml, const std::string& source,
                                            const MscclOptions& options) {
-  static const char* const kCollectives[] = {"allreduce", "allgather", "alltoall", "reducescatter", "broadcast", "reduce"};
+  static const char* const kCollectives[] = {"allreduce",     "allgather", "alltoall",
+                                             "reducescatter", "broadcast", "reduce"};
   if (std::find(std::begin(kCollectives), std::end(kCollectives), options.collective) == std::end(kCollectives)) {
     fail("--collective: \"{}\" is not a collective; expected allreduce, allgather, alltoall, reducescatter, "
          "broadcast or reduce",
@@ -216,7 +218,8 @@ std::map<int, chakra::Trace> convert_msccl(const std::string& xml, const std::st
 std::size_t convert_msccl_file(const std::string& xml_path, const std::string& prefix, const MscclOptions& options) {
   const std::string xml = read_file(xml_path, "MSCCL-IR XML", "an MSCCL-IR XML file");
   const auto traces = convert_msccl(xml, xml_path, options);
-  for (const auto& [gpu, trace] : traces) chakra::write_trace(chakra::rank_path(prefix, static_cast<std::size_t>(gpu)), trace);
+  for (const auto& [gpu, trace] : traces)
+    chakra::write_trace(chakra::rank_path(prefix, static_cast<std::size_t>(gpu)), trace);
   return traces.size();
 }
 

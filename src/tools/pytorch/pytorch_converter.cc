@@ -14,9 +14,9 @@
 #include "chakra/graph.h"
 #include "core/error.h"
 #include "core/read_file.h"
+#include "tools/common/text_format.h"
 #include "tools/pytorch/pytorch_ops.h"
 #include "tools/pytorch/pytorch_repr.h"
-#include "tools/common/text_format.h"
 
 namespace chakrasim::tools {
 namespace {
@@ -82,7 +82,8 @@ class Converter {
   std::uint64_t id_of(std::size_t out) const { return ops_[out_[out].op].id; }
 
   static bool is_thread_root(const Op& op) {
-    return op.name == "[pytorch|profiler|execution_trace|thread]" || op.name == "[pytorch|profiler|execution_graph|thread]";
+    return op.name == "[pytorch|profiler|execution_trace|thread]" || op.name == "[pytorch|profiler|execution_graph|"
+                                                                                "thread]";
   }
 
   // ---- conversion ---------------------------------------------------------------------------
@@ -168,10 +169,12 @@ class Converter {
     for (char c : op.name) {
       if (c != '_' && c != '-') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
-    static const std::pair<const char*, ChakraProtoMsg::CollectiveCommType> kKinds[] = {
-        {"allreduce", ChakraProtoMsg::ALL_REDUCE},     {"alltoall", ChakraProtoMsg::ALL_TO_ALL},
-        {"allgather", ChakraProtoMsg::ALL_GATHER},     {"reducescatter", ChakraProtoMsg::REDUCE_SCATTER},
-        {"broadcast", ChakraProtoMsg::BROADCAST}};
+    static const std::pair<const char*, ChakraProtoMsg::CollectiveCommType> kKinds[] =
+        {{"allreduce", ChakraProtoMsg::ALL_REDUCE},
+         {"alltoall", ChakraProtoMsg::ALL_TO_ALL},
+         {"allgather", ChakraProtoMsg::ALL_GATHER},
+         {"reducescatter", ChakraProtoMsg::REDUCE_SCATTER},
+         {"broadcast", ChakraProtoMsg::BROADCAST}};
     for (const auto& [word, kind] : kKinds) {
       if (contains(key, word)) return kind;
     }
@@ -185,26 +188,31 @@ class Converter {
   std::int64_t comm_size_of(const Op& op) const {
     const Json& values = (*op.json)["inputs"]["values"];
     const Json& types = (*op.json)["inputs"]["types"];
-    if (!values.is_array() || !types.is_array()) bad_node(op, "inputs.values or inputs.types is not a list; expected lists to size the message");
+    if (!values.is_array() || !types.is_array())
+      bad_node(op, "inputs.values or inputs.types is not a list; expected lists to size the message");
     std::int64_t bytes = 0;
     auto add = [&](const Json& tensor, std::size_t k) {
       const auto count = tensor.is_array() && tensor.size() >= 5 ? as_int64(tensor[3]) : std::nullopt;
       const auto width = count ? as_int64(tensor[4]) : std::nullopt;
-      if (!width || *count < 0 || *width < 0 || (*width > 0 && *count > (std::numeric_limits<std::int64_t>::max() - bytes) / *width)) {
+      if (!width || *count < 0 || *width < 0 ||
+          (*width > 0 && *count > (std::numeric_limits<std::int64_t>::max() - bytes) / *width)) {
         bad_node(op, fmt::format("inputs.values[{}] holds {}; expected a tensor [id, storage id, offset, elements, "
-                                 "bytes per element, device]", k, json_excerpt(tensor)));
+                                 "bytes per element, device]",
+                                 k, json_excerpt(tensor)));
       }
       bytes += *count * *width;
     };
     for (std::size_t k = 0; k < std::min(values.size(), types.size()); ++k) {
-      if (!types[k].is_string()) bad_node(op, fmt::format("inputs.types[{}] is {}; expected a type name", k, json_excerpt(types[k])));
+      if (!types[k].is_string())
+        bad_node(op, fmt::format("inputs.types[{}] is {}; expected a type name", k, json_excerpt(types[k])));
       const std::string& type = types[k].get_ref<const std::string&>();
       if (!contains(type, "Tensor")) continue;
       if (type.rfind("GenericList[Tensor", 0) != 0) {
         add(values[k], k);
         continue;
       }
-      if (!values[k].is_array()) bad_node(op, fmt::format("inputs.values[{}] is {}; expected a list of tensors", k, json_excerpt(values[k])));
+      if (!values[k].is_array())
+        bad_node(op, fmt::format("inputs.values[{}] is {}; expected a list of tensors", k, json_excerpt(values[k])));
       for (const Json& t : values[k]) add(t, k);
     }
     return bytes;
@@ -243,7 +251,8 @@ class Converter {
       else if (parent.record_param_comms) local = rank_argument(ops_[*parent.record_param_comms]);
     }
     if (!local || *local < 0) {
-      bad_node(kernel, fmt::format("cannot find the {} peer: expected its record_param_comms inputs to hold the peer rank "
+      bad_node(kernel, fmt::format("cannot find the {} peer: expected its record_param_comms inputs to hold the peer "
+                                   "rank "
                                    "(Int) before \"{}\" (String); convert without --fix-defects to leave it out",
                                    send ? "send's" : "receive's", word));
     }
@@ -251,11 +260,13 @@ class Converter {
     const auto group = process_groups().find(kernel.pg_name);
     if (group != process_groups().end() && !group->second.empty()) {
       if (static_cast<std::uint64_t>(*local) >= group->second.size()) {
-        bad_node(kernel, fmt::format("peer rank {} is outside process group \"{}\" of {} ranks", *local, kernel.pg_name, group->second.size()));
+        bad_node(kernel, fmt::format("peer rank {} is outside process group \"{}\" of {} ranks", *local, kernel.pg_name,
+                                     group->second.size()));
       }
       global = group->second[static_cast<std::size_t>(*local)];
     }
-    if (global > std::numeric_limits<std::int32_t>::max()) bad_node(kernel, fmt::format("peer rank {} does not fit in an int32", global));
+    if (global > std::numeric_limits<std::int32_t>::max())
+      bad_node(kernel, fmt::format("peer rank {} does not fit in an int32", global));
     return static_cast<std::int32_t>(global);
   }
 
@@ -332,7 +343,8 @@ class Converter {
         const auto found = by_id_.find(d);
         if (found == by_id_.end()) {
           bad_node(ops_[o.op], fmt::format("it depends on node {} (its inter_thread_dep), which is not in the output; "
-                                           "expected the id of a CPU op of the trace", d));
+                                           "expected the id of a CPU op of the trace",
+                                           d));
         }
         needed[found->second] = true;
       }
@@ -348,11 +360,11 @@ class Converter {
   const Json& root_;
   const std::string& source_;
   const PytorchOptions& options_;
-  std::vector<Op> ops_;                                    // in file order
-  std::vector<Out> out_;                                   // in the order converted
-  std::vector<std::size_t> out_of_op_;                     // ops_ index -> out_ index, or kNone
+  std::vector<Op> ops_;                                   // in file order
+  std::vector<Out> out_;                                  // in the order converted
+  std::vector<std::size_t> out_of_op_;                    // ops_ index -> out_ index, or kNone
   std::unordered_map<std::uint64_t, std::size_t> by_id_;  // id -> out_ index
-  std::vector<std::uint32_t> visited_;                     // out_ index -> the last walk that saw it
+  std::vector<std::uint32_t> visited_;                    // out_ index -> the last walk that saw it
   std::uint32_t walk_ = 0;
   mutable std::optional<std::map<std::string, std::vector<std::int64_t>>> groups_;
 };
@@ -364,7 +376,8 @@ chakra::Trace convert_pytorch(std::string_view json_text, const std::string& sou
   return Converter(root, source, options).run();
 }
 
-std::size_t convert_pytorch_file(const std::string& json_path, const std::string& et_path, const PytorchOptions& options) {
+std::size_t convert_pytorch_file(const std::string& json_path, const std::string& et_path,
+                                 const PytorchOptions& options) {
   const std::string text = read_file(json_path, "PyTorch execution trace", "a PyTorch ET or ET+ JSON file");
   const chakra::Trace trace = convert_pytorch(text, json_path, options);
   chakra::write_trace(et_path, trace);

@@ -52,18 +52,23 @@ class OpReader {
   std::vector<Op> take_ops() { return std::move(ops_); }
 
   void write_metadata(chakra::GlobalMetadata& gm) const {
-    if (!root_.is_object()) fail("{}: expected a JSON object (a PyTorch execution trace), got {}", source_, json_excerpt(root_));
+    if (!root_.is_object())
+      fail("{}: expected a JSON object (a PyTorch execution trace), got {}", source_, json_excerpt(root_));
     const Json& schema = top("schema");
-    if (!schema.is_string() || std::find(std::begin(kSchemas), std::end(kSchemas), schema.get<std::string>()) == std::end(kSchemas)) {
+    if (!schema.is_string() ||
+        std::find(std::begin(kSchemas), std::end(kSchemas), schema.get<std::string>()) == std::end(kSchemas)) {
       fail("{}: key \"schema\" is {}; expected a supported PyTorch ET schema: 1.0.2-chakra.0.0.4, 1.0.3-chakra.0.0.4, "
-           "1.1.0-chakra.0.0.4, 1.1.1-chakra.0.0.4 or 1.1.1-chakra.1.0.0", source_, json_excerpt(schema));
+           "1.1.0-chakra.0.0.4, 1.1.1-chakra.0.0.4 or 1.1.1-chakra.1.0.0",
+           source_, json_excerpt(schema));
     }
     for (const char* key : {"schema", "pid", "time", "start_ts", "finish_ts"}) {
       const Json& v = top(key);
       const bool text = std::string_view(key) == "schema" || std::string_view(key) == "time";
       if (text && !v.is_string()) fail("{}: key \"{}\" is {}; expected a string", source_, key, json_excerpt(v));
-      if (!text && !as_uint64(v)) fail("{}: key \"{}\" is {}; expected a non-negative integer", source_, key, json_excerpt(v));
-      *gm.add_attr() = text ? chakra::make_string(key, v.get<std::string>()) : chakra::make_uint64(key, v.get<std::uint64_t>());
+      if (!text && !as_uint64(v))
+        fail("{}: key \"{}\" is {}; expected a non-negative integer", source_, key, json_excerpt(v));
+      *gm.add_attr() =
+          text ? chakra::make_string(key, v.get<std::string>()) : chakra::make_uint64(key, v.get<std::uint64_t>());
     }
   }
 
@@ -84,7 +89,8 @@ class OpReader {
       if (contains(ops_[i].name, "record_param_comms")) parent.record_param_comms = i;
     }
     for (Op& op : ops_) {
-      std::sort(op.children.begin(), op.children.end(), [&](std::size_t a, std::size_t b) { return ops_[a].id < ops_[b].id; });
+      std::sort(op.children.begin(), op.children.end(),
+                [&](std::size_t a, std::size_t b) { return ops_[a].id < ops_[b].id; });
     }
   }
 
@@ -93,7 +99,8 @@ class OpReader {
 
   const Json& top(const char* key) const {
     if (!root_.contains(key)) {
-      fail("{}: no key \"{}\"; expected a PyTorch ET with schema, pid, time, start_ts, finish_ts and nodes", source_, key);
+      fail("{}: no key \"{}\"; expected a PyTorch ET with schema, pid, time, start_ts, finish_ts and nodes", source_,
+           key);
     }
     return root_[key];
   }
@@ -101,21 +108,25 @@ class OpReader {
   void read_op(const Json& j, std::size_t index, Op& op) {
     if (!j.is_object()) fail("{}: nodes[{}] is {}; expected a node object", source_, index, json_excerpt(j));
     if (!j.contains("id") || !as_uint64(j["id"])) {
-      fail("{}: nodes[{}]: key \"id\" is {}; expected a non-negative integer", source_, index, j.contains("id") ? json_excerpt(j["id"]) : "missing");
+      fail("{}: nodes[{}]: key \"id\" is {}; expected a non-negative integer", source_, index,
+           j.contains("id") ? json_excerpt(j["id"]) : "missing");
     }
     op.json = &j;
     op.id = j["id"].get<std::uint64_t>();
     if (!j.contains("name") || !j["name"].is_string()) {
-      fail("{}: node {}: key \"name\" is {}; expected a string", source_, op.id, j.contains("name") ? json_excerpt(j["name"]) : "missing");
+      fail("{}: node {}: key \"name\" is {}; expected a string", source_, op.id,
+           j.contains("name") ? json_excerpt(j["name"]) : "missing");
     }
     op.name = j["name"].get<std::string>();
-    if (!index_.emplace(op.id, index).second) bad_node(op, fmt::format("duplicate id: nodes[{}] has it too; expected unique ids", index_[op.id]));
+    if (!index_.emplace(op.id, index).second)
+      bad_node(op, fmt::format("duplicate id: nodes[{}] has it too; expected unique ids", index_[op.id]));
     auto bad = [&](const std::string& key, const Json& v, const char* expected) {
       bad_node(op, fmt::format("{} is {}; expected {}", key, json_excerpt(v), expected));
     };
     auto given = [&](const char* key) { return j.contains(key) && !j[key].is_null(); };
     if (!j.contains("ctrl_deps")) bad_node(op, "no key \"ctrl_deps\"; expected the caller's id");
-    if (given("ctrl_deps") && !j["ctrl_deps"].is_number_integer()) bad("key \"ctrl_deps\"", j["ctrl_deps"], "the caller's id");
+    if (given("ctrl_deps") && !j["ctrl_deps"].is_number_integer())
+      bad("key \"ctrl_deps\"", j["ctrl_deps"], "the caller's id");
     for (const char* key : {"inputs", "outputs"}) {
       for (const char* field : {"values", "shapes", "types"}) {
         if (!j.contains(key) || !j[key].is_object() || !j[key].contains(field)) {
@@ -130,7 +141,9 @@ class OpReader {
       const Json& v = j["exclusive_dur"];
       const double micros = v.is_number() ? v.get<double>() : -1;
       if (micros <= -1 || micros >= 1.8e19) bad("key \"exclusive_dur\"", v, "a duration in microseconds");
-      op.duration_micros = v.is_number_unsigned() ? v.get<std::uint64_t>() : micros < 1 ? 0 : static_cast<std::uint64_t>(micros);
+      op.duration_micros = v.is_number_unsigned() ? v.get<std::uint64_t>()
+                           : micros < 1           ? 0
+                                                  : static_cast<std::uint64_t>(micros);
     }
     if (contains(op.name, "Optimizer.step")) op.duration_micros = 0;  // as the reference: it spans the others
     if (given("ts") && j["ts"].is_number()) op.ts = j["ts"].get<double>();
@@ -176,10 +189,9 @@ class OpReader {
     }
   }
 
-
   const Json& root_;
   const std::string& source_;
-  std::vector<Op> ops_;                                    // in file order
+  std::vector<Op> ops_;                                   // in file order
   std::unordered_map<std::uint64_t, std::size_t> index_;  // id -> ops_ index
 };
 

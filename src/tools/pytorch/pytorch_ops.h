@@ -33,7 +33,7 @@ struct Op {
   std::uint64_t id = 0;
   std::string name;
   OpKind kind = OpKind::kCpu;
-  bool gpu = false;  // has "cat" (a process-group record can too)
+  bool gpu = false;                   // has "cat" (a process-group record can too)
   std::optional<std::size_t> parent;  // the caller (ctrl_deps), when it is in the trace
   std::uint64_t duration_micros = 0;
   std::optional<double> ts;

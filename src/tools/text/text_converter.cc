@@ -40,11 +40,11 @@ namespace {
 
 using text::Layer;
 using text::Parallelism;
-using text::Workload;
-using text::parse_workload;
-using text::with_universal_newlines;
 using text::parse_count;
+using text::parse_workload;
 using text::Phase;
+using text::with_universal_newlines;
+using text::Workload;
 using Id = std::uint64_t;
 using Deps = std::vector<Id>;
 
@@ -315,10 +315,11 @@ TextFiles convert_text_file(const std::string& text_path, const std::string& pre
   check_counts(options);
   const std::string text = read_file(text_path, "text workload", "an ASTRA-sim 1.0 text workload file");
   TextFiles files;
-  const std::string groups = convert_text_each(text, text_path, options, [&](std::size_t rank, const chakra::Trace& trace) {
-    chakra::write_trace(chakra::rank_path(prefix, rank), trace);
-    ++files.ranks;
-  });
+  const std::string groups =
+      convert_text_each(text, text_path, options, [&](std::size_t rank, const chakra::Trace& trace) {
+        chakra::write_trace(chakra::rank_path(prefix, rank), trace);
+        ++files.ranks;
+      });
   if (!groups.empty()) {
     files.groups_path = text_groups_path(prefix);
     std::ofstream out(files.groups_path, std::ios::binary | std::ios::trunc);

@@ -52,8 +52,7 @@ std::string convert_text_each(const std::string& text, const std::string& source
                               const TextRankSink& sink);
 
 // All ranks' traces at once (for tests and small workloads).
-std::vector<chakra::Trace> convert_text(const std::string& text, const std::string& source,
-                                        const TextOptions& options);
+std::vector<chakra::Trace> convert_text(const std::string& text, const std::string& source, const TextOptions& options);
 
 // Where convert_text_file writes the communicator groups: PREFIX.groups.json.
 std::string text_groups_path(const std::string& prefix);

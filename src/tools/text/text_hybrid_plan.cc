@@ -14,7 +14,6 @@
 namespace chakrasim::tools::text {
 namespace {
 
-
 struct KindName {
   const char* keyword;
   Kind kind;
@@ -84,7 +83,8 @@ class SettingsParser {
 
  private:
   std::string expected_settings() const {
-    if (kind_ != Kind::kTransformerFwdInBwd) return fmt::format("\"{} N\", N the NPUs in a model-parallel group", kGroupKey);
+    if (kind_ != Kind::kTransformerFwdInBwd)
+      return fmt::format("\"{} N\", N the NPUs in a model-parallel group", kGroupKey);
     return fmt::format("\"{} N {} COUNT LAYER... {} COUNT LAYER...\", N the NPUs in a model-parallel group, then "
                        "the checkpoint layers and the layers that initiate a recomputation",
                        kGroupKey, kCheckpointsKey, kInitiatesKey);
@@ -120,7 +120,8 @@ class SettingsParser {
       const std::size_t word = at + 2 + static_cast<std::size_t>(k);
       const std::optional<std::uint64_t> layer = word < head_.size() ? parse_count(head_[word]) : std::nullopt;
       if (!layer) {
-        fail("{}: line 1: \"{} {}\" lists {} layers, but layer {} of them is {}; expected {} layer indexes from 0 to {}",
+        fail("{}: line 1: \"{} {}\" lists {} layers, but layer {} of them is {}; expected {} layer indexes from 0 to "
+             "{}",
              source_, key, *count, *count, k + 1, word_or_end(word), *count, layers_ - 1);
       }
       if (*layer >= layers_) {
@@ -274,8 +275,8 @@ bool is_hybrid_parallelism(std::string_view keyword) {
   return std::any_of(kKinds.begin(), kKinds.end(), [&](const KindName& k) { return keyword == k.keyword; });
 }
 
-Plan plan_hybrid(const std::vector<std::string_view>& head, const std::vector<Layer>& layers,
-                 const std::string& source, const TextOptions& options) {
+Plan plan_hybrid(const std::vector<std::string_view>& head, const std::vector<Layer>& layers, const std::string& source,
+                 const TextOptions& options) {
   Plan plan;
   plan.kind = std::find_if(kKinds.begin(), kKinds.end(), [&](const KindName& k) { return head[0] == k.keyword; })->kind;
   plan.npus = static_cast<std::size_t>(options.npus);

@@ -38,16 +38,16 @@ struct LayerSpans {
 struct Plan {
   Kind kind = Kind::kTransformer;
   std::size_t npus = 1;
-  std::vector<LayerSpans> spans;                       // per layer
-  std::vector<std::optional<std::size_t>> recompute;   // per layer: the checkpoint to recompute from
-  bool first_layer_ig_comm = true;                     // whether IGCOMM(0) is written
-  std::vector<Span> families;                          // the groups, in id order
-  std::uint64_t nodes_per_pass = 0;                    // an upper bound, for the size check
+  std::vector<LayerSpans> spans;                      // per layer
+  std::vector<std::optional<std::size_t>> recompute;  // per layer: the checkpoint to recompute from
+  bool first_layer_ig_comm = true;                    // whether IGCOMM(0) is written
+  std::vector<Span> families;                         // the groups, in id order
+  std::uint64_t nodes_per_pass = 0;                   // an upper bound, for the size check
 };
 
 // Reads line 1's settings and plans every layer; throws Error naming `source` on bad input.
-Plan plan_hybrid(const std::vector<std::string_view>& head, const std::vector<Layer>& layers,
-                 const std::string& source, const TextOptions& options);
+Plan plan_hybrid(const std::vector<std::string_view>& head, const std::vector<Layer>& layers, const std::string& source,
+                 const TextOptions& options);
 
 // The pg_name of `span`'s group containing `rank` ("" for every NPU).
 std::string pg_name_of(const std::vector<Span>& families, const Span& span, std::size_t npus, std::size_t rank);

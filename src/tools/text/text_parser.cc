@@ -19,13 +19,16 @@ struct ParallelismName {
   const char* keyword;
   Parallelism kind;
 };
-constexpr std::array<ParallelismName, 7> kParallelisms{
-    {{"MICRO", Parallelism::kMicro}, {"DATA", Parallelism::kData}, {"MODEL", Parallelism::kModel},
-     {"HYBRID_DATA_MODEL", Parallelism::kHybridDataModel}, {"HYBRID_MODEL_DATA", Parallelism::kHybridModelData},
-     {"HYBRID_DLRM", Parallelism::kHybridDlrm}, {"HYBRID_DLRM_ENHANCED", Parallelism::kHybridDlrm}}};
-constexpr const char* kSupportedList =
-    "MICRO, DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_DLRM, HYBRID_DLRM_ENHANCED, "
-    "HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD or HYBRID_CUSTOMIZED";
+constexpr std::array<ParallelismName, 7> kParallelisms{{{"MICRO", Parallelism::kMicro},
+                                                        {"DATA", Parallelism::kData},
+                                                        {"MODEL", Parallelism::kModel},
+                                                        {"HYBRID_DATA_MODEL", Parallelism::kHybridDataModel},
+                                                        {"HYBRID_MODEL_DATA", Parallelism::kHybridModelData},
+                                                        {"HYBRID_DLRM", Parallelism::kHybridDlrm},
+                                                        {"HYBRID_DLRM_ENHANCED", Parallelism::kHybridDlrm}}};
+constexpr const char* kSupportedList = "MICRO, DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_DLRM, "
+                                       "HYBRID_DLRM_ENHANCED, "
+                                       "HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD or HYBRID_CUSTOMIZED";
 
 // Python's universal newlines: CRLF and lone CR become LF, as the reference reads the text.
 std::string universal_newlines(std::string_view raw) {
@@ -110,8 +113,7 @@ class Parser {
     const std::vector<std::string_view> count_words = words_of(2);
     const std::optional<std::uint64_t> count = count_words.size() == 1 ? parse_count(count_words[0]) : std::nullopt;
     if (!count) {
-      fail("{}: line 2 is \"{}\"; expected the number of layers, a single non-negative integer", source_,
-           line_text(2));
+      fail("{}: line 2 is \"{}\"; expected the number of layers, a single non-negative integer", source_, line_text(2));
     }
     for (std::size_t n = 3; n <= lines_.size(); ++n) {
       // Fix: the reference fails on blank lines, e.g. a trailing empty line.

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "chakra/graph.h"
 #include "chakra/et_file.h"
+#include "chakra/graph.h"
 #include "tools/text/text_converter.h"
 
 namespace chakrasim::tools::text {
@@ -34,11 +34,10 @@ struct Layer {
 // kHybrid: one of text::is_hybrid_parallelism's kinds, converted by text::convert_hybrid.
 enum class Parallelism { kMicro, kData, kModel, kHybridDataModel, kHybridModelData, kHybridDlrm, kHybrid };
 
-
 // A parsed text workload.
 struct Workload {
   Parallelism kind = Parallelism::kData;
-  std::size_t last_bottom_layer = 0;  // HYBRID_DLRM only
+  std::size_t last_bottom_layer = 0;   // HYBRID_DLRM only
   std::vector<std::string_view> head;  // line 1's words, for the hybrid kinds' settings
   std::vector<Layer> layers;
 };
@@ -66,8 +65,7 @@ void check_trace_size(const TextOptions& options, std::size_t layers, std::uint6
 
 // HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD and HYBRID_CUSTOMIZED (text_hybrid.cc).
 bool is_hybrid_parallelism(std::string_view keyword);
-inline constexpr const char* kHybridList =
-    "HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_CUSTOMIZED";
+inline constexpr const char* kHybridList = "HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_CUSTOMIZED";
 
 // Converts a workload of a hybrid kind: `head` is line 1's words, `layers` the parsed layer
 // lines. Hands each rank's trace to `sink` and returns the communicator-group JSON.

@@ -31,18 +31,25 @@ std::string dot_label(std::string_view name) {
   out.reserve(name.size() + 8);
   for (char c : name) {
     switch (c) {
-      case '{': case '}': case '(': case ')': case '<': case '>': case '[': case ']':
-      case '|': case '&': case '-': case '\\': case '"':
+      case '{':
+      case '}':
+      case '(':
+      case ')':
+      case '<':
+      case '>':
+      case '[':
+      case ']':
+      case '|':
+      case '&':
+      case '-':
+      case '\\':
+      case '"':
         out += '\\';
         out += c;
         break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        break;
-      default:
-        out += c;
+      case '\n': out += "\\n"; break;
+      case '\r': break;
+      default: out += c;
     }
   }
   return out;
@@ -117,7 +124,8 @@ void write_dot(const chakra::Trace& trace, std::ostream& out) {
   out << "digraph {\n";
   for (const chakra::Node& node : trace.nodes) {
     out << '\t' << node.id() << " [label=\"" << dot_label(node.name()) << "\" id=" << node.id() << " shape=record]\n";
-    for (std::uint64_t parent : node.data_deps()) out << '\t' << parent << " -> " << node.id() << " [arrowhead=normal]\n";
+    for (std::uint64_t parent : node.data_deps())
+      out << '\t' << parent << " -> " << node.id() << " [arrowhead=normal]\n";
     for (std::uint64_t parent : node.ctrl_deps()) out << '\t' << parent << " -> " << node.id() << " [arrowhead=tee]\n";
   }
   out << "}\n";

@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "support/test_support.h"
 #include "generate/llm/llm_layout.h"
 #include "generate/llm/llm_schedule.h"
+#include "support/test_support.h"
 
 namespace chakrasim::test {
 namespace {
@@ -112,16 +112,18 @@ TEST(LlmLayout, MicrobatchesAndDefaults) {
 
 // Every inconsistent size is an error naming the flag.
 TEST(LlmLayout, BadParallelSizesNameTheFlag) {
-  auto bad = [](const std::string& model, ParallelSpec p) {
-    return error_of([&] { Layout(model_preset(model), p); });
-  };
+  auto bad = [](const std::string& model, ParallelSpec p) { return error_of([&] { Layout(model_preset(model), p); }); };
   ParallelSpec p = sizes(1, 1, 1);
   p.dp = 0;
   EXPECT_THAT(bad("llama3-8b", p), HasSubstr("--dp: expected a positive number, got 0"));
-  const std::vector<std::pair<std::string, std::uint64_t ParallelSpec::*>> fields = {
-      {"--tp", &ParallelSpec::tp},         {"--pp", &ParallelSpec::pp},   {"--cp", &ParallelSpec::cp},
-      {"--ep", &ParallelSpec::ep},         {"--vpp", &ParallelSpec::vpp}, {"--microbatch", &ParallelSpec::microbatch},
-      {"--grad-bucket", &ParallelSpec::grad_bucket_params}};
+  const std::vector<std::pair<std::string, std::uint64_t ParallelSpec::*>> fields =
+      {{"--tp", &ParallelSpec::tp},
+       {"--pp", &ParallelSpec::pp},
+       {"--cp", &ParallelSpec::cp},
+       {"--ep", &ParallelSpec::ep},
+       {"--vpp", &ParallelSpec::vpp},
+       {"--microbatch", &ParallelSpec::microbatch},
+       {"--grad-bucket", &ParallelSpec::grad_bucket_params}};
   for (const auto& [flag, field] : fields) {
     p = sizes(1, 1, 1);
     p.*field = 0;
@@ -198,10 +200,10 @@ TEST(LlmSchedule, Gpipe) {
 // Megatron-LM's interleaved order, 2 stages x 2 chunks, 4 microbatches. Stage 0 warms up with
 // (2 - 0 - 1) x 2 + (2 - 1) x 2 = 4 forwards: microbatches 0, 1 on chunk 0, then on chunk 1.
 TEST(LlmSchedule, Interleaved) {
-  EXPECT_EQ(order(stage_tasks(Schedule::kInterleaved, 2, 0, 4, 2)),
-            "F0 F1 F0c1 F1c1 F2 B0c1 F3 B1c1 F2c1 B0 F3c1 B1 B2c1 B3c1 B2 B3 ");
-  EXPECT_EQ(order(stage_tasks(Schedule::kInterleaved, 2, 1, 4, 2)),
-            "F0 F1 F0c1 B0c1 F1c1 B1c1 F2 B0 F3 B1 F2c1 B2c1 F3c1 B3c1 B2 B3 ");
+  EXPECT_EQ(order(stage_tasks(Schedule::kInterleaved, 2, 0, 4, 2)), "F0 F1 F0c1 F1c1 F2 B0c1 F3 B1c1 F2c1 B0 F3c1 B1 "
+                                                                    "B2c1 B3c1 B2 B3 ");
+  EXPECT_EQ(order(stage_tasks(Schedule::kInterleaved, 2, 1, 4, 2)), "F0 F1 F0c1 B0c1 F1c1 B1c1 F2 B0 F3 B1 F2c1 B2c1 "
+                                                                    "F3c1 B3c1 B2 B3 ");
 }
 
 }  // namespace

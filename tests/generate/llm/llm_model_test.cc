@@ -3,9 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "support/test_support.h"
 #include "generate/llm/llm_gpu.h"
 #include "generate/llm/llm_model.h"
+#include "support/test_support.h"
 
 namespace chakrasim::test {
 namespace {
@@ -90,7 +90,8 @@ TEST(LlmModel, BadSizesNameTheFlag) {
   EXPECT_THAT(bad([](ModelSpec& m) { m.top_k = 0; }), HasSubstr("--top-k: expected a positive number"));
   EXPECT_THAT(bad([](ModelSpec& m) { m.hidden = 4097; }), HasSubstr("--hidden 4097 is not a multiple of --heads 32"));
   // Sizes beyond any model are refused before a count could overflow.
-  EXPECT_THAT(bad([](ModelSpec& m) { m.seq = 1ull << 40; }), HasSubstr("--seq 1099511627776: expected at most 16777216"));
+  EXPECT_THAT(bad([](ModelSpec& m) { m.seq = 1ull << 40; }), HasSubstr("--seq 1099511627776: expected at most "
+                                                                       "16777216"));
   EXPECT_THAT(bad([](ModelSpec& m) { m.layers = 1ull << 60; }), HasSubstr("--layers"));
   EXPECT_THAT(bad([](ModelSpec& m) {
                 m.layers = 100'000;
@@ -110,7 +111,8 @@ TEST(LlmGpu, OpTimeIsTheDeratedRoofline) {
   EXPECT_NEAR(op_time_ns(h100, 1e12, 1e6), 1e12 / (989e12 * 0.70) * 1e9, 1e-6);
   // 3350 GB/s x 0.80: 1 GB takes 1e9 / 2680e9 s = 373.13 us.
   EXPECT_NEAR(op_time_ns(h100, 1e6, 1e9), 1e9 / 2680.0, 1e-6);
-  EXPECT_THAT(error_of([] { gpu_preset("V100"); }), HasSubstr("--gpu: unknown GPU \"V100\"; expected one of A100, H100"));
+  EXPECT_THAT(error_of([] { gpu_preset("V100"); }), HasSubstr("--gpu: unknown GPU \"V100\"; expected one of A100, "
+                                                              "H100"));
 }
 
 // The network file: 8-GPU NVLink domains, then the scale-out network; bandwidth in 2^30 B/s.
@@ -119,8 +121,8 @@ TEST(LlmGpu, NetworkYamlHasTheScaleUpDomainFirst) {
   const std::string yaml = network_yaml(h100, 64);
   EXPECT_THAT(yaml, HasSubstr("topology: [ Switch, Switch ]\nnpus_count: [ 8, 8 ]\nbandwidth: [ 419.095, 46.566 ]"));
   EXPECT_THAT(network_yaml(h100, 4), HasSubstr("npus_count: [ 4 ]"));
-  EXPECT_THAT(error_of([&] { network_yaml(h100, 12); }),
-              HasSubstr("--network-out: 12 ranks do not fill whole 8-GPU H100 nodes"));
+  EXPECT_THAT(error_of([&] { network_yaml(h100, 12); }), HasSubstr("--network-out: 12 ranks do not fill whole 8-GPU "
+                                                                   "H100 nodes"));
   EXPECT_THAT(error_of([&] { network_yaml(h100, 1); }), HasSubstr("--network-out"));
 }
 

@@ -11,8 +11,8 @@
 #include "config/other_configs.h"
 #include "config/system_config.h"
 #include "core/read_file.h"
-#include "support/test_support.h"
 #include "generate/llm/llm_generator.h"
+#include "support/test_support.h"
 #include "workload/executor.h"
 
 namespace chakrasim::test {

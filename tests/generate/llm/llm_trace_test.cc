@@ -13,10 +13,10 @@
 
 #include "chakra/attributes.h"
 #include "chakra/et_file.h"
-#include "support/test_support.h"
 #include "generate/llm/llm_generator.h"
 #include "generate/llm/llm_layer.h"
 #include "generate/llm/llm_trace.h"
+#include "support/test_support.h"
 
 namespace chakrasim::test {
 namespace {
@@ -159,8 +159,7 @@ TEST(LlmTrace, SequenceParallelVolume) {
   EXPECT_DOUBLE_EQ(volume(plain, 0, GroupKind::kTp).sent, plain_expected);
   const double vectors = static_cast<double>(count_params(o.model).layer_vectors) * layers +
                          static_cast<double>(count_params(o.model).final_norm);
-  const double sp_expected =
-      m * (layers * 10 + 2 + 3) * (t - 1) / t * act + m * ce + 2 * (t - 1) / t * vectors * 2;
+  const double sp_expected = m * (layers * 10 + 2 + 3) * (t - 1) / t * act + m * ce + 2 * (t - 1) / t * vectors * 2;
   EXPECT_DOUBLE_EQ(volume(sp, 0, GroupKind::kTp).sent, sp_expected);
 }
 

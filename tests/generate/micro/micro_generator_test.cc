@@ -10,15 +10,15 @@
 #include "chakra/attributes.h"
 #include "chakra/et_file.h"
 #include "chakra/graph.h"
-#include "support/test_support.h"
 #include "generate/micro/micro_generator.h"
+#include "support/test_support.h"
 
 namespace chakrasim::test {
 namespace {
 
+using network::DimensionKind;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using network::DimensionKind;
 
 std::vector<std::string> names_of(const std::vector<tools::TraceFamily>& families) {
   std::vector<std::string> out;
@@ -59,8 +59,8 @@ TEST(MicroGenerator, FamiliesInTheReferenceOrderWithOneIdCounter) {
   EXPECT_THAT(names_of(families),
               ElementsAre("one_metadata_node_all_types", "one_remote_mem_load_node", "one_remote_mem_store_node",
                           "one_comp_node", "two_comp_nodes_independent", "two_comp_nodes_dependent", "ALL_REDUCE",
-                          "ALL_TO_ALL", "ALL_GATHER", "REDUCE_SCATTER", "BROADCAST", "BARRIER",
-                          "one_comm_send_node", "one_comm_recv_node", "send_recv_ring"));
+                          "ALL_TO_ALL", "ALL_GATHER", "REDUCE_SCATTER", "BROADCAST", "BARRIER", "one_comm_send_node",
+                          "one_comm_recv_node", "send_recv_ring"));
   std::uint64_t expected = 0;
   for (const auto& f : families) {
     ASSERT_EQ(f.ranks.size(), 3u) << f.name;
@@ -123,8 +123,7 @@ TEST(MicroGenerator, AstraSimMicrobenchmarksAreByteIdentical) {
       const tools::TraceFamily f = tools::collective_benchmark({collective, npus, 1, "0.0.4"});
       ASSERT_EQ(f.ranks.size(), npus);
       for (std::size_t r = 0; r < npus; ++r) {
-        EXPECT_EQ(chakra::serialize_trace(f.ranks[r]),
-                  file_bytes(dir / (collective + "." + std::to_string(r) + ".et")))
+        EXPECT_EQ(chakra::serialize_trace(f.ranks[r]), file_bytes(dir / (collective + "." + std::to_string(r) + ".et")))
             << collective << " " << npus << " rank " << r;
       }
     }
@@ -147,16 +146,22 @@ TEST(MicroGenerator, Errors) {
   tools::MicroOptions huge;
   huge.npus = 2;
   huge.comm_bytes = std::uint64_t{1} << 63;
-  EXPECT_THAT(error_of([&] { tools::reference_micro_families(huge); }),
-              HasSubstr("--comm-size is 9223372036854775808; expected at most 9223372036854775807"));
-  EXPECT_THAT(error_of([] { tools::collective_benchmark({"allreduce", 4, 1, "0.0.4"}); }),
-              HasSubstr("--collective is \"allreduce\"; expected all_reduce, all_gather, reduce_scatter or all_to_all"));
-  EXPECT_THAT(error_of([] { tools::collective_benchmark({"all_reduce", 4, std::uint64_t{1} << 43, "0.0.4"}); }),
+  EXPECT_THAT(error_of([&] { tools::reference_micro_families(huge); }), HasSubstr("--comm-size is 9223372036854775808; "
+                                                                                  "expected at most "
+                                                                                  "9223372036854775807"));
+  EXPECT_THAT(error_of([] {
+                tools::collective_benchmark({"allreduce", 4, 1, "0.0.4"});
+              }),
+              HasSubstr("--collective is \"allreduce\"; expected all_reduce, all_gather, reduce_scatter or "
+                        "all_to_all"));
+  EXPECT_THAT(error_of([] {
+                tools::collective_benchmark({"all_reduce", 4, std::uint64_t{1} << 43, "0.0.4"});
+              }),
               HasSubstr("--coll-size-mb is 8796093022208; expected at most 8796093022207"));
   const auto file = temp_dir("micro_errors") / "a_file";
   std::ofstream(file) << "x";
-  EXPECT_THAT(error_of([&] { tools::write_families({}, (file / "sub").string()); }),
-              HasSubstr("cannot create the output directory"));
+  EXPECT_THAT(error_of([&] { tools::write_families({}, (file / "sub").string()); }), HasSubstr("cannot create the "
+                                                                                               "output directory"));
 }
 
 sim::Inputs inputs_for(const tools::TraceFamily& f) {
@@ -180,10 +185,13 @@ sim::Inputs inputs_for(const tools::TraceFamily& f) {
 TEST(MicroGenerator, RunnableFamiliesSimulate) {
   tools::MicroOptions options;
   options.npus = 4;
-  const std::map<std::string, Tick> exact = {
-      {"one_metadata_node_all_types", 0}, {"one_remote_mem_load_node", 612}, {"one_remote_mem_store_node", 612},
-      {"one_comp_node", 5000},           {"two_comp_nodes_independent", 10000},
-      {"two_comp_nodes_dependent", 10000}, {"BROADCAST", 1}};
+  const std::map<std::string, Tick> exact = {{"one_metadata_node_all_types", 0},
+                                             {"one_remote_mem_load_node", 612},
+                                             {"one_remote_mem_store_node", 612},
+                                             {"one_comp_node", 5000},
+                                             {"two_comp_nodes_independent", 10000},
+                                             {"two_comp_nodes_dependent", 10000},
+                                             {"BROADCAST", 1}};
   std::set<std::string> ran;
   for (const auto& f : tools::reference_micro_families(options)) {
     if (f.name == "BARRIER" || f.name == "one_comm_send_node" || f.name == "one_comm_recv_node") {
@@ -209,8 +217,7 @@ TEST(MicroGenerator, SendRecvErrorsSayWhatIsMissing) {
   const auto families = tools::reference_micro_families(options);
   EXPECT_THAT(error_of([&] { sim::simulate(inputs_for(family_named(families, "one_comm_send_node"))); }),
               HasSubstr("missing the attribute \"comm_dst\""));
-  EXPECT_THAT(error_of([&] { sim::simulate(inputs_for(family_named(families, "BARRIER"))); }),
-              HasSubstr("BARRIER"));
+  EXPECT_THAT(error_of([&] { sim::simulate(inputs_for(family_named(families, "BARRIER"))); }), HasSubstr("BARRIER"));
 }
 
 // The command line end to end: generate, then run the ring and a collective with the binary.
@@ -220,7 +227,8 @@ TEST(MicroGenerator, CommandLineGeneratesRunnableTraces) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("wrote 60 files"));
   EXPECT_TRUE(std::filesystem::exists(dir / "m" / "one_metadata_node_all_types.3.et"));
-  write_bytes(dir / "system.json", R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
+  write_bytes(dir / "system.json",
+              R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
       "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"], "all-gather-implementation": ["ring"],
       "reduce-scatter-implementation": ["ring"], "all-to-all-implementation": ["ring"],
       "collective-optimization": "localBWAware", "local-mem-bw": 50, "boost-mode": 0})");

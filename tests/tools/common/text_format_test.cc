@@ -28,11 +28,11 @@ TEST(TextFormat, DecodesEachLengthOfUtf8) {
 }
 
 TEST(TextFormat, RejectsWhatIsNotUtf8) {
-  for (const std::string bad : {"\x80", "\xbf",                   // a continuation byte first
-                                "\xc0\x80", "\xc1\xbf",           // overlong two-byte forms
-                                "\xe0\x80\x80", "\xe0\x9f\xbf",   // overlong three-byte forms
-                                "\xf0\x8f\xbf\xbf",               // overlong four-byte form
-                                "\xed\xa0\x80", "\xed\xbf\xbf",   // surrogates
+  for (const std::string bad : {"\x80", "\xbf",                                  // a continuation byte first
+                                "\xc0\x80", "\xc1\xbf",                          // overlong two-byte forms
+                                "\xe0\x80\x80", "\xe0\x9f\xbf",                  // overlong three-byte forms
+                                "\xf0\x8f\xbf\xbf",                              // overlong four-byte form
+                                "\xed\xa0\x80", "\xed\xbf\xbf",                  // surrogates
                                 "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xff",  // above U+10FFFF
                                 "\xc3", "\xe4\xb8", "\xf0\x9f\x98",              // cut short
                                 "\xc3\x28", "\xe4\x28\xad"}) {                   // not a continuation
@@ -41,13 +41,23 @@ TEST(TextFormat, RejectsWhatIsNotUtf8) {
 }
 
 TEST(TextFormat, PythonFloatRepr) {
-  const std::pair<double, const char*> cases[] = {
-      {0.0, "0.0"},          {-0.0, "-0.0"},           {1.0, "1.0"},
-      {2.5, "2.5"},          {0.1, "0.1"},             {-0.25, "-0.25"},
-      {1e-05, "1e-05"},      {0.0001, "0.0001"},       {1.5e-07, "1.5e-07"},
-      {1e16, "1e+16"},       {1e15, "1000000000000000.0"}, {123456789.125, "123456789.125"},
-      {1e100, "1e+100"},     {5e-324, "5e-324"},       {1.7976931348623157e308, "1.7976931348623157e+308"},
-      {-1.5e-300, "-1.5e-300"}, {12345678901234567.0, "1.2345678901234568e+16"}};
+  const std::pair<double, const char*> cases[] = {{0.0, "0.0"},
+                                                  {-0.0, "-0.0"},
+                                                  {1.0, "1.0"},
+                                                  {2.5, "2.5"},
+                                                  {0.1, "0.1"},
+                                                  {-0.25, "-0.25"},
+                                                  {1e-05, "1e-05"},
+                                                  {0.0001, "0.0001"},
+                                                  {1.5e-07, "1.5e-07"},
+                                                  {1e16, "1e+16"},
+                                                  {1e15, "1000000000000000.0"},
+                                                  {123456789.125, "123456789.125"},
+                                                  {1e100, "1e+100"},
+                                                  {5e-324, "5e-324"},
+                                                  {1.7976931348623157e308, "1.7976931348623157e+308"},
+                                                  {-1.5e-300, "-1.5e-300"},
+                                                  {12345678901234567.0, "1.2345678901234568e+16"}};
   for (const auto& [value, text] : cases) EXPECT_EQ(tools::python_float_repr(value), text) << text;
 }
 

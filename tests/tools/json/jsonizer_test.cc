@@ -71,7 +71,7 @@ TEST(Jsonizer, EveryReferenceEtRoundTripsByteForByteInBothForms) {
       ++from_archives;
     }
   }
-  EXPECT_GE(files.size(), 165u);   // 164 beside the reference, the feeder tests' trace inside its archive
+  EXPECT_GE(files.size(), 165u);  // 164 beside the reference, the feeder tests' trace inside its archive
   EXPECT_GE(from_archives, 1u);
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.string());
@@ -158,7 +158,8 @@ TEST(Jsonizer, ValuesArePrintedAsProtobufJsonAndPythonJsonDumpsPrintThem) {
         "\"floatVal\": 0.1", "3.4028235e+38", "\"int32Val\": -2147483648", "\"int64Val\": \"-9223372036854775808\"",
         "\"uint32Val\": 4294967295", "\"uint64Val\": \"18446744073709551615\"", "\"sint64Val\": \"-7\"",
         "\"fixed32Val\": 0", "\"boolVal\": false", "\"stringVal\": \"\"", "\"uint32List\": {}", "\"inputs\": {}",
-        "\"ctrlDeps\": [\n        \"18446744073709551615\"\n      ]", "\"yl\",\n          \"bytesList\": {\n"
+        "\"ctrlDeps\": [\n        \"18446744073709551615\"\n      ]",
+        "\"yl\",\n          \"bytesList\": {\n"
         "            \"values\": [\n              \"/w==\"",
         // ensure_ascii: quote, backslash, é, the rocket as a surrogate pair, control characters, DEL
         "\"name\": \"all \\\"types\\\" \\\\ \\u00e9 \\ud83d\\ude80 \\u0001\\u007f\\n\""}) {
@@ -172,7 +173,7 @@ TEST(Jsonizer, ValuesArePrintedAsProtobufJsonAndPythonJsonDumpsPrintThem) {
 
 TEST(Jsonizer, DocumentFormIsOneJsonDocumentInFieldNumberOrderWithDefaultsLeftOut) {
   chakra::TraceBuilder builder("0.0.4");
-  builder.add(chakra::NodeType::kComp, "first");  // id 0 and duration 0: both left out
+  builder.add(chakra::NodeType::kComp, "first");          // id 0 and duration 0: both left out
   chakra::Node& second = builder.comp("second", 5, {0});  // comp() adds is_cpu_op = false
   second.add_ctrl_deps(0);
   const auto doc = document_of(builder.trace());
@@ -191,22 +192,23 @@ TEST(Jsonizer, CompatFormIsTheObjectsBackToBackWithoutATrailingNewline) {
   chakra::TraceBuilder builder("");
   builder.add(chakra::NodeType::kInvalid, "");  // an all-default node: {}
   builder.add(chakra::NodeType::kComp, "c").set_duration_micros(3);
-  EXPECT_EQ(tools::trace_to_json(builder.trace(), JsonForm::kCompat),
-            "{}{}{\n  \"id\": \"1\",\n  \"name\": \"c\",\n  \"type\": \"COMP_NODE\",\n  \"durationMicros\": \"3\"\n}");
+  EXPECT_EQ(tools::trace_to_json(builder.trace(), JsonForm::kCompat), "{}{}{\n  \"id\": \"1\",\n  \"name\": \"c\",\n  "
+                                                                      "\"type\": \"COMP_NODE\",\n  \"durationMicros\": "
+                                                                      "\"3\"\n}");
   const std::string bytes = chakra::serialize_trace(builder.trace());
   EXPECT_EQ(round_trip(bytes, JsonForm::kCompat), bytes);  // the all-default node stays a 0-byte message
-  EXPECT_EQ(tools::trace_to_json(chakra::TraceBuilder("v").trace(), JsonForm::kDocument),
-            "{\n  \"metadata\": {\n    \"version\": \"v\"\n  },\n  \"nodes\": []\n}\n");
+  EXPECT_EQ(tools::trace_to_json(chakra::TraceBuilder("v").trace(), JsonForm::kDocument), "{\n  \"metadata\": {\n    "
+                                                                                          "\"version\": \"v\"\n  },\n  "
+                                                                                          "\"nodes\": []\n}\n");
 }
 
 TEST(Jsonizer, UnknownFieldsAndEnumValuesAreKeptAndWrittenBack) {
   // GlobalMetadata{version "0.0.4"; unknown field 3 = "A"}; Node{id 7; type 12 (a newer node
   // type); attr {name "x"; unknown field 40 = 9}; unknown field 99 = 5}
-  const std::string bytes(
-      "\x0a\x0a\x05"
-      "0.0.4\x1a\x01"
-      "A\x0f\x08\x07\x18\x0c\x52\x06\x0a\x01x\xc0\x02\x09\x98\x06\x05",
-      27);
+  const std::string bytes("\x0a\x0a\x05"
+                          "0.0.4\x1a\x01"
+                          "A\x0f\x08\x07\x18\x0c\x52\x06\x0a\x01x\xc0\x02\x09\x98\x06\x05",
+                          27);
   const chakra::Trace trace = chakra::parse_trace(bytes, "unknown.et");
   const auto doc = document_of(trace);
   EXPECT_EQ(doc["metadata"]["_unknownFields"], "GgFB");  // base64 of 1a 01 41
@@ -222,8 +224,12 @@ TEST(Jsonizer, AStringThatIsNotUtf8IsAnErrorNamingTheNodeAndField) {
   chakra::TraceBuilder builder;
   builder.comp("ok", 1);
   builder.comp("bad \xff", 1);
-  EXPECT_THAT(error_of([&] { tools::trace_to_json(builder.trace(), JsonForm::kDocument); }),
-              HasSubstr("node 1: string field ChakraProtoMsg.Node.name is not valid UTF-8"));
+  EXPECT_THAT(error_of([&] { tools::trace_to_json(builder.trace(), JsonForm::kDocument); }), HasSubstr("node 1: string "
+                                                                                                       "field "
+                                                                                                       "ChakraProtoMsg."
+                                                                                                       "Node.name is "
+                                                                                                       "not valid "
+                                                                                                       "UTF-8"));
 }
 
 TEST(Dejsonizer, AcceptsWhatProtobufsJsonParserAccepts) {
@@ -261,10 +267,13 @@ TEST(Dejsonizer, AFloatComesBackAsTheFloatThatWasPrinted) {
   const std::string json = tools::trace_to_json(builder.trace(), JsonForm::kDocument);
   EXPECT_THAT(json, HasSubstr("              7.0385307e-26\n"));
   EXPECT_THAT(json, HasSubstr("              1.4013e-45\n"));  // Python's 6 digits at least, for the smallest subnormal
-  EXPECT_NE(static_cast<float>(7.038531e-26), node.attr(1).float_list().values(0)) << "the double route lands on a neighbour";
+  EXPECT_NE(static_cast<float>(7.038531e-26), node.attr(1).float_list().values(0)) << "the double route lands on a "
+                                                                                      "neighbour";
   const std::string bytes = chakra::serialize_trace(builder.trace());
   EXPECT_EQ(round_trip(bytes, JsonForm::kDocument), bytes);
-  const chakra::Trace shortest = tools::trace_from_json(R"({"nodes": [{"attr": [{"floatVal": 7.038531e-26}]}]})", "f.json");
+  const chakra::Trace shortest = tools::trace_from_json(R"({"nodes": [{"attr": [{"floatVal": 7.038531e-26}]}]})", "f."
+                                                                                                                  "jso"
+                                                                                                                  "n");
   EXPECT_EQ(shortest.nodes[0].attr(0).float_val(), node.attr(1).float_list().values(0));
 }
 
@@ -273,8 +282,8 @@ std::string error_in(const std::string& json) {
 }
 
 TEST(Dejsonizer, BadJsonNamesTheFileLineAndColumn) {
-  EXPECT_THAT(error_in("{\"metadata\": {},\n \"nodes\": [{\"id\": }]}"),
-              HasSubstr("bad.json: line 2, column 19: not valid JSON"));
+  EXPECT_THAT(error_in("{\"metadata\": {},\n \"nodes\": [{\"id\": }]}"), HasSubstr("bad.json: line 2, column 19: not "
+                                                                                   "valid JSON"));
   EXPECT_THAT(error_in("{}{\n\"id\": \"1\"\n"), HasSubstr("bad.json: line 3"));
   EXPECT_THAT(error_in("  \n"), HasSubstr("bad.json: the file holds no JSON"));
 }
@@ -282,35 +291,48 @@ TEST(Dejsonizer, BadJsonNamesTheFileLineAndColumn) {
 TEST(Dejsonizer, BadValuesNameTheNodeTheKeyAndWhatWasExpected) {
   const std::string head = R"({"metadata": {}, "nodes": [{"id": "4"}, {"id": "17", )";
   auto node_error = [&](const std::string& body) { return error_in(head + body + "}]}"); };
-  EXPECT_THAT(node_error(R"("attr": [{"name": "a"}, {"int64Val": true}])"),
-              HasSubstr("bad.json: node 1 (id 17): key \"attr[1].int64Val\": expected a signed 64-bit integer"));
-  EXPECT_THAT(node_error(R"("dataDeps": ["-1"])"), HasSubstr("key \"dataDeps[0]\": expected an unsigned 64-bit integer"));
-  EXPECT_THAT(node_error(R"("attr": [{"int32Val": 2147483648}])"), HasSubstr("expected a signed 32-bit integer, got 2147483648"));
+  EXPECT_THAT(node_error(R"("attr": [{"name": "a"}, {"int64Val": true}])"), HasSubstr("bad.json: node 1 (id 17): key "
+                                                                                      "\"attr[1].int64Val\": expected "
+                                                                                      "a signed 64-bit integer"));
+  EXPECT_THAT(node_error(R"("dataDeps": ["-1"])"), HasSubstr("key \"dataDeps[0]\": expected an unsigned 64-bit "
+                                                             "integer"));
+  EXPECT_THAT(node_error(R"("attr": [{"int32Val": 2147483648}])"), HasSubstr("expected a signed 32-bit integer, got "
+                                                                             "2147483648"));
   EXPECT_THAT(node_error(R"("type": "COMP")"), HasSubstr("expected a NodeType name (INVALID_NODE, METADATA_NODE"));
-  EXPECT_THAT(node_error(R"("dataDep": [])"),
-              HasSubstr("node 1 (id 17): unknown key \"dataDep\" in a Node; expected one of id, name, type, ctrlDeps, dataDeps"));
-  EXPECT_THAT(node_error(R"("attr": [{"int64Val": "1", "boolVal": true}])"),
-              HasSubstr("key \"attr[0].boolVal\": \"int64Val\" is already set, and a AttributeProto holds only one member of `value`"));
-  EXPECT_THAT(node_error(R"("dataDeps": [], "data_deps": [])"), HasSubstr("key \"data_deps\": field data_deps is given twice"));
+  EXPECT_THAT(node_error(R"("dataDep": [])"), HasSubstr("node 1 (id 17): unknown key \"dataDep\" in a Node; expected "
+                                                        "one of id, name, type, ctrlDeps, dataDeps"));
+  EXPECT_THAT(node_error(R"("attr": [{"int64Val": "1", "boolVal": true}])"), HasSubstr("key \"attr[0].boolVal\": "
+                                                                                       "\"int64Val\" is already set, "
+                                                                                       "and a AttributeProto holds "
+                                                                                       "only one member of `value`"));
+  EXPECT_THAT(node_error(R"("dataDeps": [], "data_deps": [])"), HasSubstr("key \"data_deps\": field data_deps is given "
+                                                                          "twice"));
   EXPECT_THAT(node_error(R"("name": 5)"), HasSubstr("key \"name\": expected a string, got 5"));
   EXPECT_THAT(node_error(R"("dataDeps": "1")"), HasSubstr("key \"dataDeps\": expected a JSON array"));
-  EXPECT_THAT(node_error(R"("dataDeps": ["1", [2]])"),
-              HasSubstr("key \"dataDeps[1]\": expected an unsigned 64-bit integer (a string of digits, or a number), got an array"));
+  EXPECT_THAT(node_error(R"("dataDeps": ["1", [2]])"), HasSubstr("key \"dataDeps[1]\": expected an unsigned 64-bit "
+                                                                 "integer (a string of digits, or a number), got an "
+                                                                 "array"));
   EXPECT_THAT(node_error(R"("name": [])"), HasSubstr("key \"name\": expected a string, got an array"));
   EXPECT_THAT(node_error(R"("inputs": [])"), HasSubstr("key \"inputs\": expected a JSON object (a IOInfo)"));
   EXPECT_THAT(node_error(R"("attr": [{"bytesVal": "a*b"}])"), HasSubstr("expected a base64 string"));
-  EXPECT_THAT(node_error(R"("attr": [{"floatVal": 1e39}])"), HasSubstr("expected a number in the range of a 32-bit float"));
+  EXPECT_THAT(node_error(R"("attr": [{"floatVal": 1e39}])"), HasSubstr("expected a number in the range of a 32-bit "
+                                                                       "float"));
   EXPECT_THAT(node_error(R"("attr": [{"doubleVal": "fast"}])"), HasSubstr("expected a number (or \"NaN\""));
-  EXPECT_THAT(node_error(R"("_unknownFields": "/w==")"), HasSubstr("key \"_unknownFields\": expected the base64 of protobuf wire bytes"));
+  EXPECT_THAT(node_error(R"("_unknownFields": "/w==")"), HasSubstr("key \"_unknownFields\": expected the base64 of "
+                                                                   "protobuf wire bytes"));
 }
 
 TEST(Dejsonizer, BadShapesAreNamed) {
-  EXPECT_THAT(error_in("[1, 2]"), HasSubstr("bad.json: expected a JSON object (the document {\"metadata\": {...}, \"nodes\": [{...}, ...]} or the GlobalMetadata), got an array"));
+  EXPECT_THAT(error_in("[1, 2]"), HasSubstr("bad.json: expected a JSON object (the document {\"metadata\": {...}, "
+                                            "\"nodes\": [{...}, ...]} or the GlobalMetadata), got an array"));
   EXPECT_THAT(error_in("{} 5"), HasSubstr("bad.json: node 0: expected a JSON object (a Node), got 5"));
-  EXPECT_THAT(error_in(R"({"nodes": {}})"), HasSubstr("key \"nodes\": expected a JSON array of Node objects, got an object"));
-  EXPECT_THAT(error_in(R"({"nodes": [], "extra": 1})"), HasSubstr("unknown top-level key \"extra\"; expected \"metadata\" and \"nodes\""));
+  EXPECT_THAT(error_in(R"({"nodes": {}})"), HasSubstr("key \"nodes\": expected a JSON array of Node objects, got an "
+                                                      "object"));
+  EXPECT_THAT(error_in(R"({"nodes": [], "extra": 1})"), HasSubstr("unknown top-level key \"extra\"; expected "
+                                                                  "\"metadata\" and \"nodes\""));
   EXPECT_THAT(error_in(R"({"nodes": []} {})"), HasSubstr("more JSON after the document's closing brace"));
-  EXPECT_THAT(error_in(R"({"version": 1})"), HasSubstr("metadata (the first JSON object): key \"version\": expected a string"));
+  EXPECT_THAT(error_in(R"({"version": 1})"), HasSubstr("metadata (the first JSON object): key \"version\": expected a "
+                                                       "string"));
 }
 
 TEST(JsonizerCli, JsonizeThenDejsonizeGivesTheSameEtAndErrorsExitNonZero) {
@@ -322,15 +344,18 @@ TEST(JsonizerCli, JsonizeThenDejsonizeGivesTheSameEtAndErrorsExitNonZero) {
     if (!form.empty()) args.push_back(form);
     const CommandResult jsonize = run_binary(args);
     ASSERT_EQ(jsonize.exit_code, 0) << jsonize.err;
-    const CommandResult back = run_binary({"chakra", "dejsonize", (dir / "t.json").string(), (dir / "back.et").string()});
+    const CommandResult back =
+        run_binary({"chakra", "dejsonize", (dir / "t.json").string(), (dir / "back.et").string()});
     ASSERT_EQ(back.exit_code, 0) << back.err;
     EXPECT_EQ(file_bytes(dir / "back.et"), bytes) << form;
   }
   write_bytes(dir / "bad.json", R"({"nodes": [{"id": "x"}]})");
   const CommandResult bad = run_binary({"chakra", "dejsonize", (dir / "bad.json").string(), (dir / "o.et").string()});
   EXPECT_NE(bad.exit_code, 0);
-  EXPECT_THAT(bad.err, HasSubstr("bad.json: node 0: key \"id\": expected an unsigned 64-bit integer (a string of digits, or a number), got \"x\""));
-  const CommandResult missing = run_binary({"chakra", "jsonize", (dir / "none.et").string(), (dir / "o.json").string()});
+  EXPECT_THAT(bad.err, HasSubstr("bad.json: node 0: key \"id\": expected an unsigned 64-bit integer (a string of "
+                                 "digits, or a number), got \"x\""));
+  const CommandResult missing =
+      run_binary({"chakra", "jsonize", (dir / "none.et").string(), (dir / "o.json").string()});
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_THAT(missing.err, HasSubstr("none.et"));
 }

@@ -16,7 +16,8 @@ using ::testing::HasSubstr;
 TEST(MscclConverter, ReferenceRingAllReduceIsByteIdentical) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const auto dir = ref / "traces" / "custom_collectives" / "custom_ring_allreduce_8npus_1MB";
-  const auto traces = tools::convert_msccl(file_bytes(dir / "custom_allreduce.xml"), "custom_allreduce.xml", {"allreduce", 1 << 20});
+  const auto traces =
+      tools::convert_msccl(file_bytes(dir / "custom_allreduce.xml"), "custom_allreduce.xml", {"allreduce", 1 << 20});
   ASSERT_EQ(traces.size(), 8u);
   for (const auto& [gpu, trace] : traces) {
     EXPECT_EQ(chakra::serialize_trace(trace), file_bytes(dir / ("custom_allreduce." + std::to_string(gpu) + ".et")))
@@ -27,7 +28,8 @@ TEST(MscclConverter, ReferenceRingAllReduceIsByteIdentical) {
 // A two-block algorithm with every step type. Block 0: send, rrc, nop (waiting on block 1's
 // step 0), send. Block 1: recv. Ids: tb0 s0 -> 0, s1 -> 1 (recv) + 2 (comp), s2 (nop) -> 3 (no
 // node), s3 -> 4; tb1 s0 -> 5. Chunk = 1000 / 4 = 250 B, x cnt.
-constexpr const char* kAlgo = R"(<algo name="t" proto="Simple" nchannels="1" nchunksperloop="4" ngpus="2" coll="allreduce" inplace="1">
+constexpr const char* kAlgo =
+    R"(<algo name="t" proto="Simple" nchannels="1" nchunksperloop="4" ngpus="2" coll="allreduce" inplace="1">
   <gpu id="0" i_chunks="4" o_chunks="0" s_chunks="0">
     <tb id="0" send="1" recv="1" chan="3">
       <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>

@@ -32,9 +32,9 @@ std::string dump(const chakra::Node& n) {
   std::string s = fmt::format("{} {} {} data={} ctrl={} dur={}", n.id(), chakra::node_type_name(n.type()), n.name(),
                               ids(n.data_deps()), ids(n.ctrl_deps()), n.duration_micros());
   for (const chakra::Attribute& a : n.attr()) {
-    std::string value = a.has_string_val() ? a.string_val()
-                        : a.has_bool_val() ? (a.bool_val() ? "True" : "False")
-                        : a.has_int32_val() ? std::to_string(a.int32_val())
+    std::string value = a.has_string_val()   ? a.string_val()
+                        : a.has_bool_val()   ? (a.bool_val() ? "True" : "False")
+                        : a.has_int32_val()  ? std::to_string(a.int32_val())
                         : a.has_uint64_val() ? std::to_string(a.uint64_val())
                                              : std::to_string(a.int64_val());
     s += fmt::format(" {}:{}={}", a.name(), chakra::value_kind(a), value);
@@ -78,7 +78,8 @@ std::filesystem::path host_trace(const std::filesystem::path& ref, const std::fi
 TEST(PytorchConverter, SyntheticEtPlusIsByteIdentical) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const auto dir = ref / "golden" / "pytorch_converter";
-  const chakra::Trace t = tools::convert_pytorch(file_bytes(dir / "synthetic_etplus.json"), "synthetic_etplus.json", {});
+  const chakra::Trace t =
+      tools::convert_pytorch(file_bytes(dir / "synthetic_etplus.json"), "synthetic_etplus.json", {});
   expect_same_as_golden(t, dir / "synthetic_etplus.0.et");
 }
 
@@ -103,7 +104,8 @@ TEST(PytorchConverter, HostOnlyTraceSimulates) {
   write_bytes(dir / "network.yml", "topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n");
   for (const bool fix : {false, true}) {
     const std::string prefix = (dir / (fix ? "fixed" : "compat")).string();
-    std::vector<std::string> convert = {"chakra", "convert", "pytorch", json.string(), "--out", chakra::rank_path(prefix, 0)};
+    std::vector<std::string> convert = {"chakra",      "convert", "pytorch",
+                                        json.string(), "--out",   chakra::rank_path(prefix, 0)};
     if (fix) convert.push_back("--fix-defects");
     const CommandResult c = run_binary(convert);
     ASSERT_EQ(c.exit_code, 0) << c.err;
@@ -112,9 +114,8 @@ TEST(PytorchConverter, HostOnlyTraceSimulates) {
     const CommandResult r = run_binary({"run", "--workload", prefix, "--system", (dir / "system.json").string(),
                                         "--network", (dir / "network.yml").string(), "-q"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.out,
-              "sys[0] finished, 261 cycles, exposed communication 261 cycles.\n"
-              "sys[1] finished, 261 cycles, exposed communication 261 cycles.\n");
+    EXPECT_EQ(r.out, "sys[0] finished, 261 cycles, exposed communication 261 cycles.\n"
+                     "sys[1] finished, 261 cycles, exposed communication 261 cycles.\n");
   }
   // The defect the golden keeps: detach_ (id 10) is listed before its caller aten::detach_ (9).
   const chakra::Trace compat = chakra::read_trace(chakra::rank_path((dir / "compat").string(), 0));
@@ -132,8 +133,10 @@ TEST(PytorchConverter, CommandLine) {
   EXPECT_THAT(help.out, HasSubstr("Example:\n  chakrasim chakra convert pytorch"));
   EXPECT_THAT(help.out, HasSubstr("--fix-defects"));
   const auto dir = temp_dir("pytorch_cli");
-  write_bytes(dir / "bad.json", R"({"schema": "1.0.1", "pid": 1, "time": "", "start_ts": 0, "finish_ts": 0, "nodes": []})");
-  const CommandResult bad = run_binary({"chakra", "convert", "pytorch", (dir / "bad.json").string(), "--out", (dir / "x.et").string()});
+  write_bytes(dir / "bad.json",
+              R"({"schema": "1.0.1", "pid": 1, "time": "", "start_ts": 0, "finish_ts": 0, "nodes": []})");
+  const CommandResult bad =
+      run_binary({"chakra", "convert", "pytorch", (dir / "bad.json").string(), "--out", (dir / "x.et").string()});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(bad.err, HasSubstr((dir / "bad.json").string() + ": key \"schema\" is \"1.0.1\""));
   CHAKRASIM_REQUIRE_REFERENCE(ref);
@@ -146,16 +149,22 @@ TEST(PytorchConverter, CommandLine) {
 
 // Inputs and outputs are stored as Python's str() of the JSON lists (expected strings: Python 3.11).
 TEST(PytorchConverter, PythonStr) {
-  auto python_str = [](const std::string& json) { return tools::pyrepr::python_str(nlohmann::ordered_json::parse(json)); };
-  EXPECT_EQ(python_str(R"([[10, 11, 0, 256, 4, "cuda:0"], "<None>", true, false, null, -3])"),
-            "[[10, 11, 0, 256, 4, 'cuda:0'], '<None>', True, False, None, -3]");
+  auto python_str = [](const std::string& json) {
+    return tools::pyrepr::python_str(nlohmann::ordered_json::parse(json));
+  };
+  EXPECT_EQ(python_str(R"([[10, 11, 0, 256, 4, "cuda:0"], "<None>", true, false, null, -3])"), "[[10, 11, 0, 256, 4, "
+                                                                                               "'cuda:0'], '<None>', "
+                                                                                               "True, False, None, "
+                                                                                               "-3]");
   EXPECT_EQ(python_str(R"(["[{\"pg_name\": \"0\"}]"])"), R"(['[{"pg_name": "0"}]'])");
   EXPECT_EQ(python_str(R"(["it's", "both ' and \"", "back\\slash", "tab\tnl\ncr\r", "\u0001\u007f"])"),
             R"(["it's", 'both \' and "', 'back\\slash', 'tab\tnl\ncr\r', '\x01\x7f'])");
-  EXPECT_EQ(python_str(R"(["é中😀", "\u00a0\u00ad\u200b\u2028\ue000\ufeff"])"),
-            "['é中😀', '\\xa0\\xad\\u200b\\u2028\\ue000\\ufeff']");
+  EXPECT_EQ(python_str(R"(["é中😀", "\u00a0\u00ad\u200b\u2028\ue000\ufeff"])"), "['é中😀', "
+                                                                               "'\\xa0\\xad\\u200b\\u2028\\ue000\\ufeff"
+                                                                               "']");
   EXPECT_EQ(python_str("[0.0, -0.0, 1.0, 2.5, 0.1, 1e-05, 0.0001, 1e16, 1e15, 1.5e-07, 1e100, 123456789.125, 1E5]"),
-            "[0.0, -0.0, 1.0, 2.5, 0.1, 1e-05, 0.0001, 1e+16, 1000000000000000.0, 1.5e-07, 1e+100, 123456789.125, 100000.0]");
+            "[0.0, -0.0, 1.0, 2.5, 0.1, 1e-05, 0.0001, 1e+16, 1000000000000000.0, 1.5e-07, 1e+100, 123456789.125, "
+            "100000.0]");
   EXPECT_EQ(python_str("[18446744073709551615, -9223372036854775808, 5e-324, 1.7976931348623157e308]"),
             "[18446744073709551615, -9223372036854775808, 5e-324, 1.7976931348623157e+308]");
   EXPECT_EQ(python_str(R"({"b": [[]], "a": {}, "c'": null})"), R"({'b': [[]], 'a': {}, "c'": None})");
@@ -184,21 +193,24 @@ Json kernel(std::uint64_t id, const std::string& name, std::int64_t caller, Json
 }
 
 std::string trace_of(const std::vector<Json>& nodes, const std::string& schema = "1.1.1-chakra.0.0.4") {
-  return Json{{"schema", schema}, {"pid", 7}, {"time", "t"}, {"start_ts", 1}, {"finish_ts", 2}, {"nodes", nodes}}.dump();
+  return Json{{"schema", schema}, {"pid", 7}, {"time", "t"}, {"start_ts", 1}, {"finish_ts", 2}, {"nodes", nodes}}
+      .dump();
 }
 
 const Json kThread = op(1, "[pytorch|profiler|execution_trace|thread]", 0);
-const Json kTensorInput = {{"values", {{1, 2, 0, 256, 4, "cuda:0"}}}, {"shapes", {{256}}}, {"types", {"Tensor(float)"}}};
+const Json kTensorInput = {{"values", {{1, 2, 0, 256, 4, "cuda:0"}}},
+                           {"shapes", {{256}}},
+                           {"types", {"Tensor(float)"}}};
 
 // Call tree: thread 1 -> A 2 (kernels 5, 6), B 3 -> C 4. CPU ops chain in call order (2, 3, 4);
 // each kernel depends on its launcher; a kernel launched by a kernel (8) is dropped, and so is an
 // op whose caller is not in the trace (7), which ends up with no dependency at all.
 TEST(PytorchConverter, DependenciesFollowTheCallTree) {
-  const std::string text = trace_of({kThread, op(2, "A", 1, {{"exclusive_dur", 12.7}}),
-                                     op(3, "Optimizer.step#SGD.step", 1, {{"exclusive_dur", 30}}),
-                                     op(4, "C", 3, {{"inter_thread_dep", 2}}),
-                                     kernel(5, "gemm", 2, {{"stream", 7}, {"exclusive_dur", 40}}), kernel(6, "relu", 2),
-                                     op(7, "orphan", 99), kernel(8, "nested", 5), op(9, "no stream", 1, {{"stream", nullptr}})});
+  const std::string text =
+      trace_of({kThread, op(2, "A", 1, {{"exclusive_dur", 12.7}}),
+                op(3, "Optimizer.step#SGD.step", 1, {{"exclusive_dur", 30}}), op(4, "C", 3, {{"inter_thread_dep", 2}}),
+                kernel(5, "gemm", 2, {{"stream", 7}, {"exclusive_dur", 40}}), kernel(6, "relu", 2), op(7, "orphan", 99),
+                kernel(8, "nested", 5), op(9, "no stream", 1, {{"stream", nullptr}})});
   const chakra::Trace t = tools::convert_pytorch(text, "t.json", {});
   ASSERT_EQ(t.nodes.size(), 7u);
   EXPECT_FALSE(has_node(t, 7));
@@ -229,11 +241,12 @@ TEST(PytorchConverter, DependenciesFollowTheCallTree) {
 TEST(PytorchConverter, SchemasAndRoots) {
   Json bare = kernel(4, "dropped", 3);
   bare.erase("attrs");
-  for (const char* schema : {"1.0.2-chakra.0.0.4", "1.0.3-chakra.0.0.4", "1.1.0-chakra.0.0.4", "1.1.1-chakra.0.0.4",
-                             "1.1.1-chakra.1.0.0"}) {
-    const chakra::Trace t = tools::convert_pytorch(
-        trace_of({op(1, "[pytorch|profiler|execution_graph|thread]", 0), op(2, "A", 1), kernel(3, "k", 2), bare}, schema),
-        "t.json", {});
+  for (const char* schema :
+       {"1.0.2-chakra.0.0.4", "1.0.3-chakra.0.0.4", "1.1.0-chakra.0.0.4", "1.1.1-chakra.0.0.4", "1.1.1-chakra.1.0.0"}) {
+    const chakra::Trace t = tools::convert_pytorch(trace_of({op(1, "[pytorch|profiler|execution_graph|thread]", 0),
+                                                             op(2, "A", 1), kernel(3, "k", 2), bare},
+                                                            schema),
+                                                   "t.json", {});
     EXPECT_EQ(t.metadata.attr(0).string_val(), schema);
     ASSERT_EQ(t.nodes.size(), 3u) << schema;
     EXPECT_THAT(node(t, 3).data_deps(), ElementsAre(2u));
@@ -280,9 +293,9 @@ TEST(PytorchConverter, ChildListedBeforeItsCaller) {
 // Sync deps (trace_link's GPU synchronisation edges) become data deps when the earlier node
 // started first; the reference never adds them.
 TEST(PytorchConverter, SyncDepsOnEarlierNodes) {
-  const std::string text = trace_of({kThread, op(2, "A", 1, {{"ts", 10}}), op(3, "B", 1, {{"ts", 20}}),
-                                     op(4, "C", 1, {{"ts", 30}, {"sync_dep", {2}}}),
-                                     op(5, "D", 1, {{"ts", 5}, {"sync_dep", {3, 77}}})});
+  const std::string text =
+      trace_of({kThread, op(2, "A", 1, {{"ts", 10}}), op(3, "B", 1, {{"ts", 20}}),
+                op(4, "C", 1, {{"ts", 30}, {"sync_dep", {2}}}), op(5, "D", 1, {{"ts", 5}, {"sync_dep", {3, 77}}})});
   const chakra::Trace t = tools::convert_pytorch(text, "t.json", {});
   EXPECT_THAT(node(t, 4).data_deps(), ElementsAre(3u, 2u));
   EXPECT_THAT(node(t, 5).data_deps(), ElementsAre(4u));  // 3 started later; 77 is not a node
@@ -304,8 +317,8 @@ TEST(PytorchConverter, NcclKernels) {
        op(5, "nccl:all_gather", 1), kernel(6, "ncclKernel_AllGather_RING_LL_Sum_int8_t", 5, {{"inputs", kTensorInput}}),
        op(7, "x", 1), kernel(8, "ncclDevKernel_Reduce-Scatter", 7), kernel(9, "ncclDevKernel_Broadcast_RING", 7),
        op(10, "nccl:send", 1), send_rpc, kernel(21, "ncclDevKernel_SendRecv", 20, {{"inputs", kTensorInput}}),
-       op(30, "nccl:recv", 1), kernel(31, "ncclDevKernel_SendRecv", 30),
-       op(40, "nccl:all_to_all", 1), kernel(41, "ncclDevKernel_SendRecv", 40)});
+       op(30, "nccl:recv", 1), kernel(31, "ncclDevKernel_SendRecv", 30), op(40, "nccl:all_to_all", 1),
+       kernel(41, "ncclDevKernel_SendRecv", 40)});
   const chakra::Trace t = tools::convert_pytorch(text, "t.json", {});
   auto expect_coll = [&](std::uint64_t id, chakra::CommType type, std::int64_t bytes) {
     SCOPED_TRACE(id);
@@ -338,7 +351,8 @@ std::string p2p_rank(bool send) {
                            {"shapes", Json::array()},
                            {"types", {"GenericList[Tensor(float)]", "Int", "Int", "String", "Int"}}};
   return trace_of({kThread, op(2, "## process_group:init ##", 1, {{"inputs", init}}),
-                   op(3, send ? "nccl:send" : "nccl:recv", 1), op(4, "record_param_comms", 3, {{"inputs", rpc_inputs}, {"pg_name", "5"}}),
+                   op(3, send ? "nccl:send" : "nccl:recv", 1),
+                   op(4, "record_param_comms", 3, {{"inputs", rpc_inputs}, {"pg_name", "5"}}),
                    kernel(5, "ncclDevKernel_SendRecv", 4, {{"inputs", rpc_inputs}, {"exclusive_dur", 9}})});
 }
 
@@ -383,8 +397,9 @@ TEST(PytorchConverter, Errors) {
     return error_of([&] { tools::convert_pytorch(text, "bad.json", o); });
   };
   EXPECT_THAT(error("{\"schema\": "), HasSubstr("bad.json: invalid JSON"));
-  EXPECT_THAT(error(trace_of({kThread}, "1.0.1-chakra.0.0.4")),
-              HasSubstr("bad.json: key \"schema\" is \"1.0.1-chakra.0.0.4\"; expected a supported PyTorch ET schema"));
+  EXPECT_THAT(error(trace_of({kThread}, "1.0.1-chakra.0.0.4")), HasSubstr("bad.json: key \"schema\" is "
+                                                                          "\"1.0.1-chakra.0.0.4\"; expected a "
+                                                                          "supported PyTorch ET schema"));
   Json no_pid = Json::parse(trace_of({kThread}));
   no_pid.erase("pid");
   EXPECT_THAT(error(no_pid.dump()), HasSubstr("bad.json: no key \"pid\""));
@@ -394,26 +409,42 @@ TEST(PytorchConverter, Errors) {
   Json no_rf_id = op(2, "A", 1);
   no_rf_id["attrs"].erase(0);
   EXPECT_THAT(error(trace_of({kThread, no_rf_id})), HasSubstr("node 2 (\"A\"): attrs has no \"rf_id\""));
-  EXPECT_THAT(error(trace_of({kThread, op(2, "A", 1, {{"exclusive_dur", "5"}})})),
-              HasSubstr("node 2 (\"A\"): key \"exclusive_dur\" is \"5\"; expected a duration"));
-  EXPECT_THAT(error(trace_of({kThread, op(2, "A", 1), op(2, "B", 1)})),
-              HasSubstr("node 2 (\"B\"): duplicate id: nodes[1] has it too"));
-  EXPECT_THAT(error(trace_of({kThread, op(2, "A", 1, {{"inter_thread_dep", 3}}), op(3, "B", 1)})),
-              HasSubstr("bad.json: dependency cycle among 2 nodes"));
-  EXPECT_THAT(error(trace_of({kThread, op(2, "A", 1, {{"inter_thread_dep", 42}})})),
-              HasSubstr("node 2 (\"A\"): it depends on node 42 (its inter_thread_dep), which is not in the output"));
-  EXPECT_THAT(error(trace_of({kThread, op(2, "A", 1), kernel(3, "ncclDevKernel_Magic", 2)})),
-              HasSubstr("node 3 (\"ncclDevKernel_Magic\"): unknown NCCL kernel"));
-  EXPECT_THAT(error(trace_of({kThread, op(2, "A", 1), kernel(3, "ncclKernel_AllReduce", 2,
-                                                             {{"inputs", {{"values", {{1, 2}}}, {"shapes", {{1}}}, {"types", {"Tensor(float)"}}}}})})),
+  EXPECT_THAT(error(trace_of({kThread, op(2, "A", 1, {{"exclusive_dur", "5"}})})), HasSubstr("node 2 (\"A\"): key "
+                                                                                             "\"exclusive_dur\" is "
+                                                                                             "\"5\"; expected a "
+                                                                                             "duration"));
+  EXPECT_THAT(error(trace_of({kThread, op(2, "A", 1), op(2, "B", 1)})), HasSubstr("node 2 (\"B\"): duplicate id: "
+                                                                                  "nodes[1] has it too"));
+  EXPECT_THAT(error(trace_of({kThread, op(2, "A", 1, {{"inter_thread_dep", 3}}), op(3, "B", 1)})), HasSubstr("bad.json:"
+                                                                                                             " dependen"
+                                                                                                             "cy cycle "
+                                                                                                             "among 2 "
+                                                                                                             "nodes"));
+  EXPECT_THAT(error(trace_of({kThread, op(2, "A", 1, {{"inter_thread_dep", 42}})})), HasSubstr("node 2 (\"A\"): it "
+                                                                                               "depends on node 42 "
+                                                                                               "(its "
+                                                                                               "inter_thread_dep), "
+                                                                                               "which is not in the "
+                                                                                               "output"));
+  EXPECT_THAT(error(trace_of({kThread, op(2, "A", 1), kernel(3, "ncclDevKernel_Magic", 2)})), HasSubstr("node 3 "
+                                                                                                        "(\"ncclDevKern"
+                                                                                                        "el_Magic\"): "
+                                                                                                        "unknown NCCL "
+                                                                                                        "kernel"));
+  EXPECT_THAT(error(trace_of(
+                  {kThread, op(2, "A", 1),
+                   kernel(3, "ncclKernel_AllReduce", 2,
+                          {{"inputs", {{"values", {{1, 2}}}, {"shapes", {{1}}}, {"types", {"Tensor(float)"}}}}})})),
               HasSubstr("node 3 (\"ncclKernel_AllReduce\"): inputs.values[0] holds [1,2]; expected a tensor"));
   EXPECT_THAT(error(trace_of({kThread, op(2, "nccl:send", 1), kernel(3, "ncclDevKernel_SendRecv", 2)}), {true}),
               HasSubstr("node 3 (\"ncclDevKernel_SendRecv\"): cannot find the send's peer"));
   std::string outside = p2p_rank(false);
   outside.replace(outside.find("[1,0]"), 5, "[1]");
-  EXPECT_THAT(error(outside, {true}), HasSubstr("node 5 (\"ncclDevKernel_SendRecv\"): peer rank 1 is outside process group \"5\" of 1 ranks"));
-  EXPECT_THAT(error_of([] { tools::convert_pytorch_file("/nonexistent/et.json", "x.et", {}); }),
-              HasSubstr("/nonexistent/et.json"));
+  EXPECT_THAT(error(outside, {true}), HasSubstr("node 5 (\"ncclDevKernel_SendRecv\"): peer rank 1 is outside process "
+                                                "group \"5\" of 1 ranks"));
+  EXPECT_THAT(error_of([] { tools::convert_pytorch_file("/nonexistent/et.json", "x.et", {}); }), HasSubstr("/nonexisten"
+                                                                                                           "t/"
+                                                                                                           "et.json"));
 }
 
 }  // namespace

@@ -149,15 +149,17 @@ TEST(TextConverter, CommandLineConvertsAndRuns) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const auto dir = temp_dir("text_cli");
   const std::string prefix = (dir / "resnet").string();
-  const CommandResult c = run_binary({"chakra", "convert", "text", (ref / "text-workloads" / "Resnet50_DataParallel.txt").string(),
-                                      "--npus", "4", "--passes", "1", "--out", prefix});
+  const CommandResult c =
+      run_binary({"chakra", "convert", "text", (ref / "text-workloads" / "Resnet50_DataParallel.txt").string(),
+                  "--npus", "4", "--passes", "1", "--out", prefix});
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(c.out, "wrote 4 rank files " + prefix + ".<rank>.et\n");
   std::ofstream(dir / "system.json") << R"({"scheduling-policy": "LIFO", "endpoint-delay": 10,
       "active-chunks-per-dimension": 1, "preferred-dataset-splits": 4, "all-reduce-implementation": ["ring"],
       "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
       "all-to-all-implementation": ["ring"], "collective-optimization": "localBWAware", "local-mem-bw": 50})";
-  std::ofstream(dir / "network.yml") << "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n";
+  std::ofstream(dir / "network.yml") << "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 "
+                                        "]\n";
   const CommandResult r = run_binary({"run", "--workload", prefix, "--system", (dir / "system.json").string(),
                                       "--network", (dir / "network.yml").string(), "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -170,8 +172,8 @@ TEST(TextConverter, CommandLineHelpAndErrors) {
   EXPECT_THAT(help.out, HasSubstr("Example:\n  chakrasim chakra convert text "));
   const auto dir = temp_dir("text_cli_errors");
   const std::string missing = (dir / "nope.txt").string();
-  const CommandResult m = run_binary({"chakra", "convert", "text", missing, "--npus", "2", "--passes", "1", "--out",
-                                      (dir / "w").string()});
+  const CommandResult m =
+      run_binary({"chakra", "convert", "text", missing, "--npus", "2", "--passes", "1", "--out", (dir / "w").string()});
   EXPECT_NE(m.exit_code, 0);
   EXPECT_THAT(m.err, HasSubstr(missing + ": cannot open the text workload: the file does not exist"));
   std::ofstream(dir / "w.txt") << "MICRO\n1\nL0 -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 64 5\n";
@@ -191,11 +193,12 @@ TEST(TextConverter, CommandLineHelpAndErrors) {
 // IG; L0: WG <- IG L1, its comm; no IG for the first layer. A NONE weight-gradient comm stays a
 // 0-byte ALL_REDUCE named ..._NONE, as the reference writes it (golden datanone).
 TEST(TextConverter, DataParallelKeepsTheReferencesNoneNode) {
-  const auto t = convert("DATA\n2\nL0 -1 10 NONE 0 11 NONE 0 12 NONE 0 1\nL1 -1 20 NONE 0 21 NONE 0 22 ALLGATHER 300 1\n");
+  const auto t = convert("DATA\n2\nL0 -1 10 NONE 0 11 NONE 0 12 NONE 0 1\nL1 -1 20 NONE 0 21 NONE 0 22 ALLGATHER 300 "
+                         "1\n");
   ASSERT_EQ(t.size(), 1u);
-  EXPECT_THAT(names(t[0]), ElementsAre("COMP_NODE_L0_FWD", "COMP_NODE_L1_FWD", "COMP_NODE_L1_BWD_WG",
-                                       "COMM_COLL_NODE_L1_ALLGATHER", "COMP_NODE_L1_BWD_IG", "COMP_NODE_L0_BWD_WG",
-                                       "COMM_COLL_NODE_L0_NONE"));
+  EXPECT_THAT(names(t[0]),
+              ElementsAre("COMP_NODE_L0_FWD", "COMP_NODE_L1_FWD", "COMP_NODE_L1_BWD_WG", "COMM_COLL_NODE_L1_ALLGATHER",
+                          "COMP_NODE_L1_BWD_IG", "COMP_NODE_L0_BWD_WG", "COMM_COLL_NODE_L0_NONE"));
   EXPECT_THAT(deps(t[0], "COMP_NODE_L0_BWD_WG"), ElementsAre(id(t[0], "COMP_NODE_L1_BWD_IG")));
   const chakra::Node& none = named(t[0], "COMM_COLL_NODE_L0_NONE");
   EXPECT_EQ(chakra::attr_int(none, "comm_type"), 0);
@@ -206,7 +209,8 @@ TEST(TextConverter, DataParallelKeepsTheReferencesNoneNode) {
 
 // Every rank gets the same graph; ids run on from one rank file to the next (7 nodes a rank).
 TEST(TextConverter, IdsRunOnAcrossRankFilesAndMetadataCarriesTheText) {
-  const std::string text = "DATA\n2\nL0 -1 10 NONE 0 11 NONE 0 12 ALLREDUCE 8 1\nL1 -1 20 NONE 0 21 NONE 0 22 ALLREDUCE 8 1\n";
+  const std::string text = "DATA\n2\nL0 -1 10 NONE 0 11 NONE 0 12 ALLREDUCE 8 1\nL1 -1 20 NONE 0 21 NONE 0 22 "
+                           "ALLREDUCE 8 1\n";
   const auto t = convert(text, 3, 1);
   ASSERT_EQ(t.size(), 3u);
   for (std::size_t r = 0; r < 3; ++r) {
@@ -224,9 +228,11 @@ TEST(TextConverter, IdsRunOnAcrossRankFilesAndMetadataCarriesTheText) {
 // Fixed: the reference dies on blank lines ("Cannot parse the following layer"); CRLF files read
 // as LF ones, their copied text in LF too (as Python's universal newlines give the reference).
 TEST(TextConverter, BlankLinesAreSkippedAndCrlfReadsAsLf) {
-  const std::string clean = "MICRO\n2\nL0 -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 64 5\nL1 -1 5 NONE 0 5 NONE 0 5 ALLTOALL 32 5\n";
+  const std::string clean = "MICRO\n2\nL0 -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 64 5\nL1 -1 5 NONE 0 5 NONE 0 5 ALLTOALL 32 "
+                            "5\n";
   const auto want = convert(clean, 1, 2);
-  const std::string blanks = "MICRO\n2\n\nL0 -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 64 5\n \t\nL1 -1 5 NONE 0 5 NONE 0 5 ALLTOALL 32 5\n\n\n";
+  const std::string blanks = "MICRO\n2\n\nL0 -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 64 5\n \t\nL1 -1 5 NONE 0 5 NONE 0 5 "
+                             "ALLTOALL 32 5\n\n\n";
   std::string crlf;
   for (char c : clean) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
   for (const std::string& text : {blanks, crlf, "\xEF\xBB\xBF" + clean}) {
@@ -240,7 +246,8 @@ TEST(TextConverter, BlankLinesAreSkippedAndCrlfReadsAsLf) {
 // Fixed: outside DATA a NONE comm makes no node (the reference writes a 0-byte ALL_REDUCE).
 // MICRO: only L0's all-reduce, once per pass.
 TEST(TextConverter, MicroMakesNoNodeForNone) {
-  const auto t = convert("MICRO\n2\nL0 -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 64 5\nL1 -1 5 NONE 0 5 NONE 0 5 NONE 0 5\n", 1, 2);
+  const auto t =
+      convert("MICRO\n2\nL0 -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 64 5\nL1 -1 5 NONE 0 5 NONE 0 5 NONE 0 5\n", 1, 2);
   EXPECT_THAT(names(t[0]), ElementsAre("COMM_COLL_NODE_L0_ALLREDUCE", "COMM_COLL_NODE_L0_ALLREDUCE"));
   EXPECT_THAT(t[0].nodes[1].data_deps(), IsEmpty());
 }
@@ -248,10 +255,11 @@ TEST(TextConverter, MicroMakesNoNodeForNone) {
 // MODEL, L0's forward comm NONE, L1's input-gradient comm NONE: FWD L1 waits on FWD L0, and
 // IG L0 on WG L1 alone; the first layer never has an input-gradient comm.
 TEST(TextConverter, ModelNoneCommsHandTheirDependencyToTheCompute) {
-  const auto t = convert("MODEL\n2\nL0 -1 10 NONE 0 11 ALLREDUCE 110 12 NONE 0 1\nL1 -1 20 ALLGATHER 200 21 NONE 0 22 NONE 0 1\n");
-  EXPECT_THAT(names(t[0]), ElementsAre("COMP_NODE_L0_FWD", "COMP_NODE_L1_FWD", "COMM_COLL_NODE_L1_ALLGATHER",
-                                       "COMP_NODE_L1_BWD_IG", "COMP_NODE_L1_BWD_WG", "COMP_NODE_L0_BWD_IG",
-                                       "COMP_NODE_L0_BWD_WG"));
+  const auto t = convert("MODEL\n2\nL0 -1 10 NONE 0 11 ALLREDUCE 110 12 NONE 0 1\nL1 -1 20 ALLGATHER 200 21 NONE 0 22 "
+                         "NONE 0 1\n");
+  EXPECT_THAT(names(t[0]),
+              ElementsAre("COMP_NODE_L0_FWD", "COMP_NODE_L1_FWD", "COMM_COLL_NODE_L1_ALLGATHER", "COMP_NODE_L1_BWD_IG",
+                          "COMP_NODE_L1_BWD_WG", "COMP_NODE_L0_BWD_IG", "COMP_NODE_L0_BWD_WG"));
   EXPECT_THAT(deps(t[0], "COMP_NODE_L1_FWD"), ElementsAre(id(t[0], "COMP_NODE_L0_FWD")));
   EXPECT_THAT(deps(t[0], "COMP_NODE_L1_BWD_IG"), ElementsAre(id(t[0], "COMM_COLL_NODE_L1_ALLGATHER")));
   EXPECT_THAT(deps(t[0], "COMP_NODE_L0_BWD_IG"), ElementsAre(id(t[0], "COMP_NODE_L1_BWD_WG")));
@@ -261,12 +269,14 @@ TEST(TextConverter, ModelNoneCommsHandTheirDependencyToTheCompute) {
 // waits on FWD L1; the next pass's FWD L0 on WG L0 (not its comm), FWD L1 on WGCOMM L1 first.
 TEST(TextConverter, HybridNoneCommsHandTheirDependencyToTheCompute) {
   const auto t = convert("HYBRID_DATA_MODEL\n2\nL0 -1 10 ALLGATHER 100 11 ALLREDUCE 110 12 NONE 0 1\n"
-                         "L1 -1 20 NONE 0 21 ALLREDUCE 210 22 ALLREDUCE 220 1\n", 1, 2);
+                         "L1 -1 20 NONE 0 21 ALLREDUCE 210 22 ALLREDUCE 220 1\n",
+                         1, 2);
   ASSERT_EQ(t[0].nodes.size(), 18u);
   for (const std::string& n : names(t[0])) EXPECT_THAT(n, ::testing::Not(HasSubstr("NONE")));
   EXPECT_THAT(deps(t[0], "COMP_NODE_L1_BWD_IG"), ElementsAre(id(t[0], "COMP_NODE_L1_FWD")));
-  EXPECT_THAT(deps(t[0], "COMP_NODE_L0_BWD_IG"),
-              ElementsAre(id(t[0], "COMP_NODE_L1_BWD_WG"), id(t[0], "COMM_COLL_NODE_L1_IG_COMM__ALLREDUCE")));
+  EXPECT_THAT(deps(t[0], "COMP_NODE_L0_BWD_IG"), ElementsAre(id(t[0], "COMP_NODE_L1_BWD_WG"), id(t[0], "COMM_COLL_NODE_"
+                                                                                                       "L1_IG_COMM__"
+                                                                                                       "ALLREDUCE")));
   EXPECT_THAT(deps(t[0], "COMP_NODE_L0_FWD", 1), ElementsAre(id(t[0], "COMP_NODE_L0_BWD_WG")));
   EXPECT_THAT(deps(t[0], "COMP_NODE_L1_FWD", 1),
               ElementsAre(id(t[0], "COMM_COLL_NODE_L1_ALLREDUCE"), id(t[0], "COMM_COLL_NODE_L0_ALLGATHER", 1)));
@@ -303,42 +313,53 @@ constexpr const char* kLayer = "L0 -1 10 NONE 0 11 NONE 0 12 ALLREDUCE 100 1\n";
 TEST(TextConverter, ErrorsForTheHeader) {
   EXPECT_THAT(error_for(""), HasSubstr("w.txt: the file is empty; expected an ASTRA-sim 1.0 text workload"));
   EXPECT_THAT(error_for(" \n1\n"), HasSubstr("w.txt: line 1 is empty; expected the parallelism: MICRO, DATA"));
-  EXPECT_THAT(error_for(std::string("PIPELINE\n1\n") + kLayer),
-              HasSubstr("w.txt: line 1: parallelism \"PIPELINE\" is not supported; expected MICRO, DATA, MODEL, "
-                        "HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_DLRM, HYBRID_DLRM_ENHANCED, HYBRID_TRANSFORMER, "
-                        "HYBRID_TRANSFORMER_FWD_IN_BCKWD or HYBRID_CUSTOMIZED"));
-  EXPECT_THAT(error_for(std::string("DATA\ntwo\n") + kLayer),
-              HasSubstr("w.txt: line 2 is \"two\"; expected the number of layers, a single non-negative integer"));
+  EXPECT_THAT(error_for(std::string("PIPELINE\n1\n") + kLayer), HasSubstr("w.txt: line 1: parallelism \"PIPELINE\" is "
+                                                                          "not supported; expected MICRO, DATA, MODEL, "
+                                                                          "HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, "
+                                                                          "HYBRID_DLRM, HYBRID_DLRM_ENHANCED, "
+                                                                          "HYBRID_TRANSFORMER, "
+                                                                          "HYBRID_TRANSFORMER_FWD_IN_BCKWD or "
+                                                                          "HYBRID_CUSTOMIZED"));
+  EXPECT_THAT(error_for(std::string("DATA\ntwo\n") + kLayer), HasSubstr("w.txt: line 2 is \"two\"; expected the number "
+                                                                        "of layers, a single non-negative integer"));
   EXPECT_THAT(error_for("DATA\n"), HasSubstr("w.txt: line 2 is \"(end of file)\"; expected the number of layers"));
   EXPECT_THAT(error_for("DATA\n1\n\n"), HasSubstr("w.txt: no layer lines after line 2; expected 1 layer lines"));
-  EXPECT_THAT(error_for(std::string("DATA\n3\n") + kLayer + kLayer),
-              HasSubstr("w.txt: line 2 says 3 layers but the file has 2 layer lines (lines 3 to 4)"));
-  EXPECT_THAT(error_for(std::string("HYBRID_DLRM 1\n1\n") + kLayer),
-              HasSubstr("w.txt: HYBRID_DLRM needs at least 2 layers, bottom and top; expected more layer lines"));
+  EXPECT_THAT(error_for(std::string("DATA\n3\n") + kLayer + kLayer), HasSubstr("w.txt: line 2 says 3 layers but the "
+                                                                               "file has 2 layer lines (lines 3 to "
+                                                                               "4)"));
+  EXPECT_THAT(error_for(std::string("HYBRID_DLRM 1\n1\n") + kLayer), HasSubstr("w.txt: HYBRID_DLRM needs at least 2 "
+                                                                               "layers, bottom and top; expected more "
+                                                                               "layer lines"));
   for (const std::string b : {"", "0", "3", "-1", "x"}) {
     EXPECT_THAT(error_for("HYBRID_DLRM " + b + "\n3\n" + kLayer + kLayer + kLayer),
                 HasSubstr("w.txt: line 1: HYBRID_DLRM needs the index of the last bottom MLP layer as its second "
-                          "field, found \"" + b + "\"; expected an integer from 1 to 2"));
+                          "field, found \"" +
+                          b + "\"; expected an integer from 1 to 2"));
   }
 }
 
 TEST(TextConverter, ErrorsForLayerLines) {
-  EXPECT_THAT(error_for("DATA\n1\nL0 -1 10 NONE 0 11 NONE 0 12 ALLREDUCE 100\n"),
-              HasSubstr("w.txt: line 3: a layer line with 11 fields; expected at least 12: name, reserved"));
-  const std::vector<std::pair<int, const char*>> numbers = {
-      {2, "forward compute time"},         {4, "forward comm size"},
-      {5, "input-gradient compute time"},  {7, "input-gradient comm size"},
-      {8, "weight-gradient compute time"}, {10, "weight-gradient comm size"}};
+  EXPECT_THAT(error_for("DATA\n1\nL0 -1 10 NONE 0 11 NONE 0 12 ALLREDUCE 100\n"), HasSubstr("w.txt: line 3: a layer "
+                                                                                            "line with 11 fields; "
+                                                                                            "expected at least 12: "
+                                                                                            "name, reserved"));
+  const std::vector<std::pair<int, const char*>> numbers = {{2, "forward compute time"},
+                                                            {4, "forward comm size"},
+                                                            {5, "input-gradient compute time"},
+                                                            {7, "input-gradient comm size"},
+                                                            {8, "weight-gradient compute time"},
+                                                            {10, "weight-gradient comm size"}};
   for (const auto& [field, what] : numbers) {
     for (const std::string bad : {"1.5", "-5", "x"}) {
-      std::vector<std::string> words = {"L0", "-1", "10", "NONE", "0", "11", "NONE", "0", "12", "ALLREDUCE", "100", "1"};
+      std::vector<std::string> words = {"L0",   "-1", "10", "NONE",      "0",   "11",
+                                        "NONE", "0",  "12", "ALLREDUCE", "100", "1"};
       words[static_cast<std::size_t>(field)] = bad;
       std::string line;
       for (const std::string& w : words) line += w + " ";
-      EXPECT_THAT(error_for("DATA\n1\n" + line + "\n"),
-                  HasSubstr(fmt::format("w.txt: line 3: layer \"L0\": field {} ({}) is \"{}\"; expected an integer "
-                                        "from 0 to ",
-                                        field + 1, what, bad)));
+      EXPECT_THAT(error_for("DATA\n1\n" + line + "\n"), HasSubstr(fmt::format("w.txt: line 3: layer \"L0\": field {} "
+                                                                              "({}) is \"{}\"; expected an integer "
+                                                                              "from 0 to ",
+                                                                              field + 1, what, bad)));
     }
   }
   EXPECT_THAT(error_for("DATA\n1\nL0 -1 10 NONE 0 11 NONE 0 12 ALLREDUCE 9223372036854775808 1\n"),
@@ -347,24 +368,32 @@ TEST(TextConverter, ErrorsForLayerLines) {
   EXPECT_THAT(error_for("DATA\n1\nL0 -1 10 NONE 0 11 NONE 0 12 ALLREDUC 100 1\n"),
               HasSubstr("w.txt: line 3: layer \"L0\": field 10 (weight-gradient comm type) is \"ALLREDUC\"; expected "
                         "ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL or NONE"));
-  EXPECT_THAT(error_for("MODEL\n1\nL0 -1 10 BCAST 0 11 NONE 0 12 NONE 100 1\n"),
-              HasSubstr("line 3: layer \"L0\": field 4 (forward comm type) is \"BCAST\""));
-  EXPECT_THAT(error_for("DATA\n1\nL\xff -1 10 NONE 0 11 NONE 0 12 ALLREDUCE 100 1\n"),
-              HasSubstr("w.txt: line 3, column 2: byte 0xff is not UTF-8 text; expected a UTF-8 text file"));
+  EXPECT_THAT(error_for("MODEL\n1\nL0 -1 10 BCAST 0 11 NONE 0 12 NONE 100 1\n"), HasSubstr("line 3: layer \"L0\": "
+                                                                                           "field 4 (forward comm "
+                                                                                           "type) is \"BCAST\""));
+  EXPECT_THAT(error_for("DATA\n1\nL\xff -1 10 NONE 0 11 NONE 0 12 ALLREDUCE 100 1\n"), HasSubstr("w.txt: line 3, "
+                                                                                                 "column 2: byte 0xff "
+                                                                                                 "is not UTF-8 text; "
+                                                                                                 "expected a UTF-8 "
+                                                                                                 "text file"));
 }
 
 TEST(TextConverter, ErrorsForOptionsAndFiles) {
   const std::string ok = std::string("DATA\n1\n") + kLayer;
   EXPECT_THAT(error_for(ok, 0, 1), HasSubstr("--npus is 0; expected at least 1 NPU"));
   EXPECT_THAT(error_for(ok, 1, -2), HasSubstr("--passes is -2; expected at least 1 pass"));
-  EXPECT_THAT(error_for(ok, 1, std::numeric_limits<std::int64_t>::max()),
-              HasSubstr("--passes 9223372036854775807: one rank's trace (1 layers x 9223372036854775807 passes) would "
-                        "need more than the"));
-  EXPECT_THAT(error_for(ok, std::numeric_limits<std::int64_t>::max(), 1),
-              HasSubstr("--npus 9223372036854775807 x --passes 1: the node ids, which run on across rank files, would "
-                        "not fit in 64 bits"));
+  EXPECT_THAT(error_for(ok, 1, std::numeric_limits<std::int64_t>::max()), HasSubstr("--passes 9223372036854775807: one "
+                                                                                    "rank's trace (1 layers x "
+                                                                                    "9223372036854775807 passes) would "
+                                                                                    "need more than the"));
+  EXPECT_THAT(error_for(ok, std::numeric_limits<std::int64_t>::max(), 1), HasSubstr("--npus 9223372036854775807 x "
+                                                                                    "--passes 1: the node ids, which "
+                                                                                    "run on across rank files, would "
+                                                                                    "not fit in 64 bits"));
   const auto dir = temp_dir("text_errors");
-  EXPECT_THAT(error_of([&] { tools::convert_text_file((dir / "nope.txt").string(), (dir / "w").string(), {1, 1}); }),
+  EXPECT_THAT(error_of([&] {
+                tools::convert_text_file((dir / "nope.txt").string(), (dir / "w").string(), {1, 1});
+              }),
               HasSubstr("nope.txt: cannot open the text workload: the file does not exist"));
 }
 

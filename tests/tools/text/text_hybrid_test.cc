@@ -71,11 +71,10 @@ std::vector<std::string> pg_names(const chakra::Trace& t) {
 // ---------------------------------------------------------------------------------------------
 // HYBRID_TRANSFORMER
 
-constexpr const char* kTransformer =
-    "HYBRID_TRANSFORMER model_parallel_NPU_group: 4\n"
-    "2\n"
-    "E -1 10 ALLGATHER 100 11 ALLREDUCE 110 12 ALLREDUCE 120 1\n"
-    "L -1 20 ALLREDUCE 200 21 NONE 0 22 ALLREDUCE 220 1\n";
+constexpr const char* kTransformer = "HYBRID_TRANSFORMER model_parallel_NPU_group: 4\n"
+                                     "2\n"
+                                     "E -1 10 ALLGATHER 100 11 ALLREDUCE 110 12 ALLREDUCE 120 1\n"
+                                     "L -1 20 ALLREDUCE 200 21 NONE 0 22 ALLREDUCE 220 1\n";
 
 // 8 NPUs in model-parallel groups of 4: forward comms and input-gradient comms (the first
 // layer's too) over ranks 0-3 (group 1) or 4-7 (group 2), weight-gradient comms over the ranks
@@ -105,17 +104,18 @@ TEST(TextHybrid, TransformerGraphAndGroups) {
   EXPECT_THAT(std::vector<std::string>(rank0.begin(), rank0.begin() + 14), ElementsAreArray(pass));
   EXPECT_EQ(rank0[15], "15 COMP_NODE_L_BWD_IG [14] 21us");
   EXPECT_EQ(c.traces[1].nodes.front().id(), 22u);  // ids run on across rank files
-  const std::vector<std::vector<std::string>> pg_by_rank = {
-      {"1", "1", "3", "1", "3"}, {"1", "1", "4", "1", "4"}, {"1", "1", "5", "1", "5"}, {"1", "1", "6", "1", "6"},
-      {"2", "2", "3", "2", "3"}, {"2", "2", "4", "2", "4"}, {"2", "2", "5", "2", "5"}, {"2", "2", "6", "2", "6"}};
+  const std::vector<std::vector<std::string>> pg_by_rank = {{"1", "1", "3", "1", "3"}, {"1", "1", "4", "1", "4"},
+                                                            {"1", "1", "5", "1", "5"}, {"1", "1", "6", "1", "6"},
+                                                            {"2", "2", "3", "2", "3"}, {"2", "2", "4", "2", "4"},
+                                                            {"2", "2", "5", "2", "5"}, {"2", "2", "6", "2", "6"}};
   for (std::size_t r = 0; r < 8; ++r) {
     std::vector<std::string> first_pass = pg_names(c.traces[r]);
     first_pass.resize(5);
     EXPECT_EQ(first_pass, pg_by_rank[r]) << "rank " << r;
   }
-  EXPECT_EQ(c.groups,
-            "{\n  \"1\": [0, 1, 2, 3],\n  \"2\": [4, 5, 6, 7],\n  \"3\": [0, 4],\n  \"4\": [1, 5],\n  \"5\": [2, 6],\n"
-            "  \"6\": [3, 7]\n}\n");
+  EXPECT_EQ(c.groups, "{\n  \"1\": [0, 1, 2, 3],\n  \"2\": [4, 5, 6, 7],\n  \"3\": [0, 4],\n  \"4\": [1, 5],\n  \"5\": "
+                      "[2, 6],\n"
+                      "  \"6\": [3, 7]\n}\n");
 }
 
 // A model-parallel group of every NPU is the default communicator (no pg_name) and leaves
@@ -130,7 +130,8 @@ TEST(TextHybrid, TransformerGroupsOfAllOrOneNpu) {
                           "8 COMP_NODE_E_BWD_WG [6] 12us"));
   EXPECT_EQ(all.groups, "{}\n");
   const Converted one = convert("HYBRID_TRANSFORMER model_parallel_NPU_group: 1\n2\nE -1 10 ALLGATHER 100 11 "
-                                "ALLREDUCE 110 12 ALLREDUCE 120 1\nL -1 20 ALLREDUCE 200 21 NONE 0 22 ALLREDUCE 220 1\n",
+                                "ALLREDUCE 110 12 ALLREDUCE 120 1\nL -1 20 ALLREDUCE 200 21 NONE 0 22 ALLREDUCE 220 "
+                                "1\n",
                                 4);
   EXPECT_THAT(graph(one.traces[3]),
               ElementsAre("0 COMP_NODE_E_FWD [] 10us", "1 COMP_NODE_L_FWD [0] 20us", "2 COMP_NODE_L_BWD_IG [1] 21us",
@@ -144,7 +145,8 @@ TEST(TextHybrid, TransformerGroupsOfAllOrOneNpu) {
 TEST(TextHybrid, ModelParallelGroupFromTheCommandLine) {
   const std::string bare = "HYBRID_TRANSFORMER\n2\nE -1 10 ALLGATHER 100 11 ALLREDUCE 110 12 ALLREDUCE 120 1\n"
                            "L -1 20 ALLREDUCE 200 21 NONE 0 22 ALLREDUCE 220 1\n";
-  const Converted flag = convert(bare, 8, 2, 4), header = convert(kTransformer, 8, 2), both = convert(kTransformer, 8, 2, 4);
+  const Converted flag = convert(bare, 8, 2, 4), header = convert(kTransformer, 8, 2),
+                  both = convert(kTransformer, 8, 2, 4);
   EXPECT_EQ(flag.groups, header.groups);
   for (std::size_t r = 0; r < 8; ++r) {
     EXPECT_EQ(graph(flag.traces[r]), graph(header.traces[r]));
@@ -186,7 +188,8 @@ TEST(TextHybrid, FwdInBckwdRecomputesFromTheCheckpoint) {
 TEST(TextHybrid, FwdInBckwdTwoRecomputations) {
   const std::string layer = " -1 5 NONE 0 6 NONE 0 7 NONE 0 1\n";
   const Converted c = convert("HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 checkpoints: 3 0 2 2 "
-                              "checkpoint_initiates: 3 1 2 3\n4\nA" + layer + "B" + layer + "C" + layer + "D" + layer,
+                              "checkpoint_initiates: 3 1 2 3\n4\nA" +
+                                  layer + "B" + layer + "C" + layer + "D" + layer,
                               1);
   std::vector<std::string> names;
   for (const chakra::Node& n : c.traces[0].nodes) names.push_back(n.name());
@@ -200,12 +203,12 @@ TEST(TextHybrid, FwdInBckwdTwoRecomputations) {
 // ---------------------------------------------------------------------------------------------
 // HYBRID_CUSTOMIZED
 
-constexpr const char* kCustomized =
-    "HYBRID_CUSTOMIZED\n4\n"
-    "D -1 10 whatever 100 11 - 110 12 ALLREDUCE 120 1 DATA\n"
-    "M -1 20 ALLGATHER 200 21 REDUCESCATTER 210 22 whatever 220 1 MODEL\n"
-    "DM -1 30 ALLGATHER 300 31 REDUCESCATTER 310 32 ALLREDUCE 320 1 HYBRID_DATA_MODEL\n"
-    "MD -1 40 ALLGATHER 400 41 REDUCESCATTER 410 42 ALLREDUCE 420 1 HYBRID_MODEL_DATA\n";
+constexpr const char* kCustomized = "HYBRID_CUSTOMIZED\n4\n"
+                                    "D -1 10 whatever 100 11 - 110 12 ALLREDUCE 120 1 DATA\n"
+                                    "M -1 20 ALLGATHER 200 21 REDUCESCATTER 210 22 whatever 220 1 MODEL\n"
+                                    "DM -1 30 ALLGATHER 300 31 REDUCESCATTER 310 32 ALLREDUCE 320 1 HYBRID_DATA_MODEL\n"
+                                    "MD -1 40 ALLGATHER 400 41 REDUCESCATTER 410 42 ALLREDUCE 420 1 "
+                                    "HYBRID_MODEL_DATA\n";
 
 // 8 NPUs, model-parallel groups of 2. DATA: only the weight-gradient comm, over all NPUs; MODEL:
 // the forward and input-gradient comms over all NPUs; HYBRID_DATA_MODEL: model-parallel groups of
@@ -231,12 +234,14 @@ TEST(TextHybrid, CustomizedGraphAndGroups) {
                           "15 COMP_NODE_M_BWD_IG [13,12] 21us",
                           "16 COMM_COLL_NODE_M_BWD_IG_REDUCESCATTER [15] type=7 size=210",
                           "17 COMP_NODE_M_BWD_WG [15] 22us", "18 COMP_NODE_D_BWD_IG [17,16] 11us",
-                          "19 COMP_NODE_D_BWD_WG [18] 12us", "20 COMM_COLL_NODE_D_BWD_WG_ALLREDUCE [19] type=0 size=120"));
+                          "19 COMP_NODE_D_BWD_WG [18] 12us",
+                          "20 COMM_COLL_NODE_D_BWD_WG_ALLREDUCE [19] type=0 size=120"));
   EXPECT_THAT(pg_names(c.traces[5]), ElementsAre("-", "3", "8", "8", "12", "3", "6", "-", "-"));
-  EXPECT_EQ(c.groups,
-            "{\n  \"1\": [0, 1],\n  \"2\": [2, 3],\n  \"3\": [4, 5],\n  \"4\": [6, 7],\n  \"5\": [0, 2, 4, 6],\n"
-            "  \"6\": [1, 3, 5, 7],\n  \"7\": [0, 4],\n  \"8\": [1, 5],\n  \"9\": [2, 6],\n  \"10\": [3, 7],\n"
-            "  \"11\": [0, 1, 2, 3],\n  \"12\": [4, 5, 6, 7]\n}\n");
+  EXPECT_EQ(c.groups, "{\n  \"1\": [0, 1],\n  \"2\": [2, 3],\n  \"3\": [4, 5],\n  \"4\": [6, 7],\n  \"5\": [0, 2, 4, "
+                      "6],\n"
+                      "  \"6\": [1, 3, 5, 7],\n  \"7\": [0, 4],\n  \"8\": [1, 5],\n  \"9\": [2, 6],\n  \"10\": [3, "
+                      "7],\n"
+                      "  \"11\": [0, 1, 2, 3],\n  \"12\": [4, 5, 6, 7]\n}\n");
   // Line 1 may say it instead.
   std::string header = kCustomized;
   header.insert(std::string("HYBRID_CUSTOMIZED").size(), " model_parallel_NPU_group: 2");
@@ -298,17 +303,17 @@ void write_configs(const std::filesystem::path& dir, int npus) {
 std::string convert_and_run(const std::filesystem::path& dir, const std::string& text_path,
                             const std::vector<std::string>& extra) {
   const std::string prefix = (dir / "w").string();
-  std::vector<std::string> args = {"chakra", "convert", "text", text_path, "--npus", "8", "--passes", "1", "--out",
-                                   prefix};
+  std::vector<std::string> args = {"chakra", "convert",  "text", text_path, "--npus",
+                                   "8",      "--passes", "1",    "--out",   prefix};
   args.insert(args.end(), extra.begin(), extra.end());
   const CommandResult c = run_binary(args);
   EXPECT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(c.out, "wrote 8 rank files " + prefix + ".<rank>.et\nwrote the communicator groups " + prefix +
                        ".groups.json (run with --comm-groups " + prefix + ".groups.json)\n");
   write_configs(dir, 8);
-  const CommandResult r = run_binary({"run", "--workload", prefix, "--system", (dir / "system.json").string(),
-                                      "--network", (dir / "network.yml").string(), "--comm-groups",
-                                      prefix + ".groups.json", "-q"});
+  const CommandResult r =
+      run_binary({"run", "--workload", prefix, "--system", (dir / "system.json").string(), "--network",
+                  (dir / "network.yml").string(), "--comm-groups", prefix + ".groups.json", "-q"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.out;
 }
@@ -326,7 +331,8 @@ TEST_P(TextHybridWorkload, ConvertsAndRunsToTheEnd) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const auto dir = temp_dir(std::string("text_hybrid_") + GetParam().name);
   const std::string out =
-      convert_and_run(dir, (ref / "text-workloads" / (std::string(GetParam().file) + ".txt")).string(), GetParam().extra);
+      convert_and_run(dir, (ref / "text-workloads" / (std::string(GetParam().file) + ".txt")).string(),
+                      GetParam().extra);
   std::istringstream lines(out);
   std::string line, first_finish;
   int finished = 0;
@@ -339,14 +345,14 @@ TEST_P(TextHybridWorkload, ConvertsAndRunsToTheEnd) {
   EXPECT_EQ(finished, 8);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    TextHybrid, TextHybridWorkload,
-    ::testing::Values(RealWorkload{"Transformer_HybridParallel", {}, "Transformer"},
-                      RealWorkload{"Transformer_HybridParallel_Fwd_In_Bckwd", {}, "FwdInBckwd"},
-                      RealWorkload{"sample_per_layer_parallel_HybridCustomized", {}, "Customized"},
-                      RealWorkload{"sample_per_layer_parallel_HybridCustomized", {"--model-parallel-group", "2"},
-                                   "CustomizedGroupsOf2"}),
-    [](const auto& param_info) { return std::string(param_info.param.name); });
+INSTANTIATE_TEST_SUITE_P(TextHybrid, TextHybridWorkload,
+                         ::testing::Values(RealWorkload{"Transformer_HybridParallel", {}, "Transformer"},
+                                           RealWorkload{"Transformer_HybridParallel_Fwd_In_Bckwd", {}, "FwdInBckwd"},
+                                           RealWorkload{"sample_per_layer_parallel_HybridCustomized", {}, "Customized"},
+                                           RealWorkload{"sample_per_layer_parallel_HybridCustomized",
+                                                        {"--model-parallel-group", "2"},
+                                                        "CustomizedGroupsOf2"}),
+                         [](const auto& param_info) { return std::string(param_info.param.name); });
 
 // The real transformer's groups: model-parallel groups of 4 (line 1) and data-parallel pairs.
 TEST(TextHybrid, RealTransformerGroups) {
@@ -355,23 +361,23 @@ TEST(TextHybrid, RealTransformerGroups) {
   std::stringstream text;
   text << in.rdbuf();
   const Converted c = convert(text.str(), 8);
-  EXPECT_EQ(c.groups,
-            "{\n  \"1\": [0, 1, 2, 3],\n  \"2\": [4, 5, 6, 7],\n  \"3\": [0, 4],\n  \"4\": [1, 5],\n  \"5\": [2, 6],\n"
-            "  \"6\": [3, 7]\n}\n");
+  EXPECT_EQ(c.groups, "{\n  \"1\": [0, 1, 2, 3],\n  \"2\": [4, 5, 6, 7],\n  \"3\": [0, 4],\n  \"4\": [1, 5],\n  \"5\": "
+                      "[2, 6],\n"
+                      "  \"6\": [3, 7]\n}\n");
   EXPECT_EQ(c.traces[0].nodes.size(), 57u * 3 + 70u);  // a compute per phase and the 70 comms not NONE
 }
 
 TEST(TextHybrid, CommandLineErrors) {
   const auto dir = temp_dir("text_hybrid_cli");
   std::ofstream(dir / "t.txt") << kTransformer;
-  const CommandResult r = run_binary({"chakra", "convert", "text", (dir / "t.txt").string(), "--npus", "6",
-                                      "--passes", "1", "--out", (dir / "t").string()});
+  const CommandResult r = run_binary({"chakra", "convert", "text", (dir / "t.txt").string(), "--npus", "6", "--passes",
+                                      "1", "--out", (dir / "t").string()});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, HasSubstr("t.txt: --npus 6 is not a multiple of the model-parallel group size 4"));
   EXPECT_FALSE(std::filesystem::exists(dir / "t.0.et"));
   EXPECT_FALSE(std::filesystem::exists(dir / "t.groups.json"));
-  const CommandResult f = run_binary({"chakra", "convert", "text", (dir / "t.txt").string(), "--npus", "8",
-                                      "--passes", "1", "--out", (dir / "t").string(), "--model-parallel-group", "2"});
+  const CommandResult f = run_binary({"chakra", "convert", "text", (dir / "t.txt").string(), "--npus", "8", "--passes",
+                                      "1", "--out", (dir / "t").string(), "--model-parallel-group", "2"});
   EXPECT_NE(f.exit_code, 0);
   EXPECT_THAT(f.err, HasSubstr("line 1 says \"model_parallel_NPU_group: 4\" but --model-parallel-group is 2"));
 }
@@ -383,39 +389,46 @@ const std::string kLayers = "2\nA -1 10 ALLREDUCE 100 11 ALLREDUCE 110 12 ALLRED
                             "B -1 20 ALLREDUCE 200 21 ALLREDUCE 210 22 ALLREDUCE 220 1\n";
 
 TEST(TextHybrid, ErrorsForTheGroupSize) {
-  EXPECT_THAT(error_for("HYBRID_TRANSFORMER\n" + kLayers, 8),
-              HasSubstr("w.txt: line 1: HYBRID_TRANSFORMER needs the model-parallel group size; expected "
-                        "\"model_parallel_NPU_group: N\" after the parallelism (or --model-parallel-group N)"));
+  EXPECT_THAT(error_for("HYBRID_TRANSFORMER\n" + kLayers, 8), HasSubstr("w.txt: line 1: HYBRID_TRANSFORMER needs the "
+                                                                        "model-parallel group size; expected "
+                                                                        "\"model_parallel_NPU_group: N\" after the "
+                                                                        "parallelism (or --model-parallel-group N)"));
   for (const std::string bad : {"four", "0", "-4", "2.5"}) {
     EXPECT_THAT(error_for("HYBRID_TRANSFORMER model_parallel_NPU_group: " + bad + "\n" + kLayers, 8),
                 HasSubstr("w.txt: line 1: \"model_parallel_NPU_group:\" is followed by \"" + bad +
                           "\"; expected the number of NPUs in a model-parallel group, an integer of at least 1"));
   }
-  EXPECT_THAT(error_for("HYBRID_TRANSFORMER model_parallel_NPU_group:\n" + kLayers, 8),
-              HasSubstr("\"model_parallel_NPU_group:\" is followed by the end of the line"));
+  EXPECT_THAT(error_for("HYBRID_TRANSFORMER model_parallel_NPU_group:\n" + kLayers, 8), HasSubstr("\"model_parallel_"
+                                                                                                  "NPU_group:\" is "
+                                                                                                  "followed by the end "
+                                                                                                  "of the line"));
   EXPECT_THAT(error_for("HYBRID_TRANSFORMER model_parallel_NPU_group: 4\n" + kLayers, 6),
               HasSubstr("w.txt: --npus 6 is not a multiple of the model-parallel group size 4 (line 1's "
                         "model_parallel_NPU_group:); expected a number of NPUs that 4 divides"));
-  EXPECT_THAT(error_for("HYBRID_TRANSFORMER model_parallel_NPU_group: 4\n" + kLayers, 2),
-              HasSubstr("--npus 2 is not a multiple of the model-parallel group size 4"));
-  EXPECT_THAT(error_for("HYBRID_CUSTOMIZED\n" + kLayers, 8, 3),
-              HasSubstr("w.txt: --npus 8 is not a multiple of the model-parallel group size 3 (--model-parallel-group)"));
+  EXPECT_THAT(error_for("HYBRID_TRANSFORMER model_parallel_NPU_group: 4\n" + kLayers, 2), HasSubstr("--npus 2 is not a "
+                                                                                                    "multiple of the "
+                                                                                                    "model-parallel "
+                                                                                                    "group size 4"));
+  EXPECT_THAT(error_for("HYBRID_CUSTOMIZED\n" + kLayers, 8, 3), HasSubstr("w.txt: --npus 8 is not a multiple of the "
+                                                                          "model-parallel group size 3 "
+                                                                          "(--model-parallel-group)"));
   EXPECT_THAT(error_for("HYBRID_TRANSFORMER model_parallel_NPU_group: 4\n" + kLayers, 8, 2),
               HasSubstr("w.txt: line 1 says \"model_parallel_NPU_group: 4\" but --model-parallel-group is 2; expected "
                         "the two to agree"));
-  EXPECT_THAT(error_for("HYBRID_TRANSFORMER\n" + kLayers, 8, -2),
-              HasSubstr("--model-parallel-group is -2; expected at least 1 NPU"));
-  EXPECT_THAT(error_for("DATA\n" + kLayers, 8, 2),
-              HasSubstr("w.txt: --model-parallel-group 2 applies to HYBRID_TRANSFORMER, "
-                        "HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_CUSTOMIZED only; DATA has no model-parallel groups"));
+  EXPECT_THAT(error_for("HYBRID_TRANSFORMER\n" + kLayers, 8, -2), HasSubstr("--model-parallel-group is -2; expected at "
+                                                                            "least 1 NPU"));
+  EXPECT_THAT(error_for("DATA\n" + kLayers, 8, 2), HasSubstr("w.txt: --model-parallel-group 2 applies to "
+                                                             "HYBRID_TRANSFORMER, "
+                                                             "HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_CUSTOMIZED only; "
+                                                             "DATA has no model-parallel groups"));
 }
 
 TEST(TextHybrid, ErrorsForLineOneSettings) {
   EXPECT_THAT(error_for("HYBRID_TRANSFORMER model_parallel_NPU_group: 4 checkpoints: 1 0\n" + kLayers, 8),
               HasSubstr("w.txt: line 1: \"checkpoints:\" is not a setting of HYBRID_TRANSFORMER; expected "
                         "\"model_parallel_NPU_group: N\", N the NPUs in a model-parallel group"));
-  EXPECT_THAT(error_for("HYBRID_CUSTOMIZED group 4\n" + kLayers, 8),
-              HasSubstr("w.txt: line 1: \"group\" is not a setting of HYBRID_CUSTOMIZED"));
+  EXPECT_THAT(error_for("HYBRID_CUSTOMIZED group 4\n" + kLayers, 8), HasSubstr("w.txt: line 1: \"group\" is not a "
+                                                                               "setting of HYBRID_CUSTOMIZED"));
   EXPECT_THAT(error_for("HYBRID_TRANSFORMER model_parallel_NPU_group: 4 model_parallel_NPU_group: 4\n" + kLayers, 8),
               HasSubstr("w.txt: line 1: \"model_parallel_NPU_group:\" is given twice; expected each setting once"));
 }
@@ -425,33 +438,42 @@ TEST(TextHybrid, ErrorsForCheckpointLists) {
   const std::string four = "4\nA -1 1 NONE 0 1 NONE 0 1 NONE 0 1\nB -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n"
                            "C -1 1 NONE 0 1 NONE 0 1 NONE 0 1\nD -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n";
   auto error = [&](const std::string& settings) { return error_for(kind + settings + "\n" + four, 4); };
-  EXPECT_THAT(error("checkpoint_initiates: 1 3"),
-              HasSubstr("w.txt: line 1: HYBRID_TRANSFORMER_FWD_IN_BCKWD has no \"checkpoints:\" list; expected "
-                        "\"model_parallel_NPU_group: N checkpoints: COUNT LAYER... checkpoint_initiates: COUNT "
-                        "LAYER...\""));
+  EXPECT_THAT(error("checkpoint_initiates: 1 3"), HasSubstr("w.txt: line 1: HYBRID_TRANSFORMER_FWD_IN_BCKWD has no "
+                                                            "\"checkpoints:\" list; expected "
+                                                            "\"model_parallel_NPU_group: N checkpoints: COUNT LAYER... "
+                                                            "checkpoint_initiates: COUNT "
+                                                            "LAYER...\""));
   EXPECT_THAT(error("checkpoints: 1 1"), HasSubstr("has no \"checkpoint_initiates:\" list"));
-  EXPECT_THAT(error("checkpoints: two 1 2 checkpoint_initiates: 1 3"),
-              HasSubstr("w.txt: line 1: \"checkpoints:\" is followed by \"two\"; expected the number of layers "
-                        "listed, then their indexes"));
-  EXPECT_THAT(error("checkpoints: 1 1 checkpoint_initiates:"),
-              HasSubstr("\"checkpoint_initiates:\" is followed by the end of the line"));
-  EXPECT_THAT(error("checkpoints: 3 1 2 checkpoint_initiates: 1 3"),
-              HasSubstr("w.txt: line 1: \"checkpoints: 3\" lists 3 layers, but layer 3 of them is "
-                        "\"checkpoint_initiates:\"; expected 3 layer indexes from 0 to 3"));
-  EXPECT_THAT(error("checkpoints: 1 1 checkpoint_initiates: 2 3"),
-              HasSubstr("\"checkpoint_initiates: 2\" lists 2 layers, but layer 2 of them is the end of the line"));
-  EXPECT_THAT(error("checkpoints: 1 x checkpoint_initiates: 1 3"),
-              HasSubstr("\"checkpoints: 1\" lists 1 layers, but layer 1 of them is \"x\""));
-  EXPECT_THAT(error("checkpoints: 1 4 checkpoint_initiates: 1 3"),
-              HasSubstr("w.txt: line 1: \"checkpoints:\" names layer 4, which the file does not have; expected a "
-                        "layer index from 0 to 3 (the file has 4 layers)"));
-  EXPECT_THAT(error("checkpoints: 1 1 checkpoint_initiates: 1 9"),
-              HasSubstr("\"checkpoint_initiates:\" names layer 9, which the file does not have"));
-  EXPECT_THAT(error("checkpoints: 1 3 checkpoint_initiates: 1 3"),
-              HasSubstr("w.txt: line 1: \"checkpoint_initiates:\" names layer 3, but no layer of \"checkpoints:\" is "
-                        "below it; expected a checkpoint below each layer that initiates a recomputation"));
-  EXPECT_THAT(error("checkpoints: 1 1 checkpoints: 1 1 checkpoint_initiates: 1 3"),
-              HasSubstr("\"checkpoints:\" is given twice"));
+  EXPECT_THAT(error("checkpoints: two 1 2 checkpoint_initiates: 1 3"), HasSubstr("w.txt: line 1: \"checkpoints:\" is "
+                                                                                 "followed by \"two\"; expected the "
+                                                                                 "number of layers "
+                                                                                 "listed, then their indexes"));
+  EXPECT_THAT(error("checkpoints: 1 1 checkpoint_initiates:"), HasSubstr("\"checkpoint_initiates:\" is followed by the "
+                                                                         "end of the line"));
+  EXPECT_THAT(error("checkpoints: 3 1 2 checkpoint_initiates: 1 3"), HasSubstr("w.txt: line 1: \"checkpoints: 3\" "
+                                                                               "lists 3 layers, but layer 3 of them is "
+                                                                               "\"checkpoint_initiates:\"; expected 3 "
+                                                                               "layer indexes from 0 to 3"));
+  EXPECT_THAT(error("checkpoints: 1 1 checkpoint_initiates: 2 3"), HasSubstr("\"checkpoint_initiates: 2\" lists 2 "
+                                                                             "layers, but layer 2 of them is the end "
+                                                                             "of the line"));
+  EXPECT_THAT(error("checkpoints: 1 x checkpoint_initiates: 1 3"), HasSubstr("\"checkpoints: 1\" lists 1 layers, but "
+                                                                             "layer 1 of them is \"x\""));
+  EXPECT_THAT(error("checkpoints: 1 4 checkpoint_initiates: 1 3"), HasSubstr("w.txt: line 1: \"checkpoints:\" names "
+                                                                             "layer 4, which the file does not have; "
+                                                                             "expected a "
+                                                                             "layer index from 0 to 3 (the file has 4 "
+                                                                             "layers)"));
+  EXPECT_THAT(error("checkpoints: 1 1 checkpoint_initiates: 1 9"), HasSubstr("\"checkpoint_initiates:\" names layer 9, "
+                                                                             "which the file does not have"));
+  EXPECT_THAT(error("checkpoints: 1 3 checkpoint_initiates: 1 3"), HasSubstr("w.txt: line 1: \"checkpoint_initiates:\" "
+                                                                             "names layer 3, but no layer of "
+                                                                             "\"checkpoints:\" is "
+                                                                             "below it; expected a checkpoint below "
+                                                                             "each layer that initiates a "
+                                                                             "recomputation"));
+  EXPECT_THAT(error("checkpoints: 1 1 checkpoints: 1 1 checkpoint_initiates: 1 3"), HasSubstr("\"checkpoints:\" is "
+                                                                                              "given twice"));
 }
 
 TEST(TextHybrid, ErrorsForLayerLines) {
@@ -464,7 +486,8 @@ TEST(TextHybrid, ErrorsForLayerLines) {
   EXPECT_THAT(error_for("HYBRID_CUSTOMIZED\n1\nA -1 10 NONE 0 11 NONE 0 12 BCAST 100 1 DATA\n", 2),
               HasSubstr("w.txt: line 3: layer \"A\": field 10 (weight-gradient comm type) is \"BCAST\"; expected "
                         "ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL or NONE"));
-  EXPECT_THAT(error_for("HYBRID_TRANSFORMER model_parallel_NPU_group: 1\n1\nA -1 10 NONE 0 11 BCAST 0 12 NONE 0 1\n", 2),
+  EXPECT_THAT(error_for("HYBRID_TRANSFORMER model_parallel_NPU_group: 1\n1\nA -1 10 NONE 0 11 BCAST 0 12 NONE 0 1\n",
+                        2),
               HasSubstr("w.txt: line 3: layer \"A\": field 7 (input-gradient comm type) is \"BCAST\""));
 }
 

@@ -67,7 +67,9 @@ Graph parse_dot(const std::string& text) {
       ++i;
     } else {
       std::size_t end = i;
-      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_' || text[end] == '.')) ++end;
+      while (end < text.size() &&
+             (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_' || text[end] == '.'))
+        ++end;
       if (end == i) ADD_FAILURE() << "unexpected character in DOT: " << c;
       tokens.push_back(text.substr(i, std::max<std::size_t>(end - i, 1)));
       i = std::max(end, i + 1);
@@ -117,7 +119,8 @@ Graph parse_graphml(const std::string& text) {
   const auto result = doc.load_string(text.c_str());
   EXPECT_TRUE(result) << result.description();
   std::map<std::string, std::string> key_names;
-  for (const auto& key : doc.child("graphml").children("key")) key_names[key.attribute("id").value()] = key.attribute("attr.name").value();
+  for (const auto& key : doc.child("graphml").children("key"))
+    key_names[key.attribute("id").value()] = key.attribute("attr.name").value();
   Graph graph;
   const pugi::xml_node g = doc.child("graphml").child("graph");
   EXPECT_STREQ(g.attribute("edgedefault").value(), "directed");
@@ -187,9 +190,17 @@ chakra::Trace mixed_dependencies() {
 TEST(Visualizer, AParentThatIsBothDataAndControlGetsBothEdges) {
   using Edges = std::multiset<std::tuple<std::string, std::string, std::string>>;
   const Graph dot = parse_dot(dot_of(mixed_dependencies()));
-  EXPECT_EQ(dot.edges, (Edges{{"0", "1", "normal"}, {"1", "2", "normal"}, {"9", "2", "normal"}, {"0", "2", "tee"}, {"1", "2", "tee"}}));
+  EXPECT_EQ(dot.edges, (Edges{{"0", "1", "normal"},
+                              {"1", "2", "normal"},
+                              {"9", "2", "normal"},
+                              {"0", "2", "tee"},
+                              {"1", "2", "tee"}}));
   const Graph graphml = parse_graphml(graphml_of(mixed_dependencies()));
-  EXPECT_EQ(graphml.edges, (Edges{{"0", "1", "data"}, {"1", "2", "data"}, {"9", "2", "data"}, {"0", "2", "control"}, {"1", "2", "control"}}));
+  EXPECT_EQ(graphml.edges, (Edges{{"0", "1", "data"},
+                                  {"1", "2", "data"},
+                                  {"9", "2", "data"},
+                                  {"0", "2", "control"},
+                                  {"1", "2", "control"}}));
   // The parent outside the file is declared (no label), so every GraphML edge ends at a node.
   ASSERT_TRUE(graphml.nodes.count("9"));
   EXPECT_TRUE(graphml.nodes.at("9").empty());
@@ -222,8 +233,9 @@ TEST(Visualizer, TheExtensionPicksTheFormatAndAnUnknownOneListsTheValidOnes) {
   EXPECT_EQ(tools::graph_format_of("b.GraphML"), tools::GraphFormat::kGraphml);
   EXPECT_EQ(tools::graph_format_of("b.svg"), tools::GraphFormat::kSvg);
   EXPECT_EQ(tools::graph_format_of("b.pdf"), tools::GraphFormat::kPdf);
-  EXPECT_THAT(error_of([] { tools::graph_format_of("out.png"); }),
-              HasSubstr("out.png: unknown output format \".png\"; expected a file name ending in .dot, .graphml, .svg or .pdf"));
+  EXPECT_THAT(error_of([] { tools::graph_format_of("out.png"); }), HasSubstr("out.png: unknown output format \".png\"; "
+                                                                             "expected a file name ending in .dot, "
+                                                                             ".graphml, .svg or .pdf"));
   EXPECT_THAT(error_of([] { tools::graph_format_of("out"); }), HasSubstr("\"(no extension)\""));
 }
 
@@ -244,7 +256,8 @@ TEST(Visualizer, SvgAndPdfAreDrawnByGraphviz) {
   EXPECT_THAT(svg, HasSubstr(">c</text>"));
   tools::visualize_file((dir / "t.et").string(), (dir / "t.pdf").string());
   EXPECT_EQ(file_bytes(dir / "t.pdf").substr(0, 5), "%PDF-");
-  EXPECT_THAT(error_of([&] { tools::visualize_file((dir / "t.et").string(), (dir / "no_such_dir" / "t.svg").string()); }),
+  EXPECT_THAT(error_of(
+                  [&] { tools::visualize_file((dir / "t.et").string(), (dir / "no_such_dir" / "t.svg").string()); }),
               HasSubstr("graphviz's dot (" + tools::find_on_path("dot") + ") failed drawing the graph (exit status"));
 }
 
@@ -256,7 +269,8 @@ TEST(Visualizer, WithoutGraphvizSvgSaysToInstallIt) {
   ::setenv("PATH", (dir / "empty").string().c_str(), 1);
   const std::string error = error_of([&] { tools::visualize_file((dir / "t.et").string(), (dir / "t.svg").string()); });
   ::setenv("PATH", saved.c_str(), 1);
-  EXPECT_THAT(error, HasSubstr("t.svg: drawing .svg needs graphviz's `dot` program, which is not on PATH; install graphviz"));
+  EXPECT_THAT(error, HasSubstr("t.svg: drawing .svg needs graphviz's `dot` program, which is not on PATH; install "
+                               "graphviz"));
   EXPECT_FALSE(fs::exists(dir / "t.svg"));
 }
 
@@ -272,7 +286,8 @@ TEST(VisualizerCli, WritesDotAndGraphmlAndFailsClearly) {
   const CommandResult png = run_binary({"chakra", "visualize", (dir / "t.et").string(), (dir / "t.png").string()});
   EXPECT_NE(png.exit_code, 0);
   EXPECT_THAT(png.err, HasSubstr("expected a file name ending in .dot, .graphml, .svg or .pdf"));
-  const CommandResult missing = run_binary({"chakra", "visualize", (dir / "none.et").string(), (dir / "t.dot").string()});
+  const CommandResult missing =
+      run_binary({"chakra", "visualize", (dir / "none.et").string(), (dir / "t.dot").string()});
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_THAT(missing.err, HasSubstr("none.et"));
   const CommandResult help = run_binary({"chakra", "visualize", "--help"});
