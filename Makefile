@@ -7,8 +7,8 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 APT_PACKAGES := cmake make g++ libprotobuf-dev protobuf-compiler libyaml-cpp-dev \
   nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev libpugixml-dev
 # Only the tests need these: graphviz renders `chakra visualize` SVG/PDF, chromium loads the
-# HTML report headless.
-TEST_APT_PACKAGES := graphviz chromium
+# HTML report headless, clang-format-14 checks that the tree follows .clang-format.
+TEST_APT_PACKAGES := graphviz chromium clang-format-14
 
 .PHONY: all deps test-deps configure build run test test-asan fuzz bench clean
 
