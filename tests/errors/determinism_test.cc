@@ -77,7 +77,7 @@ class Determinism : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Determinism, SameRunTwiceIsByteIdentical) {
   const std::string backend = GetParam();
-  Files f(std::string("errors_determinism_") + (backend == "congestion-aware" ? "ca" : "cu"));
+  Files f(backend == "congestion-aware" ? "errors_determinism_ca" : "errors_determinism_cu");
   std::vector<std::string> out, json;
   for (int i = 0; i < 2; ++i) {
     const std::string json_path = (f.dir / ("run" + std::to_string(i) + ".json")).string();
@@ -97,7 +97,7 @@ TEST_P(Determinism, SameRunTwiceIsByteIdentical) {
 // The statistics blocks too (they walk per-node logs).
 TEST_P(Determinism, AstraSimStatsTwiceIsByteIdentical) {
   const std::string backend = GetParam();
-  Files f(std::string("errors_determinism_stats_") + (backend == "congestion-aware" ? "ca" : "cu"));
+  Files f(backend == "congestion-aware" ? "errors_determinism_stats_ca" : "errors_determinism_stats_cu");
   std::vector<std::string> out;
   for (int i = 0; i < 2; ++i) {
     const CommandResult r = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network,
