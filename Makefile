@@ -10,7 +10,7 @@ APT_PACKAGES := cmake make g++ libprotobuf-dev protobuf-compiler libyaml-cpp-dev
 # HTML report headless, clang-format-14 checks that the tree follows .clang-format.
 TEST_APT_PACKAGES := graphviz chromium clang-format-14
 
-.PHONY: all deps test-deps configure build run test test-asan fuzz bench clean
+.PHONY: all deps test-deps configure build simulator run test test-asan fuzz bench clean
 
 all: build
 
@@ -35,7 +35,11 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# Only the simulator: `make run` on a fresh clone does not wait for the test binaries.
+simulator: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target chakrasim
+
+run: simulator
 	@$(BUILD)/chakrasim demo
 
 test: build test-deps

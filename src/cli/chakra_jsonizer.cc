@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/chakra_tools.h"
+#include "core/output_path.h"
 #include "tools/json/jsonizer.h"
 
 namespace chakrasim::cli {
@@ -23,7 +24,7 @@ Command add_jsonize(CLI::App& chakra) {
                   "GlobalMetadata and each Node as separate objects back to back (\"}{\"), not one JSON document.\n"
                   "`chakrasim chakra dejsonize` turns either back into the identical .et.");
   jsonize->add_option("input", args->input, "Chakra ET file (.et)")->required();
-  jsonize->add_option("output", args->output, "JSON file to write")->required();
+  jsonize->add_option("output,--out", args->output, "JSON file to write")->required();
   jsonize->add_flag("--compat", args->compat,
                     "The reference's concatenated objects (GlobalMetadata, then each Node) instead of one document");
 
@@ -34,16 +35,18 @@ Command add_jsonize(CLI::App& chakra) {
                     "reads either form `chakra jsonize` writes (one document, or --compat's concatenated objects)\n"
                     "and writes the .et; an unedited file gives back the original .et byte for byte.");
   dejsonize->add_option("input", args->input, "JSON file")->required();
-  dejsonize->add_option("output", args->output, "Chakra ET file to write (.et)")->required();
+  dejsonize->add_option("output,--out", args->output, "Chakra ET file to write (.et)")->required();
 
   return [jsonize, dejsonize, args]() -> int {
     if (jsonize->parsed()) {
+      prepare_output_file(args->output, "--out");
       tools::jsonize_file(args->input, args->output,
                           args->compat ? tools::JsonForm::kCompat : tools::JsonForm::kDocument);
       std::cout << "wrote " << args->output << "\n";
       return 0;
     }
     if (dejsonize->parsed()) {
+      prepare_output_file(args->output, "--out");
       tools::dejsonize_file(args->input, args->output);
       std::cout << "wrote " << args->output << "\n";
       return 0;

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/chakra_tools.h"
+#include "core/output_path.h"
 #include "tools/msccl/msccl_converter.h"
 
 namespace chakrasim::cli {
@@ -29,6 +30,7 @@ Command add_msccl(CLI::App& chakra) {
 
   return [m, msccl]() -> int {
     if (!m->parsed()) return -1;
+    prepare_output_prefix(msccl->prefix, "--out");
     const std::size_t files = tools::convert_msccl_file(msccl->input, msccl->prefix, msccl->options);
     std::cout << "wrote " << files << " rank files " << msccl->prefix << ".<gpu>.et\n";
     return 0;

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/chakra_tools.h"
+#include "core/output_path.h"
 #include "tools/pytorch/pytorch_converter.h"
 
 namespace chakrasim::cli {
@@ -27,6 +28,7 @@ Command add_convert_pytorch(CLI::App& parent) {
                 "children listed before their caller, SEND/RECV nodes without peers and tags");
   return [app, args]() -> int {
     if (!app->parsed()) return -1;
+    prepare_output_file(args->output, "--out");
     const std::size_t nodes = tools::convert_pytorch_file(args->input, args->output, args->options);
     std::cout << "wrote " << args->output << ": " << nodes << " nodes\n";
     return 0;

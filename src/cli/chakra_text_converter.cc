@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/chakra_tools.h"
+#include "core/output_path.h"
 #include "tools/text/text_converter.h"
 
 namespace chakrasim::cli {
@@ -33,6 +34,7 @@ Command add_convert_text(CLI::App& convert) {
 
   return [app, args]() -> int {
     if (!app->parsed()) return -1;
+    prepare_output_prefix(args->prefix, "--out");
     const tools::TextFiles files = tools::convert_text_file(args->input, args->prefix, args->options);
     std::cout << "wrote " << files.ranks << " rank files " << args->prefix << ".<rank>.et\n";
     if (!files.groups_path.empty()) {

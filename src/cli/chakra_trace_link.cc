@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/chakra_tools.h"
+#include "core/output_path.h"
 #include "tools/link/trace_link.h"
 
 namespace chakrasim::cli {
@@ -32,6 +33,7 @@ Command add_link(CLI::App& parent) {
 
   return [app, args, rank]() -> int {
     if (!app->parsed()) return -1;
+    prepare_output_file(args->out, "--out");
     tools::LinkOptions options;
     if (rank->count() > 0) options.rank = args->rank;
     const tools::LinkReport report = tools::link_trace_files(args->host, args->device, args->out, options);

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/chakra_tools.h"
+#include "core/output_path.h"
 #include "tools/visualize/visualizer.h"
 
 namespace chakrasim::cli {
@@ -21,9 +22,10 @@ Command add_visualize(CLI::App& chakra) {
               "  a normal arrowhead (GraphML: dependency=\"data\"), control ones a tee (\"control\"); a parent\n"
               "  that is both gets both edges.");
   app->add_option("input", args->input, "Chakra ET file (.et)")->required();
-  app->add_option("output", args->output, "Output file: .dot, .graphml, .svg or .pdf")->required();
+  app->add_option("output,--out", args->output, "Output file: .dot, .graphml, .svg or .pdf")->required();
   return [app, args]() -> int {
     if (!app->parsed()) return -1;
+    prepare_output_file(args->output, "--out");
     tools::visualize_file(args->input, args->output);
     std::cout << "wrote " << args->output << "\n";
     return 0;

@@ -1,4 +1,3 @@
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -9,6 +8,7 @@
 #include "cli/run_output.h"
 #include "config/config_writers.h"
 #include "core/error.h"
+#include "core/output_path.h"
 #include "sim/simulation.h"
 
 namespace chakrasim::cli {
@@ -42,9 +42,7 @@ void write_text(const std::string& path, const std::string& text) {
 
 // The same example as files a user can edit and run with `chakrasim run`.
 void write_inputs(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) fail("{}: cannot create the directory: {}", dir, ec.message());
+  prepare_output_dir(dir, "--write-inputs");
   chakra::TraceBuilder builder;
   builder.collective("all_reduce_1MiB", chakra::CommType::kAllReduce, 1 << 20);
   for (int r = 0; r < 8; ++r) chakra::write_trace(chakra::rank_path(dir + "/all_reduce", r), builder.trace());

@@ -7,6 +7,7 @@
 
 #include "cli/generators.h"
 #include "core/error.h"
+#include "core/output_path.h"
 #include "generate/llm/llm_generator.h"
 
 namespace chakrasim::cli {
@@ -67,6 +68,9 @@ ModelSpec model_of(const LlmArgs& a, const CLI::App& app) {
 }
 
 int run_llm(LlmArgs& a, const CLI::App& app) {
+  prepare_output_prefix(a.o.out_prefix, "--out");
+  if (!a.o.network_out.empty()) prepare_output_file(a.o.network_out, "--network-out");
+  if (!a.o.system_out.empty()) prepare_output_file(a.o.system_out, "--system-out");
   a.o.model = model_of(a, app);
   ParallelSpec& par = a.o.parallel;
   par.schedule = pick<Schedule>("--schedule", a.schedule,

@@ -5,6 +5,7 @@
 
 #include "cli/generators.h"
 #include "core/error.h"
+#include "core/output_path.h"
 #include "generate/micro/micro_generator.h"
 
 namespace chakrasim::cli {
@@ -47,6 +48,7 @@ Command add_generate_micro(CLI::App& generate, const std::string& description) {
 
   return [m, args]() -> int {
     if (!m->parsed()) return -1;
+    prepare_output_dir(args->dir, "--out");
     std::vector<tools::TraceFamily> families;
     if (!args->bench.collective.empty()) {
       for (const char* flag : {"--runtime", "--tensor-size", "--comm-size"}) {

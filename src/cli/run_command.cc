@@ -12,6 +12,7 @@
 #include "config/other_configs.h"
 #include "config/system_config.h"
 #include "core/error.h"
+#include "core/output_path.h"
 #include "core/resources.h"
 #include "network/network.h"
 #include "network/topology.h"
@@ -96,10 +97,9 @@ sim::Inputs load_inputs(const RunOptions& o) {
   std::vector<std::string> network_warnings;
   inputs.network = config::load_network(o.network, &network_warnings);
   const config::SystemConfig system = config::load_system(o.system, flags);
-  if (!o.quiet) {
-    for (const std::string& w : network_warnings) std::cerr << "warning: " << w << "\n";
-    for (const std::string& w : system.warnings) std::cerr << "warning: " << w << "\n";
-  }
+  // Warnings are printed even under --quiet: an ignored key changes what was simulated.
+  for (const std::string& w : network_warnings) std::cerr << "warning: " << w << "\n";
+  for (const std::string& w : system.warnings) std::cerr << "warning: " << w << "\n";
   inputs.system = system.system;
   inputs.system_source = o.system;
   inputs.system.rendezvous = o.rendezvous;
@@ -135,7 +135,16 @@ std::vector<NpuId> shown_npus(const RunOptions& o, NpuId npus) {
   return shown;
 }
 
+// Every output is checked (and its folders created) before the inputs are read.
+void prepare_outputs(const RunOptions& o) {
+  if (!o.json.empty()) prepare_output_file(o.json, "--json");
+  if (!o.stats_csv.empty()) prepare_output_file(o.stats_csv, "--stats");
+  if (!o.timeline.empty()) prepare_output_file(o.timeline, "--timeline");
+  if (!o.report_dir.empty()) prepare_output_dir(o.report_dir, "--report");
+}
+
 int run(const RunOptions& o) {
+  prepare_outputs(o);
   const sim::Inputs inputs = load_inputs(o);
   OutputOptions out;
   out.json_path = o.json;
@@ -214,7 +223,7 @@ Command add_run_command(CLI::App& app) {
                   "Every send waits for an 8192-byte go-ahead from its receiver");
   cmd->add_option("--logging-configuration", o->logging_configuration, "Accepted for compatibility; no effect");
   cmd->add_option("--logging-folder", o->logging_folder, "Accepted for compatibility; no effect");
-  cmd->add_flag("--quiet,-q", o->quiet, "Print only the per-NPU lines (no summary, no warnings)");
+  cmd->add_flag("--quiet,-q", o->quiet, "Print only the per-NPU lines and warnings (no summary, notes or progress)");
   cmd->add_flag("--astra-sim-stats", o->astra_stats,
                 "After each NPU's finished line, print ASTRA-sim's statistics block (wall, GPU, CPU, "
                 "Comm, Remote mem time, overlap, roofline figures)");

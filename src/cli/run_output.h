@@ -13,7 +13,7 @@ namespace chakrasim::cli {
 
 struct OutputOptions {
   std::string json_path;  // write the JSON results here when set
-  bool quiet = false;     // no summary, no warnings
+  bool quiet = false;     // no summary (warnings are printed regardless)
   // With both set, each NPU's `sys[i] finished` line is followed by the reference's statistics.
   const sim::Inputs* inputs = nullptr;
   const report::NodeLog* log = nullptr;

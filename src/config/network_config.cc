@@ -53,8 +53,9 @@ void read_topology(const YAML::Node& list, std::size_t i, const std::string& sou
 
 void read_npus(const YAML::Node& list, std::size_t i, const std::string& source, network::DimensionSpec& d) {
   const double n = number_at(list, "npus_count", i, source);
-  if (n < 2 || n != std::floor(n) || n > 1e9) {
-    fail("{}: npus_count[{}]: value {} is invalid; expected an integer of at least 2", source, i, n);
+  // One NPU is a valid dimension: a single-GPU baseline, or a dimension a sweep shrinks away.
+  if (n < 1 || n != std::floor(n) || n > 1e9) {
+    fail("{}: npus_count[{}]: value {} is invalid; expected an integer of at least 1", source, i, n);
   }
   d.npus = static_cast<std::uint32_t>(n);
 }

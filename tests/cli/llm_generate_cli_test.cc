@@ -60,6 +60,7 @@ TEST(LlmGenerateCli, RemovesStaleRankFiles) {
 TEST(LlmGenerateCli, BadFlagsExitNonZeroNamingTheFlag) {
   const auto dir = temp_dir("llm_cli_bad");
   const std::string prefix = (dir / "t").string();
+  write_bytes(dir / "blocker", "a file where --out wants a folder");
   struct Case {
     std::vector<std::string> args;
     std::string message;
@@ -79,7 +80,7 @@ TEST(LlmGenerateCli, BadFlagsExitNonZeroNamingTheFlag) {
       {{"--model", "llama3-8b", "--gpus-per-node", "0"}, "--gpus-per-node 0: expected a scale-up domain"},
       {{"--model", "llama3-8b", "--dp", "12", "--network-out", (dir / "n.yml").string()},
        "--network-out: 12 ranks do not fill whole 8-GPU H100 nodes"},
-      {{"--model", "llama3-8b", "--out", (dir / "missing" / "t").string()}, "--out: cannot create the trace file"},
+      {{"--model", "llama3-8b", "--out", (dir / "blocker" / "t").string()}, "--out: cannot create the folder"},
       {{"--model", "llama3-8b", "--global-batch", "1000000000"}, "--global-batch 1000000000"},
   };
   for (const Case& c : cases) {
@@ -94,6 +95,22 @@ TEST(LlmGenerateCli, BadFlagsExitNonZeroNamingTheFlag) {
   const CommandResult r = run_binary({"generate", "llm", "--model", "llama3-8b", "--dp", "-2", "--out", prefix});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, HasSubstr("--dp"));
+}
+
+// One rank is a single-GPU baseline: its network is one NPU, and the run has compute only.
+TEST(LlmGenerateCli, OneRankRunsAsASingleGpuBaseline) {
+  const auto dir = temp_dir("llm_cli_one_rank");
+  const std::string prefix = (dir / "t").string(), net = (dir / "n.yml").string(), sys = (dir / "s.json").string();
+  const CommandResult g =
+      run_binary({"generate", "llm", "--layers", "2", "--hidden", "256", "--heads", "4", "--seq", "128", "--vocab",
+                  "512", "--out", prefix, "--network-out", net, "--system-out", sys});
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  EXPECT_THAT(file_bytes(net), HasSubstr("npus_count: [ 1 ]"));
+  const CommandResult r = run_binary({"run", "--workload", prefix, "--network", net, "--system", sys});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::StartsWith("sys[0] finished, "));
+  EXPECT_THAT(r.out, HasSubstr(" cycles, exposed communication 0 cycles.\n"));
+  EXPECT_THAT(r.out, HasSubstr("1 of 1 NPUs finished"));
 }
 
 }  // namespace

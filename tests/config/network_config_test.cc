@@ -156,13 +156,12 @@ TEST(NetworkConfigErrors, UnknownTopologyIsCaseSensitive) {
   EXPECT_THAT(msg, HasSubstr("topology[1]: value \"ring\""));
 }
 
-TEST(NetworkConfigErrors, NpusCountMustBeAnIntegerOfAtLeastTwo) {
-  EXPECT_THAT(parse_error(one_dim("Ring", "1", "50", "5")), HasSubstr("net.yml: npus_count[0]: value 1 is invalid; "
-                                                                      "expected an integer of at least 2"));
-  EXPECT_THAT(parse_error(one_dim("Ring", "0", "50", "5")), HasSubstr("npus_count[0]: value 0 is invalid"));
+TEST(NetworkConfigErrors, NpusCountMustBeAPositiveInteger) {
+  EXPECT_THAT(parse_error(one_dim("Ring", "0", "50", "5")), HasSubstr("net.yml: npus_count[0]: value 0 is invalid; "
+                                                                      "expected an integer of at least 1"));
   EXPECT_THAT(parse_error(one_dim("Ring", "-4", "50", "5")), HasSubstr("npus_count[0]: value -4 is invalid"));
   EXPECT_THAT(parse_error(one_dim("Ring", "2.5", "50", "5")), HasSubstr("npus_count[0]: value 2.5 is invalid; expected "
-                                                                        "an integer of at least 2"));
+                                                                        "an integer of at least 1"));
   EXPECT_THAT(parse_error(one_dim("Ring", "four", "50", "5")), HasSubstr("net.yml: npus_count[0]: value \"four\" is "
                                                                          "not a number"));
 }

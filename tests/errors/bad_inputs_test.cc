@@ -489,14 +489,14 @@ std::vector<Case> catalogue() {
                [](CaseFiles& s) { s.write_network(network_yaml("ring", "8", "50.0", "500.0")); },
                1,
                {"{network}", "topology[0]", "\"ring\"", "expected Ring, FullyConnected or Switch", "case-sensitive"}});
-  c.push_back({"NpusCountOne",
-               [](CaseFiles& s) { s.write_network(network_yaml("Ring", "1", "50.0", "500.0")); },
+  c.push_back({"NpusCountZero",
+               [](CaseFiles& s) { s.write_network(network_yaml("Ring", "0", "50.0", "500.0")); },
                1,
-               {"{network}", "npus_count[0]", "value 1 ", "expected an integer of at least 2"}});
+               {"{network}", "npus_count[0]", "value 0 ", "expected an integer of at least 1"}});
   c.push_back({"NpusCountFraction",
                [](CaseFiles& s) { s.write_network(network_yaml("Ring", "2.5", "50.0", "500.0")); },
                1,
-               {"{network}", "npus_count[0]", "2.5", "expected an integer of at least 2"}});
+               {"{network}", "npus_count[0]", "2.5", "expected an integer of at least 1"}});
   c.push_back({"BandwidthZero",
                [](CaseFiles& s) { s.write_network(network_yaml("Ring", "8", "0", "500.0")); },
                1,

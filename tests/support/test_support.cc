@@ -107,12 +107,17 @@ void expect_all_finish(const sim::Result& r, Tick expected, std::optional<std::s
 }
 
 CommandResult run_binary(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
+  return run_program(CHAKRASIM_BINARY, args, cwd);
+}
+
+CommandResult run_program(const std::string& program, const std::vector<std::string>& args,
+                          const std::filesystem::path& cwd) {
   static int counter = 0;
   const std::filesystem::path dir =
       temp_dir("run_binary_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
   std::string command;
   if (!cwd.empty()) command = "cd '" + cwd.string() + "' && ";
-  command += std::string("'") + CHAKRASIM_BINARY + "'";
+  command.append("'").append(program).append("'");
   for (const std::string& a : args) {
     std::string quoted = "'";
     for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);

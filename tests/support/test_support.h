@@ -89,5 +89,8 @@ struct CommandResult {
 };
 // Runs the built chakrasim binary with `args` (shell-quoted here), in directory `cwd` when given.
 CommandResult run_binary(const std::vector<std::string>& args, const std::filesystem::path& cwd = {});
+// Runs `program` (found on PATH when it has no slash) the same way.
+CommandResult run_program(const std::string& program, const std::vector<std::string>& args,
+                          const std::filesystem::path& cwd = {});
 
 }  // namespace chakrasim::test

@@ -69,7 +69,6 @@ double rounded(double value, int decimals) {
 
 std::string network_yaml(const GpuSpec& gpu, std::uint64_t ranks) {
   const std::uint64_t node = gpu.gpus_per_node;
-  if (ranks < 2) fail("--network-out: {} rank needs no network; expected at least 2 ranks", ranks);
   const std::string comment = fmt::format("{} cluster for {} GPUs: {} GPUs per scale-up domain ({} GB/s per GPU and "
                                           "direction), then a\n"
                                           "scale-out network ({} GB/s per GPU and direction). Bandwidths are in the "
