@@ -95,6 +95,7 @@ int run_llm(LlmArgs& a, const CLI::App& app) {
   const auto start = std::chrono::steady_clock::now();
   const GenerateResult r = generate_llm(a.o);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const std::string& w : r.warnings) std::cerr << "warning: " << w << "\n";
   std::cout << format_summary(r.summary);
   std::cout << "wrote " << r.files.files << " traces " << a.o.out_prefix << ".<rank>.et (" << r.files.distinct
             << " distinct, " << r.files.bytes / 1000000 << " MB), the communicator groups " << r.groups_path;

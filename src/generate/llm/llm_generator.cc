@@ -1,5 +1,6 @@
 #include "generate/llm/llm_generator.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -22,6 +23,38 @@ void write_text(const std::string& path, const std::string& text, const char* fl
 }
 
 }  // namespace
+
+std::vector<std::string> domain_warnings(const Layout& layout, const GpuSpec& gpu) {
+  std::vector<std::string> warnings;
+  const std::uint64_t node = gpu.gpus_per_node;
+  const ParallelSpec& par = layout.parallel();
+  for (const GroupKind kind : {GroupKind::kTp, GroupKind::kEp}) {
+    if (!layout.active(kind)) continue;
+    // Every group has the same shape, so the first one tells.
+    const std::vector<std::uint64_t> members = layout.members(kind, 0);
+    std::vector<std::uint64_t> domains;
+    for (const std::uint64_t m : members) {
+      if (std::find(domains.begin(), domains.end(), m / node) == domains.end()) domains.push_back(m / node);
+    }
+    if (domains.size() < 2) continue;
+    std::string shown;
+    for (std::size_t i = 0; i < members.size() && i < 4; ++i)
+      shown += fmt::format("{}{}", i == 0 ? "" : ", ", members[i]);
+    if (members.size() > 4) shown += ", ...";
+    // EP groups step over the TP x CP ranks of each data-parallel index.
+    const bool tp_kind = kind == GroupKind::kTp;
+    const std::string flags = tp_kind ? fmt::format("--tp {}", par.tp)
+                                      : fmt::format("--ep {} (with --tp {} --cp {})", par.ep, par.tp, par.cp);
+    const std::string fix =
+        tp_kind ? fmt::format("keep --tp within {}", node) : fmt::format("keep --ep x --tp x --cp within {}", node);
+    warnings.push_back(fmt::format("{}: each {} group spans {} scale-up domains of {} GPUs (the first: ranks {}), so "
+                                   "its collectives cross the "
+                                   "scale-out network ({} GB/s per GPU instead of {}); {}, or set --gpus-per-node",
+                                   flags, group_kind_name(kind), domains.size(), node, shown, gpu.scaleout_gb_per_s,
+                                   gpu.scaleup_gb_per_s, fix));
+  }
+  return warnings;
+}
 
 Generated build_iteration(const GenerateOptions& o) {
   GpuSpec gpu = gpu_preset(o.gpu);
@@ -87,6 +120,7 @@ GenerateResult generate_llm(const GenerateOptions& o) {
   if (!network.empty()) write_text(o.network_out, network, "--network-out");
   if (!system.empty()) write_text(o.system_out, system, "--system-out");
   result.summary = summarize(g.model, g.layout, g.gpu, g.stages);
+  result.warnings = domain_warnings(g.layout, g.gpu);
   return result;
 }
 

@@ -37,10 +37,15 @@ struct Generated {
 };
 Generated build_iteration(const GenerateOptions& options);
 
+// TP and EP collectives sit on every layer's critical path: a group that leaves its scale-up
+// domain runs them over the scale-out network. One sentence per such kind, naming the flags.
+std::vector<std::string> domain_warnings(const Layout& layout, const GpuSpec& gpu);
+
 struct GenerateResult {
   Summary summary;
   WrittenFiles files;
   std::string groups_path;
+  std::vector<std::string> warnings;  // for the user, printed before the summary
 };
 // Builds the iteration and writes every file; throws Error naming the flag on bad options.
 GenerateResult generate_llm(const GenerateOptions& options);

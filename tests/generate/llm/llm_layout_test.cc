@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "generate/llm/llm_generator.h"
 #include "generate/llm/llm_layout.h"
 #include "generate/llm/llm_schedule.h"
 #include "support/test_support.h"
@@ -204,6 +205,31 @@ TEST(LlmSchedule, Interleaved) {
                                                                     "B2c1 B3c1 B2 B3 ");
   EXPECT_EQ(order(stage_tasks(Schedule::kInterleaved, 2, 1, 4, 2)), "F0 F1 F0c1 B0c1 F1c1 B1c1 F2 B0 F3 B1 F2c1 B2c1 "
                                                                     "F3c1 B3c1 B2 B3 ");
+}
+
+// TP and EP groups that leave the 8-GPU domain are named; groups inside it are not. Ranks go
+// t fastest, then c, then d: TP 16 takes ranks 0-15 (two domains); EP 2 over TP 8 takes ranks 0
+// and 8 (two domains); EP 4 over TP 2 takes 0, 2, 4, 6 (one).
+TEST(LlmLayout, WarnsWhenTpOrEpLeavesTheScaleUpDomain) {
+  const GpuSpec h100 = gpu_preset("H100");
+  const ModelSpec mixtral = model_preset("mixtral-8x7b");
+  auto sp = [](ParallelSpec p) {  // a mixture of experts under TP needs sequence parallelism
+    p.sp = true;
+    return p;
+  };
+  EXPECT_TRUE(domain_warnings(Layout(mixtral, sp(sizes(2, 8, 1))), h100).empty());
+  EXPECT_TRUE(domain_warnings(Layout(mixtral, sp(sizes(4, 2, 1, 1, 4))), h100).empty());
+  const auto tp = domain_warnings(Layout(model_preset("gpt3-175b"), sizes(1, 16, 1)), h100);
+  ASSERT_EQ(tp.size(), 1u);
+  EXPECT_THAT(tp[0], HasSubstr("--tp 16: each TP group spans 2 scale-up domains of 8 GPUs (the first: ranks 0, 1, 2, "
+                               "3, ...), so its collectives cross the scale-out network"));
+  const auto ep = domain_warnings(Layout(mixtral, sp(sizes(2, 8, 1, 1, 2))), h100);
+  ASSERT_EQ(ep.size(), 1u);
+  EXPECT_THAT(ep[0], HasSubstr("--ep 2 (with --tp 8 --cp 1): each EP group spans 2 scale-up domains of 8 GPUs (the "
+                               "first: ranks 0, 8)"));
+  GpuSpec big_domain = h100;
+  big_domain.gpus_per_node = 16;
+  EXPECT_TRUE(domain_warnings(Layout(model_preset("gpt3-175b"), sizes(1, 16, 1)), big_domain).empty());
 }
 
 }  // namespace
