@@ -16,6 +16,7 @@
 #include "core/resources.h"
 #include "network/network.h"
 #include "network/topology.h"
+#include "report/analysis.h"
 #include "report/html_report.h"
 #include "report/node_log.h"
 #include "report/summary.h"
@@ -152,11 +153,14 @@ int run(const RunOptions& o) {
   const NpuId npus = network::Topology(inputs.network).npu_count();
   const std::vector<NpuId> shown = shown_npus(o, npus);
   const bool report = !o.report_dir.empty();
-  const bool record = o.astra_stats || report || !o.timeline.empty() || !o.stats_csv.empty();
+  // --json carries NPU 0's collectives, so NPU 0 at least is recorded (NodeLog always keeps it).
+  const bool record = o.astra_stats || report || !o.timeline.empty() || !o.stats_csv.empty() || !o.json.empty();
   std::vector<bool> selected;  // the statistics and the report want every NPU
   if (record && !o.astra_stats && !report) {
     selected.assign(npus, false);
-    for (const NpuId n : shown) selected[n] = true;
+    if (!o.timeline.empty() || !o.stats_csv.empty()) {
+      for (const NpuId n : shown) selected[n] = true;
+    }
   }
   report::NodeLog log(record ? npus : 0, std::move(selected));
   report::LinkLog links;
@@ -182,6 +186,10 @@ int run(const RunOptions& o) {
   if (o.astra_stats) {
     out.inputs = &inputs;
     out.log = &log;
+  }
+  if (!o.json.empty()) {
+    out.collectives = report::collective_rows(inputs, log, 0);
+    out.json_collectives = true;
   }
   return print_run(result, out);
 }

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "report/analysis.h"
 #include "sim/simulation.h"
 
 namespace chakrasim::report {
@@ -17,6 +18,9 @@ struct OutputOptions {
   // With both set, each NPU's `sys[i] finished` line is followed by the reference's statistics.
   const sim::Inputs* inputs = nullptr;
   const report::NodeLog* log = nullptr;
+  // NPU 0's collectives with nccl-tests' figures, for the JSON (run records them when --json is set).
+  std::vector<report::CollectiveRow> collectives;
+  bool json_collectives = false;
 };
 
 // Prints the per-NPU lines, the summary (unless quiet) and any deadlock report; writes the

@@ -155,7 +155,7 @@ void print_deadlock(std::ostream& out, const sim::Result& result) {
   flush_hidden();
 }
 
-std::string results_json(const sim::Result& result) {
+std::string results_json(const sim::Result& result, const std::vector<CollectiveRow>* collectives) {
   nlohmann::ordered_json root;
   root["npus"] = nlohmann::ordered_json::array();
   for (std::size_t r = 0; r < result.npus.size(); ++r) {
@@ -188,13 +188,36 @@ std::string results_json(const sim::Result& result) {
   root["all_finished"] = result.all_finished();
   root["events"] = result.events;
   root["messages"] = result.messages;
+  if (collectives != nullptr) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const CollectiveRow& c : *collectives) {
+      nlohmann::ordered_json j;
+      j["npu"] = 0;
+      j["node_id"] = c.node_id;
+      j["name"] = c.name;
+      j["kind"] = c.kind;
+      j["group"] = c.group;
+      j["npus"] = c.npus;
+      j["comm_size_bytes"] = c.comm_size;
+      j["size_bytes"] = c.bytes;
+      j["size_is"] = c.size_is;
+      j["algorithm"] = c.algorithm;
+      j["start_ns"] = c.start;
+      j["time_ns"] = c.duration;
+      j["algbw_gb_per_s"] = c.algbw_gb_per_s;
+      j["busbw_gb_per_s"] = c.busbw_gb_per_s;
+      rows.push_back(std::move(j));
+    }
+    root["collectives"] = std::move(rows);
+  }
   return root.dump(2) + "\n";
 }
 
-void write_results_json(const std::string& path, const sim::Result& result) {
+void write_results_json(const std::string& path, const sim::Result& result,
+                        const std::vector<CollectiveRow>* collectives) {
   std::ofstream out(path, std::ios::trunc);
   if (!out) fail("{}: cannot create the JSON results file (does the directory exist?)", path);
-  out << results_json(result);
+  out << results_json(result, collectives);
   if (!out) fail("{}: error while writing the JSON results file", path);
 }
 

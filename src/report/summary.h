@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/types.h"
+#include "report/analysis.h"
 #include "sim/simulation.h"
 
 namespace chakrasim::report {
@@ -23,8 +24,10 @@ void print_summary(std::ostream& out, const sim::Result& result);
 // The deadlock report: which nodes on which NPUs never finished, and what each waits for.
 void print_deadlock(std::ostream& out, const sim::Result& result);
 
-// The per-NPU results as one JSON document.
-std::string results_json(const sim::Result& result);
-void write_results_json(const std::string& path, const sim::Result& result);
+// The per-NPU results as one JSON document; with `collectives`, also their nccl-tests figures
+// under "collectives" (size and which buffer it is, time, algbw and busbw in 10^9 B/s).
+std::string results_json(const sim::Result& result, const std::vector<CollectiveRow>* collectives = nullptr);
+void write_results_json(const std::string& path, const sim::Result& result,
+                        const std::vector<CollectiveRow>* collectives = nullptr);
 
 }  // namespace chakrasim::report

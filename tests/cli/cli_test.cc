@@ -96,6 +96,42 @@ TEST(Cli, JsonResults) {
     EXPECT_EQ(n["finish_ns"], 117780);
     EXPECT_EQ(n["exposed_comm_ns"], 117780);
   }
+  // NPU 0's collectives with nccl-tests' figures, as in the report: the demo's 1 MiB ring
+  // all-reduce on 8 NPUs takes 117780 ns; algbw = size / time, busbw = algbw x 2 x 7/8.
+  ASSERT_EQ(j["collectives"].size(), 1u);
+  const auto& c = j["collectives"][0];
+  EXPECT_EQ(c["kind"], "all-reduce");
+  EXPECT_EQ(c["npus"], 8);
+  EXPECT_EQ(c["size_bytes"], 1048576);
+  EXPECT_EQ(c["size_is"], "buffer");
+  EXPECT_EQ(c["time_ns"], 117780);
+  EXPECT_DOUBLE_EQ(c["algbw_gb_per_s"].get<double>(), 1048576.0 / 117780.0);
+  EXPECT_DOUBLE_EQ(c["busbw_gb_per_s"].get<double>(), 1048576.0 / 117780.0 * 2 * 7 / 8);
+}
+
+// The JSON's all-gather size is its output, as nccl-tests prints it: 8 NPUs of 64 MiB shards end
+// with 512 MiB each, and busbw = algbw x 7/8 (each NPU's link carries 7 of the 8 shards).
+TEST(Cli, JsonAllGatherFiguresFollowNcclTests) {
+  DemoFiles f("cli_json_all_gather");
+  const auto traces = f.dir / "ag";
+  const CommandResult g = run_binary({"generate", "micro", "--npus", "8", "--out", traces.string(), "--collective",
+                                      "all_gather", "--coll-size-mb", "64"});
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  const std::string json_path = (f.dir / "out.json").string();
+  const CommandResult r = run_binary({"run", "--workload", (traces / "all_gather").string(), "--system", f.system,
+                                      "--network", f.network, "--json", json_path, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(json_path);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  ASSERT_EQ(j["collectives"].size(), 1u);
+  const auto& c = j["collectives"][0];
+  EXPECT_EQ(c["kind"], "all-gather");
+  EXPECT_EQ(c["comm_size_bytes"], 64u << 20);
+  EXPECT_EQ(c["size_bytes"], 512u << 20);
+  EXPECT_EQ(c["size_is"], "output");
+  const double time_ns = c["time_ns"].get<double>();
+  EXPECT_DOUBLE_EQ(c["algbw_gb_per_s"].get<double>(), (512u << 20) / time_ns);
+  EXPECT_DOUBLE_EQ(c["busbw_gb_per_s"].get<double>(), (512u << 20) / time_ns * 7 / 8);
 }
 
 TEST(Cli, ConfigErrorNamesFileKeyAndExpectation) {
