@@ -153,16 +153,16 @@ int run(const RunOptions& o) {
   const NpuId npus = network::Topology(inputs.network).npu_count();
   const std::vector<NpuId> shown = shown_npus(o, npus);
   const bool report = !o.report_dir.empty();
-  // --json carries NPU 0's collectives, so NPU 0 at least is recorded (NodeLog always keeps it).
-  const bool record = o.astra_stats || report || !o.timeline.empty() || !o.stats_csv.empty() || !o.json.empty();
+  // NPU 0 is always recorded (NodeLog keeps it whatever the selection): its collectives go into
+  // the JSON and are checked against what their links can carry.
   std::vector<bool> selected;  // the statistics and the report want every NPU
-  if (record && !o.astra_stats && !report) {
+  if (!o.astra_stats && !report) {
     selected.assign(npus, false);
     if (!o.timeline.empty() || !o.stats_csv.empty()) {
       for (const NpuId n : shown) selected[n] = true;
     }
   }
-  report::NodeLog log(record ? npus : 0, std::move(selected));
+  report::NodeLog log(npus, std::move(selected));
   report::LinkLog links;
   sim::Hooks hooks;
   const bool progress = !o.quiet && isatty(STDERR_FILENO) != 0;
@@ -173,8 +173,7 @@ int run(const RunOptions& o) {
       show_progress(p);
     };
   }
-  const sim::Result result =
-      record ? report::simulate_recorded(inputs, log, report ? &links : nullptr, hooks) : sim::simulate(inputs, hooks);
+  const sim::Result result = report::simulate_recorded(inputs, log, report ? &links : nullptr, hooks);
   if (progress_shown) std::cerr << "\r\033[K" << std::flush;
   if (!o.timeline.empty()) report::write_timeline(o.timeline, inputs, result, log, shown);
   if (!o.stats_csv.empty()) report::write_node_csv(o.stats_csv, inputs, log, shown);
@@ -187,10 +186,9 @@ int run(const RunOptions& o) {
     out.inputs = &inputs;
     out.log = &log;
   }
-  if (!o.json.empty()) {
-    out.collectives = report::collective_rows(inputs, log, 0);
-    out.json_collectives = true;
-  }
+  out.collectives = report::collective_rows(inputs, log, 0);
+  out.collectives_recorded = true;
+  out.backend = inputs.backend;
   return print_run(result, out);
 }
 

@@ -18,9 +18,11 @@ struct OutputOptions {
   // With both set, each NPU's `sys[i] finished` line is followed by the reference's statistics.
   const sim::Inputs* inputs = nullptr;
   const report::NodeLog* log = nullptr;
-  // NPU 0's collectives with nccl-tests' figures, for the JSON (run records them when --json is set).
+  // NPU 0's collectives with nccl-tests' figures, when recorded: the JSON carries them, and those
+  // whose bus bandwidth exceeds their links' get a warning.
   std::vector<report::CollectiveRow> collectives;
-  bool json_collectives = false;
+  bool collectives_recorded = false;
+  std::string backend;  // named in those warnings
 };
 
 // Prints the per-NPU lines, the summary (unless quiet) and any deadlock report; writes the

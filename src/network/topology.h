@@ -33,6 +33,17 @@ inline double bytes_per_ns(double bandwidth_gib_per_s) {
   return bandwidth_gib_per_s * static_cast<double>(1u << 30) / 1'000'000'000.0;
 }
 
+// The most one NPU can send at once over its links in a dimension, in bytes per ns: two ring
+// links, n-1 links of a fully connected group, one link up to a switch (network/links.h draws
+// them). A collective's bus bandwidth above the sum over the dimensions it used is more than the
+// links can carry.
+inline double npu_egress_bytes_per_ns(const DimensionSpec& dim) {
+  const double links = dim.kind == DimensionKind::kRing             ? 2.0
+                       : dim.kind == DimensionKind::kFullyConnected ? static_cast<double>(dim.npus - 1)
+                                                                    : 1.0;
+  return dim.npus < 2 ? 0.0 : links * bytes_per_ns(dim.bandwidth_gib_per_s);
+}
+
 class Topology {
  public:
   explicit Topology(TopologySpec spec);

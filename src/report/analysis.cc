@@ -23,6 +23,7 @@ NcclTestsSize nccl_tests_size(system::CollectiveKind kind, std::uint64_t comm_si
 std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const NodeLog& log, NpuId npu) {
   const chakra::Graph& g = *inputs.graphs[npu];
   const auto world = static_cast<std::uint32_t>(inputs.graphs.size());
+  const std::vector<network::DimensionSpec>& dims = inputs.network.dims;
   std::vector<CollectiveRow> rows;
   for (const NodeSpan& s : log.spans(npu)) {
     if (s.end == kNeverTick || g.type(s.node) != chakra::NodeType::kCommColl || !g.has_attrs(s.node)) continue;
@@ -41,12 +42,18 @@ std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const Node
       }
     }
     std::vector<std::string> algorithms;
+    std::vector<bool> used(dims.size(), false);
     for (const PhaseSpan& p : log.phases(npu)) {
-      if (p.node != s.node || p.chunk != 0) continue;
+      if (p.node != s.node) continue;
+      for (std::size_t d = 0; d < dims.size(); ++d) used[d] = used[d] || (p.group ? true : d == p.dim);
+      if (p.chunk != 0) continue;
       algorithms.push_back(p.group ? fmt::format("{} (group)", system::algorithm_name(p.algorithm))
                                    : fmt::format("{} (dim {})", system::algorithm_name(p.algorithm), p.dim));
     }
     for (const std::string& part : algorithms) row.algorithm += (row.algorithm.empty() ? "" : ", ") + part;
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (used[d]) row.links_gb_per_s += network::npu_egress_bytes_per_ns(dims[d]);
+    }
     row.start = s.start;
     row.duration = s.end - s.start;
     const NcclTestsSize size =

@@ -40,6 +40,12 @@ struct CollectiveRow {
   Tick duration = 0;
   double algbw_gb_per_s = 0;  // 10^9 B/s: bytes / duration
   double busbw_gb_per_s = 0;  // 10^9 B/s: algbw x bus factor
+  // 10^9 B/s: what NPU `npu`'s links in the dimensions the collective used can send at once
+  // (network::npu_egress_bytes_per_ns summed; every dimension for a group's ring). A busbw above
+  // it is physically impossible: a backend that does not share links (congestion-unaware)
+  // served more than the links carry.
+  double links_gb_per_s = 0;
+  bool exceeds_links() const { return links_gb_per_s > 0 && busbw_gb_per_s > links_gb_per_s * 1.001; }
 };
 std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const NodeLog& log, NpuId npu);
 

@@ -38,7 +38,7 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; 
 h1 { font-size: 1.6em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; font-size: 0.9em; } td, th { padding: 2px 10px; text-align: left; }
 th { background: #f2f2f2; } tr:nth-child(even) td { background: #fafafa; } td.num { text-align: right; }
-.note { color: #666; font-size: 0.85em; } svg text { font-size: 11px; fill: #333; }
+.note { color: #666; font-size: 0.85em; } .warning { color: #a00; } tr.impossible td { color: #a00; } svg text { font-size: 11px; fill: #333; }
 .compute { fill: #4e79a7; } .comm { fill: #f28e2b; } .p2p { fill: #e15759; } .memory { fill: #59a14f; } .idle { fill: #d9d9d9; }
 )";
 
@@ -126,18 +126,30 @@ void section_collectives(std::string& html, const sim::Inputs& inputs, const Nod
     html += "<p>No collective ran on NPU 0.</p>\n";
     return;
   }
+  const auto impossible =
+      std::count_if(rows.begin(), rows.end(), [](const CollectiveRow& r) { return r.exceeds_links(); });
+  if (impossible > 0) {
+    html += fmt::format("<p class=\"warning\" id=\"impossible-collectives\">⚠ {} of {} collectives show a bus "
+                        "bandwidth above what NPU 0's links in the dimensions they used can carry (marked ⚠ below). "
+                        "The {} backend does not share links between the messages in flight, so these times are "
+                        "lower bounds, not predictions; for how long they would take on the links, run with "
+                        "<code>--backend congestion-aware</code>.</p>\n",
+                        impossible, rows.size(), escape(inputs.backend));
+  }
   html += "<table "
           "id=\"collective-table\">\n<tr><th>node</th><th>collective</th><th>size</th><th>group</th><th>NPUs</th>"
-          "<th>algorithm</th><th>start</th><th>duration</th><th>algbw GB/s</th><th>busbw GB/s</th></tr>\n";
+          "<th>algorithm</th><th>start</th><th>duration</th><th>algbw GB/s</th><th>busbw GB/s</th><th>links "
+          "GB/s</th></tr>\n";
   for (std::size_t i = 0; i < rows.size() && i < kMaxRows; ++i) {
     const CollectiveRow& r = rows[i];
-    html += fmt::format("<tr><td>{} {}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td "
+    html += fmt::format("<tr{}><td>{} {}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td "
                         "class=\"num\">{}</td><td>{}</td>"
                         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.2f}</td><td "
-                        "class=\"num\">{:.2f}</td></tr>\n",
-                        r.node_id, escape(r.name), r.kind, format_bytes(r.bytes),
-                        r.group.empty() ? "all" : escape(r.group), r.npus, escape(r.algorithm),
-                        format_duration(r.start), format_duration(r.duration), r.algbw_gb_per_s, r.busbw_gb_per_s);
+                        "class=\"num\">{}{:.2f}</td><td class=\"num\">{:.1f}</td></tr>\n",
+                        r.exceeds_links() ? " class=\"impossible\"" : "", r.node_id, escape(r.name), r.kind,
+                        format_bytes(r.bytes), r.group.empty() ? "all" : escape(r.group), r.npus, escape(r.algorithm),
+                        format_duration(r.start), format_duration(r.duration), r.algbw_gb_per_s,
+                        r.exceeds_links() ? "⚠ " : "", r.busbw_gb_per_s, r.links_gb_per_s);
   }
   html += "</table>\n";
   if (rows.size() > kMaxRows)
@@ -145,7 +157,8 @@ void section_collectives(std::string& html, const sim::Inputs& inputs, const Nod
   html += "<p class=\"note\">As nccl-tests reports them: size is the all-reduce's buffer, the all-gather's output "
           "(n × each NPU's shard), the reduce-scatter's input and the all-to-all's send buffer; algbw = size / "
           "duration; busbw = algbw × 2(n−1)/n for all-reduce, × (n−1)/n for all-gather, reduce-scatter and "
-          "all-to-all. GB/s = 10<sup>9</sup> B/s.</p>\n";
+          "all-to-all. links: what NPU 0 can send at once over its links in the dimensions the collective "
+          "used (2 per ring, n−1 fully connected, 1 up to a switch). GB/s = 10<sup>9</sup> B/s.</p>\n";
 }
 
 void section_links(std::string& html, const sim::Result& result, const LinkLog* links) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/resources.h"
 
 namespace chakrasim::report {
 
@@ -153,6 +154,23 @@ void print_deadlock(std::ostream& out, const sim::Result& result) {
     }
   }
   flush_hidden();
+}
+
+void print_bandwidth_warnings(std::ostream& out, const std::vector<CollectiveRow>& rows, const std::string& backend,
+                              std::size_t limit) {
+  std::size_t count = 0;
+  for (const CollectiveRow& r : rows) {
+    if (!r.exceeds_links()) continue;
+    if (++count > limit) continue;
+    out << fmt::format("warning: {} {} (node {} on NPU 0, {} NPUs) reaches a bus bandwidth of {:.1f} GB/s, above "
+                       "the {:.1f} GB/s its links can carry (10^9 B/s)\n",
+                       r.kind, format_bytes(r.bytes), r.node_id, r.npus, r.busbw_gb_per_s, r.links_gb_per_s);
+  }
+  if (count == 0) return;
+  if (count > limit) out << fmt::format("warning: ... and {} more collectives like these\n", count - limit);
+  out << fmt::format("warning: the {} backend serves every message in flight at full link rate, so these times "
+                     "are lower bounds; --backend congestion-aware shares the links (docs/network.md)\n",
+                     backend);
 }
 
 std::string results_json(const sim::Result& result, const std::vector<CollectiveRow>* collectives) {

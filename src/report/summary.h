@@ -24,6 +24,12 @@ void print_summary(std::ostream& out, const sim::Result& result);
 // The deadlock report: which nodes on which NPUs never finished, and what each waits for.
 void print_deadlock(std::ostream& out, const sim::Result& result);
 
+// One warning per collective whose bus bandwidth exceeds what its links can carry
+// (CollectiveRow::exceeds_links), the first `limit` of them and a count of the rest; nothing when
+// there is none. Printed even under --quiet: the figure it warns of is not a prediction.
+void print_bandwidth_warnings(std::ostream& out, const std::vector<CollectiveRow>& rows, const std::string& backend,
+                              std::size_t limit = 5);
+
 // The per-NPU results as one JSON document; with `collectives`, also their nccl-tests figures
 // under "collectives" (size and which buffer it is, time, algbw and busbw in 10^9 B/s).
 std::string results_json(const sim::Result& result, const std::vector<CollectiveRow>* collectives = nullptr);

@@ -134,6 +134,31 @@ TEST(Cli, JsonAllGatherFiguresFollowNcclTests) {
   EXPECT_DOUBLE_EQ(c["busbw_gb_per_s"].get<double>(), (512u << 20) / time_ns * 7 / 8);
 }
 
+// A direct all-to-all on a switch, congestion-unaware, beats its links: the warning is on stderr
+// even under -q, and names the backend to use instead.
+TEST(Cli, ImpossibleBusBandwidthWarnsEvenWhenQuiet) {
+  DemoFiles f("cli_impossible_busbw");
+  const std::string prefix = (f.dir / "a2a").string();
+  for (int r = 0; r < 8; ++r) {
+    chakra::write_trace(chakra::rank_path(prefix, r), single_collective(chakra::CommType::kAllToAll, 64u << 20));
+  }
+  write_text(f.system, R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
+      "preferred-dataset-splits": 1, "all-to-all-implementation": ["direct"], "all-reduce-implementation": ["ring"],
+      "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+      "collective-optimization": "baseline", "local-mem-bw": 50, "boost-mode": 0})");
+  write_text(f.network, "topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 100.0 ]\nlatency: [ 500.0 ]\n");
+  const CommandResult unaware =
+      run_binary({"run", "--workload", prefix, "--system", f.system, "--network", f.network, "-q"});
+  ASSERT_EQ(unaware.exit_code, 0) << unaware.err;
+  EXPECT_THAT(unaware.err, HasSubstr("warning: all-to-all 64.0 MiB (node 0 on NPU 0, 8 NPUs)"));
+  EXPECT_THAT(unaware.err, HasSubstr("above the 107.4 GB/s its links can carry"));
+  EXPECT_THAT(unaware.err, HasSubstr("--backend congestion-aware"));
+  const CommandResult aware = run_binary({"run", "--workload", prefix, "--system", f.system, "--network", f.network,
+                                          "-q", "--backend", "congestion-aware"});
+  ASSERT_EQ(aware.exit_code, 0) << aware.err;
+  EXPECT_EQ(aware.err, "");
+}
+
 TEST(Cli, ConfigErrorNamesFileKeyAndExpectation) {
   DemoFiles f("cli_bad_network");
   write_text(f.network, "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ -5 ]\nlatency: [ 500.0 ]\n");

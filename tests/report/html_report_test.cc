@@ -125,6 +125,47 @@ TEST(HtmlReport, AllGatherSizeIsItsOutputAsInNcclTests) {
   EXPECT_GT(rows[0].busbw_gb_per_s, 0.8 * 50 * 1.073741824);
 }
 
+// A 64 MiB direct all-to-all on an 8-NPU switch of 100 GiB/s links, congestion-unaware: every
+// peer is served at the full link rate at once, so the time is one seventh's transfer plus latency
+// and busbw = 64 MiB x 7/8 / time is about 7 x 107.4 GB/s, while NPU 0 has one 107.4 GB/s link up
+// to the switch. The row says so; on the congestion-aware backend the link is shared and it does
+// not.
+TEST(HtmlReport, BusBandwidthAboveTheLinksIsFlagged) {
+  sim::Inputs in;
+  in.network = network_of({{DimensionKind::kSwitch, 8, 100, 500}});
+  in.system = system_of("direct", 1, 1, 1);
+  in.graphs = same_trace(single_collective(chakra::CommType::kAllToAll, 64u << 20), 8);
+  for (const char* backend : {"congestion-unaware", "congestion-aware"}) {
+    in.backend = backend;
+    report::NodeLog log(8);
+    report::simulate_recorded(in, log);
+    const auto rows = report::collective_rows(in, log, 0);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_DOUBLE_EQ(rows[0].links_gb_per_s, 100 * 1.073741824);
+    const bool unaware = std::string(backend) == "congestion-unaware";
+    EXPECT_EQ(rows[0].exceeds_links(), unaware) << backend << ": busbw " << rows[0].busbw_gb_per_s;
+    if (unaware) {
+      EXPECT_GT(rows[0].busbw_gb_per_s, 5 * rows[0].links_gb_per_s);
+    }
+    const std::string page = report::html_report(in, sim::simulate(in), log, nullptr, {});
+    EXPECT_EQ(page.find("id=\"impossible-collectives\"") != std::string::npos, unaware) << backend;
+    std::ostringstream warnings;
+    report::print_bandwidth_warnings(warnings, rows, backend);
+    EXPECT_EQ(warnings.str().find("above the 107.4 GB/s its links can carry") != std::string::npos, unaware)
+        << warnings.str();
+  }
+}
+
+// What one NPU can send at once in a dimension: two ring links, n-1 fully connected, one up to
+// a switch; a dimension of one NPU sends nothing.
+TEST(HtmlReport, NpuEgressPerDimensionKind) {
+  const double link = network::bytes_per_ns(50);
+  EXPECT_DOUBLE_EQ(network::npu_egress_bytes_per_ns({DimensionKind::kRing, 8, 50, 1}), 2 * link);
+  EXPECT_DOUBLE_EQ(network::npu_egress_bytes_per_ns({DimensionKind::kFullyConnected, 8, 50, 1}), 7 * link);
+  EXPECT_DOUBLE_EQ(network::npu_egress_bytes_per_ns({DimensionKind::kSwitch, 8, 50, 1}), link);
+  EXPECT_DOUBLE_EQ(network::npu_egress_bytes_per_ns({DimensionKind::kSwitch, 1, 50, 1}), 0);
+}
+
 TEST(HtmlReport, NcclTestsSizesPerCollectiveKind) {
   using system::CollectiveKind;
   const auto ar = report::nccl_tests_size(CollectiveKind::kAllReduce, 1000, 4);
