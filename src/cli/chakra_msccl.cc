@@ -27,6 +27,11 @@ Command add_msccl(CLI::App& chakra) {
   m->add_option("--collective", msccl->options.collective,
                 "allreduce, allgather, alltoall, reducescatter, broadcast or reduce")
       ->capture_default_str();
+  m->add_option("--reduction-bw", msccl->options.reduction_gb_per_s,
+                "GB/s (10^9 B/s) of an rrc step's reduction, 3 x bytes / this; 50 is the reference's fixed figure, "
+                "the system's local-mem-bw the machine's")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 
   return [m, msccl]() -> int {
     if (!m->parsed()) return -1;

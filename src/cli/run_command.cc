@@ -7,6 +7,7 @@
 
 #include "chakra/workload_files.h"
 #include "cli/commands.h"
+#include "cli/custom_size_check.h"
 #include "cli/run_output.h"
 #include "config/network_config.h"
 #include "config/other_configs.h"
@@ -121,6 +122,7 @@ sim::Inputs load_inputs(const RunOptions& o) {
     if (!prefix.empty())
       inputs.custom_algorithms[k] = chakra::load_workload(prefix, topology.npu_count(), "custom algorithm");
   }
+  for (const std::string& w : custom_size_warnings(inputs)) std::cerr << "warning: " << w << "\n";
   return inputs;
 }
 

@@ -63,6 +63,8 @@ TEST(CustomCollective, ReferenceConfigThroughTheCli) {
                   (ref / "configs" / "Ring_8npus.yml").string(), "--backend", "congestion-aware", "-q"});
   ASSERT_EQ(res.exit_code, 0) << res.err;
   EXPECT_THAT(res.out, ::testing::HasSubstr("sys[7] finished, 90174 cycles"));
+  // The reference's algorithm ETs say they were converted for 1 MiB, the workload's size.
+  EXPECT_EQ(res.err.find("converted for"), std::string::npos) << res.err;
 }
 
 // A hand-made algorithm for 8 ranks: rank p sends 1000 B to p+1 and receives 1000 B from p-1

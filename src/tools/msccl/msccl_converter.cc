@@ -1,6 +1,7 @@
 #include "tools/msccl/msccl_converter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include <pugixml.hpp>
@@ -13,9 +14,15 @@
 namespace chakrasim::tools {
 namespace {
 
-// The reference converter charges a reduction at a hard-coded 50 GB/s: 3 x floor(bytes / 50)
-// ns, written in whole microseconds.
-std::uint64_t reduction_micros(std::uint64_t bytes) { return 3 * (bytes / 50) / 1000; }
+// The reference converter charges a reduction at a fixed 50 GB/s: 3 x floor(bytes / 50) ns,
+// written in whole microseconds. floor(bytes / 50.0) is that integer division exactly for any
+// bytes below 2^46, so the default stays byte-identical.
+std::uint64_t reduction_micros(std::uint64_t bytes, double gb_per_s) {
+  return 3 * static_cast<std::uint64_t>(std::floor(static_cast<double>(bytes) / gb_per_s)) / 1000;
+}
+
+// A <gpu>'s chunk count: i_chunks, or o_chunks when i_chunks is 0.
+int gpu_chunks(const pugi::xml_node& gpu, const std::string& source);
 
 enum class StepKind { kSend, kRecv, kRecvReduce, kNop };
 
@@ -64,14 +71,19 @@ class GpuConverter {
  public:
   GpuConverter(const pugi::xml_node& gpu, const std::string& source, const MscclOptions& options)
       : source_(source), gpu_id_(int_attr(gpu, "id", source)) {
-    int chunks = int_attr(gpu, "i_chunks", source);
-    if (chunks == 0) chunks = int_attr(gpu, "o_chunks", source);
-    if (chunks <= 0) {
-      fail("{}: <gpu id=\"{}\"> has no input or output chunks; expected i_chunks or o_chunks > 0", source, gpu_id_);
+    const auto chunks = static_cast<std::uint64_t>(gpu_chunks(gpu, source));
+    reduction_gb_per_s_ = options.reduction_gb_per_s;
+    read_blocks(gpu, msccl_chunk_bytes(options.collective, options.collective_bytes, chunks));
+  }
+
+  // The first step that makes a node, with that node's id (every step takes an id, rrc two).
+  std::optional<std::pair<const Step*, std::int64_t>> first_message() const {
+    for (const Block& b : blocks_) {
+      for (const Step& s : b.steps) {
+        if (s.kind != StepKind::kNop) return std::pair{&s, s.first_node};
+      }
     }
-    std::uint64_t chunk_bytes = options.collective_bytes / static_cast<std::uint64_t>(chunks);
-    if (options.collective == "allgather" || options.collective == "reduce") chunk_bytes = options.collective_bytes;
-    read_blocks(gpu, chunk_bytes);
+    return std::nullopt;
   }
   int gpu_id() const { return gpu_id_; }
 
@@ -153,7 +165,7 @@ class GpuConverter {
   }
 
   // A send or receive node, and for rrc the reduction after it.
-  static void write_step(chakra::Trace& trace, const Block& b, const Step& s, const std::vector<std::uint64_t>& deps) {
+  void write_step(chakra::Trace& trace, const Block& b, const Step& s, const std::vector<std::uint64_t>& deps) const {
     const std::string suffix = fmt::format("_tb{}_step{}", b.id, s.id);
     const bool send = s.kind == StepKind::kSend;
     const chakra::NodeType type = send ? chakra::NodeType::kCommSend : chakra::NodeType::kCommRecv;
@@ -173,16 +185,66 @@ class GpuConverter {
       c.set_name("COMP_NODE" + suffix);
       c.set_type(ChakraProtoMsg::COMP_NODE);
       c.add_data_deps(static_cast<std::uint64_t>(s.first_node));
-      c.set_duration_micros(reduction_micros(s.bytes));
+      c.set_duration_micros(reduction_micros(s.bytes, reduction_gb_per_s_));
     }
   }
 
   const std::string& source_;
   int gpu_id_;
+  double reduction_gb_per_s_ = 50;
   std::vector<Block> blocks_;
 };
 
+int gpu_chunks(const pugi::xml_node& gpu, const std::string& source) {
+  int chunks = int_attr(gpu, "i_chunks", source);
+  if (chunks == 0) chunks = int_attr(gpu, "o_chunks", source);
+  if (chunks <= 0) {
+    fail("{}: <gpu id=\"{}\"> has no input or output chunks; expected i_chunks or o_chunks > 0", source,
+         int_attr(gpu, "id", source));
+  }
+  return chunks;
+}
+
 }  // namespace
+
+std::uint64_t msccl_chunk_bytes(const std::string& collective, std::uint64_t bytes, std::uint64_t chunks) {
+  if (collective == "allgather" || collective == "reduce") return bytes;
+  return chunks == 0 ? 0 : bytes / chunks;
+}
+
+std::optional<MscclConvertedFor> msccl_converted_for(const chakra::Trace& trace, int gpu) {
+  std::string xml, collective;
+  for (const auto& a : trace.metadata.attr()) {
+    if (a.name() == "input_file") xml = a.string_val();
+    if (a.name() == "collective") collective = a.string_val();
+  }
+  if (xml.empty() || collective.empty()) return std::nullopt;
+  pugi::xml_document doc;
+  if (!doc.load_buffer(xml.data(), xml.size())) return std::nullopt;
+  const std::string source = "the XML embedded in the algorithm ET";
+  try {
+    for (const pugi::xml_node node : doc.child("algo").children("gpu")) {
+      if (int_attr(node, "id", source) != gpu) continue;
+      // Converted again with chunks of 1 byte, the first message's size is its step's cnt.
+      const auto chunks = static_cast<std::uint64_t>(gpu_chunks(node, source));
+      const bool whole = collective == "allgather" || collective == "reduce";
+      const GpuConverter steps(node, source, {collective, whole ? 1 : chunks, 50});
+      const auto first = steps.first_message();
+      if (!first || first->first->bytes == 0) return std::nullopt;
+      for (const chakra::Node& n : trace.nodes) {
+        if (n.id() != static_cast<std::uint64_t>(first->second)) continue;
+        for (const auto& a : n.attr()) {
+          if (a.name() != "comm_size") continue;
+          return MscclConvertedFor{collective, chunks, static_cast<std::uint64_t>(a.int64_val()) / first->first->bytes};
+        }
+      }
+      return std::nullopt;
+    }
+  } catch (const Error&) {
+    return std::nullopt;  // an XML the converter would not take: the ET does not say
+  }
+  return std::nullopt;
+}
 
 std::map<int, chakra::Trace> convert_msccl(const std::string& xml, const std::string& source,
                                            const MscclOptions& options) {

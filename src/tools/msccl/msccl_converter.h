@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "chakra/et_file.h"
@@ -17,7 +18,27 @@ namespace chakrasim::tools {
 struct MscclOptions {
   std::string collective = "allreduce";  // allreduce, allgather, alltoall, reducescatter, broadcast, reduce
   std::uint64_t collective_bytes = 0;    // the collective's size; messages are chunk x cnt
+  // An rrc step's reduction takes 3 x floor(bytes / this) ns (10^9 B/s), written in whole µs.
+  // 50 is the reference converter's fixed figure; the machine's local-mem-bw is the realistic one.
+  double reduction_gb_per_s = 50;
 };
+
+// The chunk a collective of `bytes` is cut into: bytes / chunks, or the whole for allgather and
+// reduce (the reference converter's rule).
+std::uint64_t msccl_chunk_bytes(const std::string& collective, std::uint64_t bytes, std::uint64_t chunks);
+
+// What an algorithm ET written by convert_msccl was converted for, read back from the XML its
+// metadata embeds and from its first message's size; nullopt for an ET that does not say (not
+// written by this converter, or with no message).
+struct MscclConvertedFor {
+  std::string collective;
+  std::uint64_t chunks = 0;       // the rank's i_chunks (o_chunks when 0)
+  std::uint64_t chunk_bytes = 0;  // a step moves chunk_bytes x cnt
+  std::uint64_t collective_bytes() const {
+    return collective == "allgather" || collective == "reduce" ? chunk_bytes : chunk_bytes * chunks;
+  }
+};
+std::optional<MscclConvertedFor> msccl_converted_for(const chakra::Trace& trace, int gpu);
 
 // Converts XML text (`source` names it in errors); the result maps each GPU id to its trace.
 std::map<int, chakra::Trace> convert_msccl(const std::string& xml, const std::string& source,

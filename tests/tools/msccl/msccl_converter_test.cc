@@ -70,6 +70,78 @@ TEST(MscclConverter, StepsDependenciesAndSizes) {
   EXPECT_NO_THROW(chakra::Graph::build(t, "t"));
 }
 
+// The reduction's bandwidth is an option: at 0.25 GB/s the rrc step's 250 B take
+// 3 x floor(250 / 0.25) = 3000 ns = 3 us (at the reference's 50 GB/s: 3 x 5 ns, written as 0 us).
+TEST(MscclConverter, ReductionBandwidthIsAnOption) {
+  EXPECT_EQ(tools::convert_msccl(kAlgo, "t.xml", {"allreduce", 1000}).at(0).nodes[2].duration_micros(), 0u);
+  EXPECT_EQ(tools::convert_msccl(kAlgo, "t.xml", {"allreduce", 1000, 0.25}).at(0).nodes[2].duration_micros(), 3u);
+}
+
+// What an algorithm ET was converted for is read back from it: kAlgo has 4 chunks, and its first
+// message (cnt 2) of 500 B makes chunks of 250 B, 1000 B in all. An all-gather's chunk is the
+// whole size. An ET without the embedded XML does not say.
+TEST(MscclConverter, ConvertedSizeIsReadBack) {
+  const auto ar = tools::msccl_converted_for(tools::convert_msccl(kAlgo, "t.xml", {"allreduce", 1000}).at(0), 0);
+  ASSERT_TRUE(ar.has_value());
+  EXPECT_EQ(ar->chunks, 4u);
+  EXPECT_EQ(ar->chunk_bytes, 250u);
+  EXPECT_EQ(ar->collective_bytes(), 1000u);
+  const auto ag = tools::msccl_converted_for(tools::convert_msccl(kAlgo, "t.xml", {"allgather", 4096}).at(0), 0);
+  ASSERT_TRUE(ag.has_value());
+  EXPECT_EQ(ag->chunk_bytes, 4096u);
+  EXPECT_EQ(ag->collective_bytes(), 4096u);
+  EXPECT_FALSE(tools::msccl_converted_for(chakra::Trace{}, 0).has_value());
+}
+
+// Two GPUs swap a chunk: gpu 0 sends then receives, gpu 1 receives then sends.
+constexpr const char* kSwap =
+    R"(<algo name="swap" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" coll="allreduce" inplace="1">
+  <gpu id="0" i_chunks="2" o_chunks="0" s_chunks="0"><tb id="0" send="1" recv="1" chan="0">
+    <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    <step s="1" type="r" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+  </tb></gpu>
+  <gpu id="1" i_chunks="2" o_chunks="0" s_chunks="0"><tb id="0" send="0" recv="0" chan="0">
+    <step s="0" type="r" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    <step s="1" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+  </tb></gpu>
+</algo>)";
+
+// An algorithm converted for 64 MiB applied to a 1 MiB all-reduce runs the 64 MiB messages (the
+// reference's behaviour, kept); run warns, naming both sizes and the command that fixes it, and
+// is silent when the sizes agree.
+TEST(MscclConverter, RunWarnsWhenTheWorkloadSizeDiffers) {
+  const auto dir = temp_dir("msccl_size_warning");
+  write_bytes(dir / "swap.xml", kSwap);
+  const std::string algo = (dir / "algo").string();
+  const CommandResult c = run_binary({"chakra", "msccl", (dir / "swap.xml").string(), "--coll-size",
+                                      std::to_string(64u << 20), "--collective", "allreduce", "--out", algo});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  write_bytes(dir / "system.json", R"({"scheduling-policy": "LIFO", "endpoint-delay": 10,
+    "active-chunks-per-dimension": 1, "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],
+    "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+    "all-to-all-implementation": ["ring"], "collective-optimization": "baseline", "local-mem-bw": 50,
+    "all-reduce-implementation-custom": [")" +
+                                      algo + R"("]})");
+  write_bytes(dir / "network.yml", "topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n");
+  for (const std::uint64_t bytes : {std::uint64_t{1} << 20, std::uint64_t{64} << 20}) {
+    const std::string prefix = (dir / ("ar" + std::to_string(bytes))).string();
+    for (int r = 0; r < 2; ++r) {
+      chakra::write_trace(chakra::rank_path(prefix, r), single_collective(chakra::CommType::kAllReduce, bytes));
+    }
+    const CommandResult r = run_binary({"run", "--workload", prefix, "--system", (dir / "system.json").string(),
+                                        "--network", (dir / "network.yml").string(), "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    if (bytes == (std::uint64_t{64} << 20)) {
+      EXPECT_EQ(r.err.find("converted for"), std::string::npos) << r.err;
+      continue;
+    }
+    EXPECT_THAT(r.err, HasSubstr("the custom all-reduce was converted for 64.0 MiB (67108864 B), but NPU 0's "
+                                 "all-reduce node 0"));
+    EXPECT_THAT(r.err, HasSubstr("has comm_size 1.0 MiB (1048576 B)"));
+    EXPECT_THAT(r.err, HasSubstr("--collective allreduce --coll-size 1048576 --out " + algo));
+  }
+}
+
 TEST(MscclConverter, Errors) {
   EXPECT_THAT([] { tools::convert_msccl("<algo><gpu", "bad.xml", {"allreduce", 8}); },
               ::testing::ThrowsMessage<Error>(HasSubstr("bad.xml: byte")));
