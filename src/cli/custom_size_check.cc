@@ -24,7 +24,12 @@ std::vector<std::string> custom_size_warnings(const sim::Inputs& inputs) {
       for (std::uint32_t i = 0; i < g.size() && !warned; ++i) {
         if (g.type(i) != chakra::NodeType::kCommColl || !g.has_attrs(i)) continue;
         const chakra::OpAttrs& a = g.attrs(i);
-        if (workload::collective_of(a.comm_type) != kind) continue;
+        // Only the kind itself: a barrier or reduce run as this kind has its own sizing.
+        const auto form = workload::collective_form(a.comm_type, inputs.system.broadcast_by_duration);
+        if (!form || form->kind != kind ||
+            workload::collective_node_name(a.comm_type) != system::collective_name(kind)) {
+          continue;
+        }
         const std::uint64_t chunk = tools::msccl_chunk_bytes(converted->collective, a.comm_size, converted->chunks);
         if (chunk == converted->chunk_bytes) continue;
         warned = true;

@@ -232,6 +232,10 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) {
          set_custom(c, "all-to-all-implementation-custom", v, CollectiveKind::kAllToAll);
        }},
+      {"broadcast-by-duration", "0 | 1", "1",
+       "1: a BROADCAST node waits for its recorded duration, as in the reference; 0: it runs on the system "
+       "layer as the all-gather that moves the same bytes over every link as NCCL's ring broadcast",
+       [](const Json& v, Context& c) { c.out.system.broadcast_by_duration = get_flag(c, "broadcast-by-duration", v); }},
       {"model-shared-bus", "0 | 1", "0", "LogGP shared-bus model (not supported yet: must be 0)",
        [](const Json& v, Context& c) {
          if (get_flag(c, "model-shared-bus", v))

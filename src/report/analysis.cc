@@ -8,14 +8,21 @@
 
 namespace chakrasim::report {
 
-NcclTestsSize nccl_tests_size(system::CollectiveKind kind, std::uint64_t comm_size, std::uint32_t npus) {
+NcclTestsSize nccl_tests_size(chakra::CommType type, std::uint64_t comm_size, std::uint32_t npus) {
+  using chakra::CommType;
   const double n = npus;
   const double moved = npus > 0 ? (n - 1) / n : 0;  // the share of the data that crosses links
-  switch (kind) {
-    case system::CollectiveKind::kAllReduce: return {comm_size, "buffer", 2 * moved};
-    case system::CollectiveKind::kAllGather: return {comm_size * npus, "output", moved};
-    case system::CollectiveKind::kReduceScatter: return {comm_size, "input", moved};
-    case system::CollectiveKind::kAllToAll: return {comm_size, "send buffer", moved};
+  switch (type) {
+    case CommType::kAllReduce: return {comm_size, "buffer", 2 * moved};
+    case CommType::kAllGather:
+    case CommType::kGather: return {comm_size * npus, "output", moved};
+    case CommType::kScatter: return {comm_size * npus, "input", moved};
+    case CommType::kReduceScatter:
+    case CommType::kReduceScatterBlock: return {comm_size, "input", moved};
+    case CommType::kAllToAll: return {comm_size, "send buffer", moved};
+    case CommType::kBroadcast:
+    case CommType::kReduce: return {comm_size, "buffer", 1};
+    case CommType::kBarrier: return {0, "none", 0};
   }
   return {comm_size, "buffer", 1};
 }
@@ -28,11 +35,10 @@ std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const Node
   for (const NodeSpan& s : log.spans(npu)) {
     if (s.end == kNeverTick || g.type(s.node) != chakra::NodeType::kCommColl || !g.has_attrs(s.node)) continue;
     const chakra::OpAttrs& a = g.attrs(s.node);
-    const auto kind = workload::collective_of(a.comm_type);
     CollectiveRow row;
     row.node_id = g.id(s.node);
     row.name = g.name(s.node);
-    row.kind = kind ? system::collective_name(*kind) : "collective";
+    row.kind = workload::collective_node_name(a.comm_type);
     row.comm_size = a.comm_size;
     row.group = g.string(a.pg_name);
     row.npus = world;
@@ -56,8 +62,7 @@ std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const Node
     }
     row.start = s.start;
     row.duration = s.end - s.start;
-    const NcclTestsSize size =
-        kind ? nccl_tests_size(*kind, a.comm_size, row.npus) : NcclTestsSize{a.comm_size, "buffer", 1};
+    const NcclTestsSize size = nccl_tests_size(static_cast<chakra::CommType>(a.comm_type), a.comm_size, row.npus);
     row.bytes = size.bytes;
     row.size_is = size.which;
     if (row.duration > 0) {

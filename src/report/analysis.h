@@ -14,16 +14,18 @@ namespace chakrasim::report {
 
 // nccl-tests' conventions for a collective's size and bus bandwidth. The trace's comm_size is
 // per NPU with a meaning that depends on the kind (docs/astra-sim-model.md §3.4: an all-gather's
-// is its own shard); nccl-tests reports the all-gather's output, the reduce-scatter's input, the
-// all-to-all's full send buffer and the all-reduce's buffer, and scales algbw = size / time by
-// the fraction of the data each NPU must move over its links: 2(n-1)/n for all-reduce, (n-1)/n
-// for all-gather, reduce-scatter and all-to-all, 1 for broadcast, reduce and send/receive.
+// is its own shard, a gather's or scatter's each member's piece); nccl-tests reports the
+// all-gather's and gather's output, the reduce-scatter's and scatter's input, the all-to-all's
+// full send buffer and the others' buffer, and scales algbw = size / time by the fraction of the
+// data each NPU must move over its links: 2(n-1)/n for all-reduce, (n-1)/n for all-gather,
+// gather, scatter, reduce-scatter and all-to-all, 1 for broadcast and reduce. A barrier has no
+// size and no bandwidth.
 struct NcclTestsSize {
   std::uint64_t bytes = 0;  // the size nccl-tests prints for this collective
   const char* which = "";   // which buffer that is: "buffer", "output", "input", "send buffer"
   double bus_factor = 1;    // busbw / algbw
 };
-NcclTestsSize nccl_tests_size(system::CollectiveKind kind, std::uint64_t comm_size, std::uint32_t npus);
+NcclTestsSize nccl_tests_size(chakra::CommType type, std::uint64_t comm_size, std::uint32_t npus);
 
 // One collective node that ran, with nccl-tests' size and bandwidth figures (NcclTestsSize).
 struct CollectiveRow {

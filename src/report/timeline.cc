@@ -124,9 +124,8 @@ std::string node_group(const chakra::Graph& g, std::uint32_t node) {
 // What a person reads on a node's slice: the collective and its size first, then the name.
 std::string slice_name(const chakra::Graph& g, std::uint32_t node) {
   if (g.type(node) == chakra::NodeType::kCommColl && g.has_attrs(node)) {
-    const auto kind = workload::collective_of(g.attrs(node).comm_type);
     const std::string group = node_group(g, node);
-    return fmt::format("{} {}{} · {}", kind ? system::collective_name(*kind) : "collective",
+    return fmt::format("{} {}{} · {}", workload::collective_node_name(g.attrs(node).comm_type),
                        format_bytes(g.attrs(node).comm_size), group.empty() ? "" : " on group " + group, g.name(node));
   }
   return g.name(node);
@@ -196,11 +195,11 @@ void write_npu(Events& events, const sim::Inputs& inputs, const NodeLog& log, Np
   for (const auto& [key, c] : ordered) {
     const std::uint32_t tid =
         static_cast<std::uint32_t>(Track::kChunk) * kLanes + lanes[Track::kChunk].place(c->start, c->end);
-    const auto kind = g.has_attrs(key.first) ? workload::collective_of(g.attrs(key.first).comm_type) : std::nullopt;
+    const char* kind =
+        g.has_attrs(key.first) ? workload::collective_node_name(g.attrs(key.first).comm_type) : "collective";
     const std::string args = fmt::format("\"node\":{},\"chunk\":{}", g.id(key.first), key.second);
-    events.slice(npu, tid,
-                 fmt::format("{} chunk {}", kind ? system::collective_name(*kind) : "collective", key.second + 1),
-                 "collective chunks", c->start, c->end, args);
+    events.slice(npu, tid, fmt::format("{} chunk {}", kind, key.second + 1), "collective chunks", c->start, c->end,
+                 args);
     for (const PhaseSpan* p : c->phases) {
       events.slice(npu, tid, phase_name(*p), "collective phases", p->start, p->end,
                    fmt::format("\"node\":{},\"chunk\":{},\"phase\":{},\"bytes\":{}", g.id(p->node), p->chunk, p->phase,

@@ -29,6 +29,7 @@ workload::WorkloadOptions workload_options(const Inputs& inputs) {
   workload::WorkloadOptions options;
   options.compute = inputs.compute;
   options.replay_only = inputs.replay_only;
+  options.broadcast_by_duration = inputs.system.broadcast_by_duration;
   options.remote_memory = inputs.memory.kind != memory::RemoteMemoryKind::kNone;
   return options;
 }
@@ -109,7 +110,7 @@ void validate_collectives(const Inputs& inputs, const chakra::Graph& g, GroupUse
   for (std::uint32_t i = 0; i < g.size(); ++i) {
     if (g.type(i) != chakra::NodeType::kCommColl) continue;
     const chakra::OpAttrs& a = g.attrs(i);
-    const auto kind = workload::collective_of(a.comm_type);
+    const auto kind = workload::collective_of(a.comm_type, inputs.system.broadcast_by_duration);
     if (!kind) continue;
     if (inputs.system.implementations[static_cast<std::size_t>(*kind)].empty() &&
         inputs.system.custom_prefixes[static_cast<std::size_t>(*kind)].empty()) {
@@ -174,11 +175,13 @@ namespace {
 
 // Collectives `npu` has issued or finished on communicator group `group`, in id order.
 std::uint64_t collectives_started(const workload::Executor& executor, NpuId npu, std::uint32_t group,
-                                  std::uint32_t up_to_node) {
+                                  std::uint32_t up_to_node, bool broadcast_by_duration) {
   const chakra::Graph& g = executor.graph(npu);
   std::uint64_t count = 0;
   for (std::uint32_t i = 0; i < g.size() && i < up_to_node; ++i) {
-    if (g.type(i) != chakra::NodeType::kCommColl || !workload::collective_of(g.attrs(i).comm_type)) continue;
+    if (g.type(i) != chakra::NodeType::kCommColl ||
+        !workload::collective_of(g.attrs(i).comm_type, broadcast_by_duration))
+      continue;
     if (workload::group_of(g.string(g.attrs(i).pg_name)).value_or(0) != group) continue;
     if (executor.state(npu, i) != workload::Executor::NodeState::kWaiting &&
         executor.state(npu, i) != workload::Executor::NodeState::kReady) {
@@ -206,7 +209,7 @@ std::string stuck_detail(const Inputs& inputs, const workload::Executor& executo
                          "that tag and size",
                          a.comm_size, a.comm_src, a.comm_tag, a.comm_src, npu);
     case chakra::NodeType::kCommColl: {
-      const auto kind = workload::collective_of(a.comm_type);
+      const auto kind = workload::collective_of(a.comm_type, inputs.system.broadcast_by_duration);
       if (!kind) break;
       const std::uint32_t group = workload::group_of(g.string(a.pg_name)).value_or(0);
       std::vector<NpuId> members;
@@ -218,11 +221,12 @@ std::string stuck_detail(const Inputs& inputs, const workload::Executor& executo
       }
       // This is the k-th collective of its group on this NPU; peers that started fewer never
       // issued its counterpart.
-      const std::uint64_t k = collectives_started(executor, npu, group, node + 1);
+      const std::uint64_t k = collectives_started(executor, npu, group, node + 1, inputs.system.broadcast_by_duration);
       auto [totals, fresh] = started.try_emplace(group);
       if (fresh) {
         for (NpuId r = 0; r < executor.npu_count(); ++r) {
-          totals->second.push_back(collectives_started(executor, r, group, executor.graph(r).size()));
+          totals->second.push_back(
+              collectives_started(executor, r, group, executor.graph(r).size(), inputs.system.broadcast_by_duration));
         }
       }
       std::string missing;

@@ -26,7 +26,7 @@ bool is_symmetric(const Inputs& inputs) {
         break;
       case chakra::NodeType::kCommColl: {
         if (workload::group_of(graph->string(a.pg_name)).value_or(1) != 0) return false;
-        const auto kind = workload::collective_of(a.comm_type);
+        const auto kind = workload::collective_of(a.comm_type, inputs.system.broadcast_by_duration);
         if (kind) kinds_used[static_cast<std::size_t>(*kind)] = true;
         break;
       }

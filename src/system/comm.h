@@ -34,9 +34,28 @@ class CollectiveObserver {
   virtual void on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase, Tick now) = 0;
 };
 
+// How a request's bytes are read. kAsIs: per NPU, with the meaning of docs/astra-sim-model.md
+// §3.4 for its kind. The rooted collectives run as the native kind that moves the same bytes over
+// every member's links as NCCL's ring (chain) form, in n-1 steps (§3.5): kBroadcast, a broadcast
+// of `bytes` from one member, runs as an all-gather of ceil(bytes / (n-1)) per member; kReduce,
+// a reduce of `bytes` to one member, as a reduce-scatter of ceil(bytes x n / (n-1)).
+enum class RequestSizing : std::uint8_t { kAsIs, kBroadcast, kReduce };
+
+// The bytes a request of `bytes` runs with on a group of `members` NPUs.
+inline std::uint64_t sized_bytes(RequestSizing sizing, std::uint64_t bytes, std::uint64_t members) {
+  if (members < 2) return bytes;
+  switch (sizing) {
+    case RequestSizing::kAsIs: break;
+    case RequestSizing::kBroadcast: return (bytes + members - 2) / (members - 1);
+    case RequestSizing::kReduce: return (bytes * members + members - 2) / (members - 1);
+  }
+  return bytes;
+}
+
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::kAllReduce;
-  std::uint64_t bytes = 0;    // per NPU, with the meaning of docs/astra-sim-model.md §3.4
+  RequestSizing sizing = RequestSizing::kAsIs;
+  std::uint64_t bytes = 0;    // per NPU, read as `sizing` says
   std::int32_t priority = 0;  // used under the EXPLICIT scheduling policy
   std::uint32_t involved_dims = ~0u;
   std::uint32_t group = 0;  // communicator group key; 0 = every NPU

@@ -137,7 +137,9 @@ void System::start_collective(NpuId npu, const CollectiveRequest& request, std::
     // A group of the whole network runs the full multi-dimensional plan.
     if (group->members.size() == topology_.npu_count()) group = nullptr;
   }
-  const std::uint32_t plan_id = plan_for(request, group);
+  CollectiveRequest sized = request;
+  sized.bytes = sized_bytes(request.sizing, request.bytes, group ? group->members.size() : topology_.npu_count());
+  const std::uint32_t plan_id = plan_for(sized, group);
   const std::uint64_t chunks = plans_[plan_id].chunks;
   if (chunks == 0) {
     listener_.on_comm_done(npu, token);

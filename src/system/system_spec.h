@@ -45,6 +45,9 @@ struct SystemSpec {
   std::uint32_t num_queues_per_dim = 1;
   // Every send first waits for an 8192-byte go-ahead from its receiver (--rendezvous-protocol).
   bool rendezvous = false;
+  // BROADCAST nodes wait for their recorded duration, as in the reference (the default); false
+  // runs them on the system layer like REDUCE, GATHER, SCATTER and BARRIER (§3.5).
+  bool broadcast_by_duration = true;
 };
 
 // The endpoint delay of steps inside a communicator-group ring (the reference's "Fast" path).

@@ -10,32 +10,48 @@ using chakra::CommType;
 using chakra::NodeType;
 using chakra::OpAttrs;
 
-namespace {
+namespace {}  // namespace
 
-bool is_native_collective(std::int64_t type) {
-  switch (static_cast<CommType>(type)) {
+std::optional<CollectiveForm> collective_form(std::int64_t comm_type, bool broadcast_by_duration) {
+  using system::CollectiveKind;
+  using system::RequestSizing;
+  switch (static_cast<CommType>(comm_type)) {
     case CommType::kAllReduce:
+    case CommType::kBarrier: return CollectiveForm{CollectiveKind::kAllReduce, RequestSizing::kAsIs};
     case CommType::kAllGather:
+    case CommType::kGather:
+    case CommType::kScatter: return CollectiveForm{CollectiveKind::kAllGather, RequestSizing::kAsIs};
     case CommType::kReduceScatter:
-    case CommType::kAllToAll: return true;
-    default: return false;
+    case CommType::kReduceScatterBlock: return CollectiveForm{CollectiveKind::kReduceScatter, RequestSizing::kAsIs};
+    case CommType::kAllToAll: return CollectiveForm{CollectiveKind::kAllToAll, RequestSizing::kAsIs};
+    case CommType::kReduce: return CollectiveForm{CollectiveKind::kReduceScatter, RequestSizing::kReduce};
+    case CommType::kBroadcast:
+      if (broadcast_by_duration) return std::nullopt;
+      return CollectiveForm{CollectiveKind::kAllGather, RequestSizing::kBroadcast};
   }
+  return std::nullopt;
 }
 
-system::CollectiveKind collective_kind(std::int64_t type) {
-  switch (static_cast<CommType>(type)) {
-    case CommType::kAllGather: return system::CollectiveKind::kAllGather;
-    case CommType::kReduceScatter: return system::CollectiveKind::kReduceScatter;
-    case CommType::kAllToAll: return system::CollectiveKind::kAllToAll;
-    default: return system::CollectiveKind::kAllReduce;
-  }
+std::optional<system::CollectiveKind> collective_of(std::int64_t comm_type, bool broadcast_by_duration) {
+  const auto form = collective_form(comm_type, broadcast_by_duration);
+  if (!form) return std::nullopt;
+  return form->kind;
 }
 
-}  // namespace
-
-std::optional<system::CollectiveKind> collective_of(std::int64_t comm_type) {
-  if (!is_native_collective(comm_type)) return std::nullopt;
-  return collective_kind(comm_type);
+const char* collective_node_name(std::int64_t comm_type) {
+  switch (static_cast<CommType>(comm_type)) {
+    case CommType::kAllReduce: return "all-reduce";
+    case CommType::kReduce: return "reduce";
+    case CommType::kAllGather: return "all-gather";
+    case CommType::kGather: return "gather";
+    case CommType::kScatter: return "scatter";
+    case CommType::kBroadcast: return "broadcast";
+    case CommType::kAllToAll: return "all-to-all";
+    case CommType::kReduceScatter: return "reduce-scatter";
+    case CommType::kReduceScatterBlock: return "reduce-scatter (block)";
+    case CommType::kBarrier: return "barrier";
+  }
+  return "collective";
 }
 
 std::optional<std::uint32_t> group_of(const std::string& pg_name) {
@@ -72,13 +88,16 @@ void validate(const chakra::Graph& graph, const WorkloadOptions& options) {
       case NodeType::kCommColl:
         if (graph.is_cpu_op(i)) fail("{}: a collective cannot be a CPU op (is_cpu_op is true)", where());
         if (!a.has(OpAttrs::kCommType)) fail("{}: missing the attribute \"comm_type\"", where());
-        if (static_cast<CommType>(a.comm_type) == CommType::kBroadcast) break;
-        if (!is_native_collective(a.comm_type)) {
-          fail("{}: comm_type {} ({}) is not supported; expected ALL_REDUCE (0), ALL_GATHER (2), "
-               "BROADCAST (5, replayed by duration), ALL_TO_ALL (6) or REDUCE_SCATTER (7)",
+        if (static_cast<CommType>(a.comm_type) == CommType::kBroadcast && options.broadcast_by_duration) break;
+        if (!collective_form(a.comm_type, options.broadcast_by_duration)) {
+          fail("{}: comm_type {} ({}) is not supported; expected 0 to 9 (ALL_REDUCE, REDUCE, ALL_GATHER, GATHER, "
+               "SCATTER, BROADCAST, ALL_TO_ALL, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK, BARRIER)",
                where(), a.comm_type, chakra::comm_type_name(a.comm_type));
         }
-        if (!a.has(OpAttrs::kCommSize)) fail("{}: missing the attribute \"comm_size\"", where());
+        // A barrier carries no data; the others say how much.
+        if (!a.has(OpAttrs::kCommSize) && static_cast<CommType>(a.comm_type) != CommType::kBarrier) {
+          fail("{}: missing the attribute \"comm_size\"", where());
+        }
         if (!group_of(graph.string(a.pg_name))) {
           fail("{}: pg_name \"{}\" is not a communicator group id; expected a decimal integer "
                "(\"\" or \"0\" for all NPUs)",
@@ -113,6 +132,7 @@ Executor::Executor(std::vector<std::shared_ptr<const chakra::Graph>> graphs, con
                    memory::RemoteMemory& memory, NpuTimers& timers, EventQueue& queue)
     : compute_(compute::make_compute_model(options.compute)),
       replay_only_(options.replay_only),
+      broadcast_by_duration_(options.broadcast_by_duration),
       memory_(memory),
       timers_(timers),
       queue_(queue) {
@@ -225,13 +245,15 @@ void Executor::issue_compute(NpuId r, std::uint32_t node, Slot slot) {
 void Executor::issue_collective(NpuId r, std::uint32_t node) {
   const chakra::Graph& g = *npus_[r].graph;
   const OpAttrs& a = g.attrs(node);
-  if (static_cast<CommType>(a.comm_type) == CommType::kBroadcast) {
-    // The reference replays a broadcast for its recorded duration.
+  const auto form = collective_form(a.comm_type, broadcast_by_duration_);
+  if (!form) {
+    // The reference replays a broadcast for its recorded duration (validate let nothing else by).
     timers_.schedule(r, compute::replay_ns(g.duration_micros(node)), TimerOwner::kWorkload, kNodeDone, node);
     return;
   }
   system::CollectiveRequest request;
-  request.kind = collective_kind(a.comm_type);
+  request.kind = form->kind;
+  request.sizing = form->sizing;
   request.bytes = a.comm_size;
   request.priority = a.comm_priority;
   if (a.has(OpAttrs::kInvolvedDim)) request.involved_dims = a.involved_dims;

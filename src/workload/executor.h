@@ -38,16 +38,32 @@ struct NpuTotals {
 
 struct WorkloadOptions {
   compute::ComputeSpec compute;
-  bool replay_only = false;    // every node is replayed for its recorded duration
-  bool remote_memory = false;  // MEM_LOAD/MEM_STORE nodes have a remote memory to go to
+  bool replay_only = false;           // every node is replayed for its recorded duration
+  bool remote_memory = false;         // MEM_LOAD/MEM_STORE nodes have a remote memory to go to
+  bool broadcast_by_duration = true;  // system::SystemSpec::broadcast_by_duration
 };
 
 // Checks, before anything runs, that every node of `graph` is one this build can simulate and
 // carries the attributes its model reads; throws Error naming the file and the node.
 void validate(const chakra::Graph& graph, const WorkloadOptions& options);
 
-// The native collective a comm_type names (nullopt for others, e.g. BROADCAST).
-std::optional<system::CollectiveKind> collective_of(std::int64_t comm_type);
+// How a collective node runs on the system layer (docs/astra-sim-model.md §3.5): the native kind
+// it runs as, and how its comm_size is read. ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER and
+// ALL_TO_ALL run as themselves; REDUCE_SCATTER_BLOCK as a reduce-scatter and BARRIER as an
+// all-reduce of its comm_size (0 when absent: the reference's inflation to one byte per NPU
+// still makes every member wait for every other); GATHER and SCATTER as an all-gather of each
+// member's piece (the root's link carries the n-1 others' pieces either way); BROADCAST and
+// REDUCE in their rooted sizing (system::RequestSizing). nullopt: not run by the system layer
+// (an unsupported comm_type, or BROADCAST while `broadcast_by_duration`).
+struct CollectiveForm {
+  system::CollectiveKind kind = system::CollectiveKind::kAllReduce;
+  system::RequestSizing sizing = system::RequestSizing::kAsIs;
+};
+std::optional<CollectiveForm> collective_form(std::int64_t comm_type, bool broadcast_by_duration);
+// The native collective kind a node runs as (collective_form's kind).
+std::optional<system::CollectiveKind> collective_of(std::int64_t comm_type, bool broadcast_by_duration);
+// "all-reduce", "broadcast", "barrier", ...: what the node's comm_type names, for people.
+const char* collective_node_name(std::int64_t comm_type);
 // The communicator group a pg_name selects: "" and "0" mean every NPU (0); nullopt if invalid.
 std::optional<std::uint32_t> group_of(const std::string& pg_name);
 
@@ -108,6 +124,7 @@ class Executor final : public system::CommListener {
   std::vector<Npu> npus_;
   std::unique_ptr<compute::ComputeModel> compute_;
   bool replay_only_;
+  bool broadcast_by_duration_;
   memory::RemoteMemory& memory_;
   NodeObserver* observer_ = nullptr;
   NpuTimers& timers_;

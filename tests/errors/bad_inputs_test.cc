@@ -313,24 +313,24 @@ std::vector<Case> catalogue() {
        },
        1,
        {"{rank3}", "node 100", "node type 99", "expected 0 to 7"}});
-  c.push_back({"CommTypeReduce",
+  c.push_back({"CommTypeNegative",
                [](CaseFiles& s) {
-                 s.rewrite(0, [](chakra::Trace& t) { set_attr(node(t, kArId), chakra::make_int64("comm_type", 1)); });
+                 s.rewrite(0, [](chakra::Trace& t) { set_attr(node(t, kArId), chakra::make_int64("comm_type", -1)); });
                },
                1,
-               {"{rank0}", "node 101", "comm_type 1", "REDUCE", "expected ALL_REDUCE (0)"}});
-  c.push_back({"CommTypeBarrier",
+               {"{rank0}", "node 101", "comm_type -1", "expected 0 to 9 (ALL_REDUCE, REDUCE"}});
+  c.push_back({"CommType10",
                [](CaseFiles& s) {
-                 s.rewrite(0, [](chakra::Trace& t) { set_attr(node(t, kArId), chakra::make_int64("comm_type", 9)); });
+                 s.rewrite(0, [](chakra::Trace& t) { set_attr(node(t, kArId), chakra::make_int64("comm_type", 10)); });
                },
                1,
-               {"{rank0}", "node 101", "comm_type 9", "BARRIER", "expected ALL_REDUCE (0)"}});
+               {"{rank0}", "node 101", "comm_type 10", "BARRIER)"}});
   c.push_back({"CommType42",
                [](CaseFiles& s) {
                  s.rewrite(7, [](chakra::Trace& t) { set_attr(node(t, kArId), chakra::make_int64("comm_type", 42)); });
                },
                1,
-               {"{rank7}", "node 101", "comm_type 42", "expected ALL_REDUCE (0)"}});
+               {"{rank7}", "node 101", "comm_type 42", "expected 0 to 9"}});
 
   // ---- attributes: missing or mistyped -----------------------------------------------------
   c.push_back({"CommSizeMissing",

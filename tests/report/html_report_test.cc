@@ -168,17 +168,17 @@ TEST(HtmlReport, NpuEgressPerDimensionKind) {
 
 TEST(HtmlReport, NcclTestsSizesPerCollectiveKind) {
   using system::CollectiveKind;
-  const auto ar = report::nccl_tests_size(CollectiveKind::kAllReduce, 1000, 4);
+  const auto ar = report::nccl_tests_size(chakra::CommType::kAllReduce, 1000, 4);
   EXPECT_EQ(ar.bytes, 1000u);
   EXPECT_DOUBLE_EQ(ar.bus_factor, 2 * 3.0 / 4);
-  const auto ag = report::nccl_tests_size(CollectiveKind::kAllGather, 1000, 4);
+  const auto ag = report::nccl_tests_size(chakra::CommType::kAllGather, 1000, 4);
   EXPECT_EQ(ag.bytes, 4000u);
   EXPECT_DOUBLE_EQ(ag.bus_factor, 3.0 / 4);
-  const auto rs = report::nccl_tests_size(CollectiveKind::kReduceScatter, 1000, 4);
+  const auto rs = report::nccl_tests_size(chakra::CommType::kReduceScatter, 1000, 4);
   EXPECT_EQ(rs.bytes, 1000u);
   EXPECT_STREQ(rs.which, "input");
   EXPECT_DOUBLE_EQ(rs.bus_factor, 3.0 / 4);
-  const auto a2a = report::nccl_tests_size(CollectiveKind::kAllToAll, 1000, 4);
+  const auto a2a = report::nccl_tests_size(chakra::CommType::kAllToAll, 1000, 4);
   EXPECT_EQ(a2a.bytes, 1000u);
   EXPECT_DOUBLE_EQ(a2a.bus_factor, 3.0 / 4);
 }

@@ -121,7 +121,7 @@ TEST(MscclConverter, RunWarnsWhenTheWorkloadSizeDiffers) {
     "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
     "all-to-all-implementation": ["ring"], "collective-optimization": "baseline", "local-mem-bw": 50,
     "all-reduce-implementation-custom": [")" +
-                                      algo + R"("]})");
+                                       algo + R"("]})");
   write_bytes(dir / "network.yml", "topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n");
   for (const std::uint64_t bytes : {std::uint64_t{1} << 20, std::uint64_t{64} << 20}) {
     const std::string prefix = (dir / ("ar" + std::to_string(bytes))).string();
