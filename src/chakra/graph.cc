@@ -1,6 +1,7 @@
 #include "chakra/graph.h"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 #include <unordered_map>
 
@@ -21,6 +22,31 @@ const char* comm_type_name(std::int64_t raw_type) {
                                        "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK",
                                        "BARRIER"};
   return raw_type >= 0 && raw_type < 10 ? kNames[raw_type] : "an unknown collective type";
+}
+
+std::optional<CommType> comm_type_from_name(std::string_view name) {
+  std::string folded;
+  for (const char c : name) {
+    if (c == '_' || c == '-' || c == ' ') continue;
+    folded += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  for (std::int32_t t = 0; t <= static_cast<std::int32_t>(CommType::kBarrier); ++t) {
+    std::string candidate;
+    for (const char* c = comm_type_name(t); *c != 0; ++c) {
+      if (*c != '_') candidate += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+    }
+    if (candidate == folded) return static_cast<CommType>(t);
+  }
+  return std::nullopt;
+}
+
+const char* comm_type_file_name(CommType type) {
+  static const char* const kNames[] = {"all_reduce", "reduce",         "all_gather",
+                                       "gather",     "scatter",        "broadcast",
+                                       "all_to_all", "reduce_scatter", "reduce_scatter_block",
+                                       "barrier"};
+  const auto t = static_cast<std::int32_t>(type);
+  return t >= 0 && t < 10 ? kNames[t] : "collective";
 }
 
 namespace {

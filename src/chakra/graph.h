@@ -9,8 +9,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chakra/et_file.h"
@@ -43,6 +45,11 @@ enum class CommType : std::int32_t {
   kBarrier = 9,
 };
 const char* comm_type_name(std::int64_t raw_type);
+// The collective a person names, in any of the spellings in use: case, '_', '-' and spaces do
+// not matter, so all_reduce, all-reduce, allreduce and ALL_REDUCE are one (nullopt if none).
+std::optional<CommType> comm_type_from_name(std::string_view name);
+// Every collective's snake_case name, "all_reduce" to "barrier", for help and error texts.
+const char* comm_type_file_name(CommType type);
 
 // Attributes the models read, decoded with the feeder's conversions. A `has_` bit says whether
 // the attribute was present; absent values are 0.

@@ -2,7 +2,9 @@
 #include <iostream>
 #include <memory>
 
+#include "chakra/graph.h"
 #include "cli/chakra_tools.h"
+#include "cli/size_option.h"
 #include "core/output_path.h"
 #include "tools/msccl/msccl_converter.h"
 
@@ -23,9 +25,9 @@ Command add_msccl(CLI::App& chakra) {
             "  \"all-reduce-implementation-custom\": [\"algo/custom_allreduce\"]");
   m->add_option("input", msccl->input, "MSCCL-IR XML file")->required();
   m->add_option("--out", msccl->prefix, "Output prefix: writes PREFIX.<gpu>.et")->required();
-  m->add_option("--coll-size", msccl->options.collective_bytes, "Collective size in bytes")->required();
+  add_size_option(m, "--coll-size", msccl->options.collective_bytes, "Collective size")->required();
   m->add_option("--collective", msccl->options.collective,
-                "allreduce, allgather, alltoall, reducescatter, broadcast or reduce")
+                "allreduce, allgather, alltoall, reducescatter, broadcast or reduce (all_reduce, all-reduce: the same)")
       ->capture_default_str();
   m->add_option("--reduction-bw", msccl->options.reduction_gb_per_s,
                 "GB/s (10^9 B/s) of an rrc step's reduction, 3 x bytes / this; 50 is the reference's fixed figure, "
@@ -35,6 +37,14 @@ Command add_msccl(CLI::App& chakra) {
 
   return [m, msccl]() -> int {
     if (!m->parsed()) return -1;
+    // The converter's names are MSCCL's (allreduce); any spelling of one is taken.
+    if (const auto type = chakra::comm_type_from_name(msccl->options.collective)) {
+      std::string name;
+      for (const char* c = chakra::comm_type_file_name(*type); *c != 0; ++c) {
+        if (*c != '_') name += *c;
+      }
+      msccl->options.collective = name;
+    }
     prepare_output_prefix(msccl->prefix, "--out");
     const std::size_t files = tools::convert_msccl_file(msccl->input, msccl->prefix, msccl->options);
     std::cout << "wrote " << files << " rank files " << msccl->prefix << ".<gpu>.et\n";

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/generators.h"
+#include "cli/size_option.h"
 #include "core/error.h"
 #include "core/output_path.h"
 #include "generate/micro/micro_generator.h"
@@ -27,22 +28,22 @@ Command add_generate_micro(CLI::App& generate, const std::string& description) {
             "run); then e.g.\n"
             "  chakrasim run --workload micro/ALL_REDUCE --system sys.json --network net.yml\n"
             "\n"
-            "  chakrasim generate micro --npus 16 --out ar --collective all_reduce --coll-size-mb 1\n"
+            "  chakrasim generate micro --npus 16 --out ar --collective all_reduce --size 1MiB\n"
             "writes ar/all_reduce.<rank>.et, ASTRA-sim's examples/workload/microbenchmarks/all_reduce/16npus_1MB.");
   m->add_option("--npus", args->families.npus, "Number of NPUs (one file per NPU and family)")->required();
   m->add_option("--out", args->dir, "Output directory (created if missing)")->required();
   m->add_option("--runtime", args->families.runtime_micros, "Duration of the compute nodes, in µs")
       ->capture_default_str();
-  m->add_option("--tensor-size", args->families.tensor_bytes,
-                "tensor_size of the memory and send/receive nodes, in bytes")
+  add_size_option(m, "--tensor-size", args->families.tensor_bytes, "tensor_size of the memory and send/receive nodes")
       ->capture_default_str();
-  m->add_option("--comm-size", args->families.comm_bytes,
-                "comm_size of the collectives and of send_recv_ring, in bytes")
+  add_size_option(m, "--comm-size", args->families.comm_bytes, "comm_size of the collectives and of send_recv_ring")
       ->capture_default_str();
   m->add_option("--collective", args->bench.collective,
-                "Instead of the families, one collective per NPU: all_reduce, all_gather, reduce_scatter or "
-                "all_to_all");
-  m->add_option("--coll-size-mb", args->bench.size_mib, "With --collective: its size in MiB")->capture_default_str();
+                "Instead of the families, one collective per NPU: all_reduce, all_gather, reduce_scatter, "
+                "all_to_all, broadcast, reduce, gather, scatter or barrier (all-reduce, allreduce: the same)");
+  add_size_option(m, "--size", args->bench.size_bytes, "With --collective: its comm_size");
+  m->add_option("--coll-size-mb", args->bench.size_mib, "With --collective: its size in MiB (--size's older form)")
+      ->capture_default_str();
   m->add_option("--et-version", args->version,
                 "GlobalMetadata version (default 1.0.0 for the families, 0.0.4 with --collective)");
 
@@ -52,14 +53,17 @@ Command add_generate_micro(CLI::App& generate, const std::string& description) {
     std::vector<tools::TraceFamily> families;
     if (!args->bench.collective.empty()) {
       for (const char* flag : {"--runtime", "--tensor-size", "--comm-size"}) {
-        if (m->count(flag) > 0)
-          fail("{} applies to the families, not to --collective (which takes --coll-size-mb)", flag);
+        if (m->count(flag) > 0) fail("{} applies to the families, not to --collective (which takes --size)", flag);
       }
+      if (m->count("--size") > 0 && m->count("--coll-size-mb") > 0) fail("--size and --coll-size-mb: give one");
+      if (m->count("--size") > 0 && args->bench.size_bytes == 0) fail("--size is 0; expected at least 1 byte");
       args->bench.npus = args->families.npus;
       if (!args->version.empty()) args->bench.version = args->version;
       families.push_back(tools::collective_benchmark(args->bench));
     } else {
-      if (m->count("--coll-size-mb") > 0) fail("--coll-size-mb needs --collective (the families use --comm-size)");
+      for (const char* flag : {"--size", "--coll-size-mb"}) {
+        if (m->count(flag) > 0) fail("{} needs --collective (the families use --comm-size)", flag);
+      }
       if (!args->version.empty()) args->families.version = args->version;
       families = tools::reference_micro_families(args->families);
     }

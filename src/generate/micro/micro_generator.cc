@@ -149,21 +149,25 @@ const std::vector<std::string>& benchmark_collectives() {
 }
 
 TraceFamily collective_benchmark(const CollectiveBenchOptions& o) {
-  static const CommType kTypes[] = {CommType::kAllReduce, CommType::kAllGather, CommType::kReduceScatter,
-                                    CommType::kAllToAll};
-  const auto& names = benchmark_collectives();
-  std::size_t which = 0;
-  while (which < names.size() && names[which] != o.collective) ++which;
-  if (which == names.size()) {
-    fail("--collective is \"{}\"; expected all_reduce, all_gather, reduce_scatter or all_to_all", o.collective);
+  const std::optional<CommType> type = chakra::comm_type_from_name(o.collective);
+  if (!type) {
+    fail("--collective is \"{}\"; expected a collective such as all_reduce, all_gather, reduce_scatter, "
+         "all_to_all, broadcast, reduce, gather, scatter or barrier (all-reduce and allreduce are the same)",
+         o.collective);
   }
   require_npus(o.npus);
-  if (o.size_mib > (kMaxAttrBytes >> 20)) {
+  if (o.size_bytes == 0 && o.size_mib > (kMaxAttrBytes >> 20)) {
     fail("--coll-size-mb is {}; expected at most {} (comm_size is an int64 of bytes)", o.size_mib, kMaxAttrBytes >> 20);
   }
-  const std::string node_name = fmt::format("{}_{}npus_{}MB", o.collective, o.npus, o.size_mib);
-  return family(o.collective, o.npus, o.version, std::make_shared<chakra::IdCounter>(),
-                [&](TraceBuilder& b, std::size_t) { b.collective(node_name, kTypes[which], o.size_mib << 20); });
+  if (o.size_bytes > kMaxAttrBytes) {
+    fail("--size is {} bytes; expected at most {} (comm_size is an int64 of bytes)", o.size_bytes, kMaxAttrBytes);
+  }
+  const std::uint64_t bytes = o.size_bytes != 0 ? o.size_bytes : o.size_mib << 20;
+  const std::string name = chakra::comm_type_file_name(*type);
+  const std::string size = bytes % (1u << 20) == 0 ? fmt::format("{}MB", bytes >> 20) : fmt::format("{}B", bytes);
+  const std::string node_name = fmt::format("{}_{}npus_{}", name, o.npus, size);
+  return family(name, o.npus, o.version, std::make_shared<chakra::IdCounter>(),
+                [&](TraceBuilder& b, std::size_t) { b.collective(node_name, *type, bytes); });
 }
 
 std::size_t write_families(const std::vector<TraceFamily>& families, const std::string& dir) {

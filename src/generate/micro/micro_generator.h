@@ -44,14 +44,16 @@ std::vector<TraceFamily> reference_micro_families(const MicroOptions& options);
 const std::vector<std::string>& benchmark_collectives();
 
 struct CollectiveBenchOptions {
-  std::string collective;      // all_reduce, all_gather, reduce_scatter or all_to_all
+  std::string collective;      // any spelling chakra::comm_type_from_name takes: all_reduce, all-reduce, ...
   std::size_t npus = 0;        // required: at least 1
-  std::uint64_t size_mib = 1;  // comm_size = size_mib x 2^20 bytes
+  std::uint64_t size_mib = 1;  // comm_size = size_mib x 2^20 bytes, unless size_bytes is set
   std::string version = "0.0.4";
+  std::uint64_t size_bytes = 0;  // comm_size in bytes when not 0 (--size, which takes units)
 };
 
-// The family "<collective>" with one collective per rank. Throws Error naming the flag for an
-// unknown collective, 0 NPUs or a size beyond int64.
+// The family "<collective>" (its snake_case name, as ASTRA-sim's files) with one collective per
+// rank, named "<collective>_<N>npus_<M>MB" for a whole number of MiB, else "..._<B>B". Throws
+// Error naming the flag for an unknown collective, 0 NPUs or a size beyond int64.
 TraceFamily collective_benchmark(const CollectiveBenchOptions& options);
 
 // Writes DIR/NAME.<rank>.et for every family (creating DIR); returns the number of files.

@@ -140,6 +140,24 @@ TEST(MicroGenerator, CollectiveBenchmarkNamesAndSizes) {
   EXPECT_EQ(chakra::attr_int(node, "comm_size"), 3 << 20);
 }
 
+// One collective, whatever the spelling: all_reduce, all-reduce, allreduce and ALL_REDUCE write
+// the same family; --size's bytes name the node by MiB when whole, else by bytes.
+TEST(MicroGenerator, CollectiveSpellingsAndSizes) {
+  for (const char* spelling : {"all_reduce", "all-reduce", "allreduce", "ALL_REDUCE", "All Reduce"}) {
+    const tools::TraceFamily f = tools::collective_benchmark({spelling, 2, 1, "0.0.4"});
+    EXPECT_EQ(f.name, "all_reduce") << spelling;
+    EXPECT_EQ(f.ranks[0].nodes[0].name(), "all_reduce_2npus_1MB") << spelling;
+  }
+  tools::CollectiveBenchOptions o{"broadcast", 2, 1, "0.0.4"};
+  o.size_bytes = 1000;
+  const tools::TraceFamily b = tools::collective_benchmark(o);
+  EXPECT_EQ(b.name, "broadcast");
+  EXPECT_EQ(b.ranks[0].nodes[0].name(), "broadcast_2npus_1000B");
+  EXPECT_EQ(chakra::comm_type_from_name("reduce-scatter-block"), chakra::CommType::kReduceScatterBlock);
+  EXPECT_EQ(chakra::comm_type_from_name("alltoall"), chakra::CommType::kAllToAll);
+  EXPECT_FALSE(chakra::comm_type_from_name("all_reducer").has_value());
+}
+
 TEST(MicroGenerator, Errors) {
   tools::MicroOptions none;
   EXPECT_THAT(error_of([&] { tools::reference_micro_families(none); }), HasSubstr("--npus is 0; expected at least 1"));
@@ -150,10 +168,9 @@ TEST(MicroGenerator, Errors) {
                                                                                   "expected at most "
                                                                                   "9223372036854775807"));
   EXPECT_THAT(error_of([] {
-                tools::collective_benchmark({"allreduce", 4, 1, "0.0.4"});
+                tools::collective_benchmark({"allreduction", 4, 1, "0.0.4"});
               }),
-              HasSubstr("--collective is \"allreduce\"; expected all_reduce, all_gather, reduce_scatter or "
-                        "all_to_all"));
+              HasSubstr("--collective is \"allreduction\"; expected a collective such as all_reduce, all_gather"));
   EXPECT_THAT(error_of([] {
                 tools::collective_benchmark({"all_reduce", 4, std::uint64_t{1} << 43, "0.0.4"});
               }),
@@ -239,7 +256,7 @@ TEST(MicroGenerator, CommandLineGeneratesRunnableTraces) {
     EXPECT_THAT(r.out, HasSubstr("sys[3] finished")) << family;
   }
   r = run_binary({"chakra", "generate", "micro", "--npus", "4", "--out", (dir / "ar").string(), "--collective",
-                  "all_to_all", "--coll-size-mb", "2", "--et-version", "9"});
+                  "all-to-all", "--size", "2MiB", "--et-version", "9"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const chakra::Trace t = chakra::read_trace((dir / "ar" / "all_to_all.2.et").string());
   EXPECT_EQ(t.metadata.version(), "9");
@@ -261,6 +278,10 @@ TEST(MicroGenerator, CommandLineHelpAndErrors) {
                   "--collective", "all_reduce", "--comm-size", "8"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, HasSubstr("--comm-size applies to the families, not to --collective"));
+  r = run_binary({"chakra", "generate", "micro", "--npus", "2", "--out", temp_dir("micro_cli_err4").string(),
+                  "--collective", "all_reduce", "--size", "64parsec"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("error: --size: \"64parsec\" is not a size; expected bytes, or a number with B"));
 }
 
 }  // namespace

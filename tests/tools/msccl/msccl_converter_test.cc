@@ -113,8 +113,8 @@ TEST(MscclConverter, RunWarnsWhenTheWorkloadSizeDiffers) {
   const auto dir = temp_dir("msccl_size_warning");
   write_bytes(dir / "swap.xml", kSwap);
   const std::string algo = (dir / "algo").string();
-  const CommandResult c = run_binary({"chakra", "msccl", (dir / "swap.xml").string(), "--coll-size",
-                                      std::to_string(64u << 20), "--collective", "allreduce", "--out", algo});
+  const CommandResult c = run_binary({"chakra", "msccl", (dir / "swap.xml").string(), "--coll-size", "64MiB",
+                                      "--collective", "all-reduce", "--out", algo});
   ASSERT_EQ(c.exit_code, 0) << c.err;
   write_bytes(dir / "system.json", R"({"scheduling-policy": "LIFO", "endpoint-delay": 10,
     "active-chunks-per-dimension": 1, "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"],

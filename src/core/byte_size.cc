@@ -1,0 +1,44 @@
+#include "core/byte_size.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <string>
+
+namespace chakrasim {
+
+std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) != 0 || text[i] == '.')) ++i;
+  const std::string_view number = text.substr(0, i);
+  if (number.empty() || number.front() == '.' || number.back() == '.') return std::nullopt;
+  std::string unit;
+  for (const char c : text.substr(i)) {
+    if (c != ' ') unit += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (!unit.empty() && unit.back() == 'b') unit.pop_back();  // "MiB" and "Mi", "KB" and "K", "B" and ""
+  double factor = 1;
+  if (!unit.empty()) {
+    static constexpr std::string_view kPrefixes = "kmgt";
+    const std::size_t power = kPrefixes.find(unit.front());
+    const bool binary = unit.size() == 2 && unit[1] == 'i';
+    if (power == std::string_view::npos || unit.size() > 2 || (unit.size() == 2 && !binary)) return std::nullopt;
+    factor = std::pow(binary ? 1024.0 : 1000.0, static_cast<double>(power + 1));
+  }
+  if (factor == 1 && number.find('.') == std::string_view::npos) {  // exact, even beyond 2^53
+    std::uint64_t whole = 0;
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), whole);
+    if (error != std::errc() || end != number.data() + number.size() || whole >= (std::uint64_t{1} << 63)) {
+      return std::nullopt;
+    }
+    return whole;
+  }
+  double value = 0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (error != std::errc() || end != number.data() + number.size()) return std::nullopt;
+  const double bytes = value * factor;
+  if (bytes != std::floor(bytes) || bytes >= 9223372036854775808.0) return std::nullopt;
+  return static_cast<std::uint64_t>(bytes);
+}
+
+}  // namespace chakrasim
