@@ -1,12 +1,20 @@
 // `chakrasim chakra inspect`: a readable summary of one .et file or every rank of a prefix,
 // with every problem found; exits 1 when there are errors.
+#include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/chakra_tools.h"
+#include "core/error.h"
+#include "core/output_path.h"
+#include "core/resources.h"
+#include "report/summary.h"
 #include "tools/inspect/inspector.h"
 
 namespace chakrasim::cli {
@@ -14,36 +22,66 @@ namespace chakrasim::cli {
 namespace {
 
 constexpr std::size_t kProblemsShown = 100;
+constexpr std::size_t kListShown = 8;  // entries of a one-line list before it folds
 
+// Keys in the order a person expects: numbers (group ids) by value, before other text.
+template <typename Map>
+std::vector<const typename Map::value_type*> in_numeric_order(const Map& map) {
+  std::vector<const typename Map::value_type*> order;
+  for (const auto& entry : map) order.push_back(&entry);
+  auto number = [](const std::string& key) -> std::optional<std::uint64_t> {
+    if (key.empty() || key.size() > 18 || key.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    return std::stoull(key);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const auto* a, const auto* b) {
+    const auto x = number(a->first), y = number(b->first);
+    if (x && y) return *x < *y;
+    return x.has_value() && !y.has_value();
+  });
+  return order;
+}
+
+// "a, b, c", folded after kListShown entries: "..., and 24 more (--json lists them all)".
 template <typename Map, typename Show>
 std::string joined(const Map& map, Show&& show) {
   if (map.empty()) return "none";
   std::string out;
-  for (const auto& [key, value] : map) out += (out.empty() ? "" : ", ") + show(key, value);
+  std::size_t shown = 0;
+  for (const auto* entry : in_numeric_order(map)) {
+    if (shown == kListShown) {
+      out += fmt::format(", and {} more (--json lists them all)", map.size() - shown);
+      break;
+    }
+    out += (out.empty() ? "" : ", ") + show(entry->first, entry->second);
+    ++shown;
+  }
   return out;
 }
+
+std::string human_micros(std::uint64_t micros) { return report::format_duration(micros * 1000); }
 
 std::string plural(std::uint64_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
 void print_figures(std::ostream& out, const tools::TraceSummary& s, const char* path_label) {
   auto count = [](const std::string& k, std::uint64_t v) { return fmt::format("{} {}", k, v); };
-  auto micros = [](const std::string& k, std::uint64_t v) { return fmt::format("{} {} µs", k, v); };
+  auto micros = [](const std::string& k, std::uint64_t v) { return fmt::format("{} {}", k, human_micros(v)); };
+  // How many, and their bytes in all.
   auto volume = [](const std::string& k, const tools::Volume& v) {
-    return fmt::format("{} {} x {} B", k, v.count, v.bytes);
+    return fmt::format("{} {} ({})", k, v.count, format_bytes(v.bytes));
   };
   auto group = [](const std::string& k, const tools::Volume& v) {
-    return fmt::format("{} {} x {} B", k.empty() ? "all NPUs" : "\"" + k + "\"", v.count, v.bytes);
+    return fmt::format("{} {} ({})", k.empty() ? "all NPUs" : "group " + k, v.count, format_bytes(v.bytes));
   };
   out << "  nodes           " << joined(s.nodes_by_type, count) << "\n";
   out << "  time by type    " << joined(s.micros_by_type, micros) << "\n";
-  out << fmt::format("  compute         {} µs (GPU {} µs, CPU {} µs)\n", s.compute_micros, s.gpu_compute_micros,
-                     s.cpu_compute_micros);
+  out << fmt::format("  compute         {} (GPU {}, CPU {})\n", human_micros(s.compute_micros),
+                     human_micros(s.gpu_compute_micros), human_micros(s.cpu_compute_micros));
   out << "  collectives     " << joined(s.collectives, volume) << "\n";
   out << "  by group        " << joined(s.groups, group) << "\n";
-  out << fmt::format("  point-to-point  sends {} x {} B, receives {} x {} B\n", s.sends.count, s.sends.bytes,
-                     s.recvs.count, s.recvs.bytes);
+  out << fmt::format("  point-to-point  sends {} ({}), receives {} ({})\n", s.sends.count, format_bytes(s.sends.bytes),
+                     s.recvs.count, format_bytes(s.recvs.bytes));
   if (s.critical_path_micros) {
-    out << fmt::format("  {}{} µs over {}\n", path_label, *s.critical_path_micros,
+    out << fmt::format("  {}{} over {}\n", path_label, human_micros(*s.critical_path_micros),
                        plural(s.critical_path_nodes, "node"));
   } else {
     out << "  " << path_label << "none (dependency cycle)\n";
@@ -60,13 +98,13 @@ void print_text(std::ostream& out, const tools::Inspection& in) {
   } else {
     out << fmt::format("{}: {} (.0.et to .{}.et)\n", in.input, plural(in.ranks.size(), "rank"), in.ranks.size() - 1);
     // One line per rank; consecutive ranks with the same figures share a line ("0-7").
-    out << "  ranks        nodes  compute µs  collective B     sent B  critical path µs  problems\n";
+    out << "  ranks        nodes     compute  collectives        sent  critical path  problems\n";
     auto row = [](const tools::TraceSummary& r) {
       std::uint64_t coll_bytes = 0;
       for (const auto& [k, v] : r.collectives) coll_bytes += v.bytes;
-      const std::string path = r.critical_path_micros ? std::to_string(*r.critical_path_micros) : "-";
-      return fmt::format("{:>9} {:>11} {:>13} {:>10} {:>17} {:>9}", r.nodes, r.compute_micros, coll_bytes,
-                         r.sends.bytes, path, r.problems.size());
+      const std::string path = r.critical_path_micros ? human_micros(*r.critical_path_micros) : "-";
+      return fmt::format("{:>9} {:>11} {:>12} {:>11} {:>14} {:>9}", r.nodes, human_micros(r.compute_micros),
+                         format_bytes(coll_bytes), format_bytes(r.sends.bytes), path, r.problems.size());
     };
     for (std::size_t first = 0; first < in.ranks.size();) {
       const std::string figures = row(in.ranks[first]);
@@ -156,7 +194,7 @@ nlohmann::json to_json(const tools::Inspection& in) {
 Command add_inspect(CLI::App& chakra) {
   struct InspectArgs {
     std::string path;
-    bool json = false;
+    std::string json;  // --json's FILE; "" or "-": standard output
   };
   auto args = std::make_shared<InspectArgs>();
   CLI::App* app = chakra.add_subcommand("inspect", "A readable summary of a Chakra ET (or every rank of a prefix) and "
@@ -164,18 +202,32 @@ Command add_inspect(CLI::App& chakra) {
   app->footer("Examples:\n"
               "  chakrasim chakra inspect traces/all_reduce.0.et\n"
               "  chakrasim chakra inspect traces/all_reduce        (every traces/all_reduce.<rank>.et)\n"
-              "  chakrasim chakra inspect traces/all_reduce --json\n"
+              "  chakrasim chakra inspect traces/all_reduce --json            (JSON on standard output)\n"
+              "  chakrasim chakra inspect traces/all_reduce --json out.json   (JSON into a file, as run --json)\n"
               "Counts nodes by type, sums durations and communication volume by collective and group,\n"
               "measures the critical path, and lists every problem: missing parents, cycles, duplicate ids,\n"
               "attributes of the wrong type or missing, and, across ranks, collectives that differ and\n"
               "unmatched sends and receives. Exits 1 when there is an error (warnings alone exit 0).");
-  app->add_option("path", args->path, "A .et file, or PREFIX for PREFIX.0.et, PREFIX.1.et, ...")->required();
-  app->add_flag("--json", args->json, "Machine-readable output");
+  app->add_option("path", args->path, "A .et file, or PREFIX for PREFIX.0.et, PREFIX.1.et, ...");
+  app->add_option("--json", args->json,
+                  "Write the inspection as JSON to FILE, as every command's --json does; without FILE (or with -) "
+                  "to standard output")
+      ->expected(0, 1);
 
   return [app, args]() -> int {
     if (!app->parsed()) return -1;
+    // `inspect --json PREFIX`: the option took the path; it meant JSON on standard output.
+    if (args->path.empty() && !args->json.empty()) std::swap(args->path, args->json);
+    if (args->path.empty()) fail("inspect: a .et file or a PREFIX is required");
+    const bool json = app->count("--json") > 0;
+    const bool to_file = json && !args->json.empty() && args->json != "-";
+    if (to_file) prepare_output_file(args->json, "--json");
     const tools::Inspection in = tools::inspect(args->path);
-    if (args->json) {
+    if (to_file) {
+      std::ofstream out(args->json, std::ios::trunc);
+      out << to_json(in).dump(2) << "\n";
+      if (!out.flush()) fail("{}: cannot write the --json file", args->json);
+    } else if (json) {
       std::cout << to_json(in).dump(2) << "\n";
     } else {
       print_text(std::cout, in);

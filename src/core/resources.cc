@@ -30,6 +30,7 @@ std::string format_bytes(std::uint64_t bytes) {
   if (b >= 1024.0 * 1024 * 1024 * 1024) return fmt::format("{:.1f} TiB", b / (1024.0 * 1024 * 1024 * 1024));
   if (b >= 1024.0 * 1024 * 1024) return fmt::format("{:.1f} GiB", b / (1024.0 * 1024 * 1024));
   if (b >= 1024.0 * 1024) return fmt::format("{:.1f} MiB", b / (1024.0 * 1024));
+  if (b >= 1024.0) return fmt::format("{:.1f} KiB", b / 1024.0);
   return fmt::format("{} bytes", bytes);
 }
 

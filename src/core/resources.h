@@ -13,7 +13,7 @@ std::uint64_t available_memory_bytes();
 // Throws Error when `bytes` (an estimate of what `what` needs) exceeds the available memory.
 void require_memory(std::uint64_t bytes, const std::string& what);
 
-// "1.5 GiB", "800 MiB", ...
+// "1.5 GiB", "800.0 MiB", "64.0 KiB", "512 bytes"
 std::string format_bytes(std::uint64_t bytes);
 
 }  // namespace chakrasim

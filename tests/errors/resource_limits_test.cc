@@ -41,6 +41,7 @@ TEST(ResourceLimits, TooManyChunksIsRefused) {
 
 TEST(ResourceLimits, FormatBytes) {
   EXPECT_EQ(format_bytes(512), "512 bytes");
+  EXPECT_EQ(format_bytes(262144), "256.0 KiB");
   EXPECT_EQ(format_bytes(3u << 20), "3.0 MiB");
   EXPECT_EQ(format_bytes(3ull << 30), "3.0 GiB");
 }

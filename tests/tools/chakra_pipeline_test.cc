@@ -118,20 +118,19 @@ TEST(ChakraPipeline, JsonizeDejsonizeInspect) {
   const CommandResult c = run_binary({"chakra", "inspect", prefix});
   EXPECT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(c.out, prefix + ": 2 ranks (.0.et to .1.et)\n"
-                            "  ranks        nodes  compute µs  collective B     sent B  critical path µs  problems\n"
-                            "  0                33        2976       1048576       1024              2884         0\n"
-                            "  1                33        2976       1048576          0              2884         0\n"
+                            "  ranks        nodes     compute  collectives        sent  critical path  problems\n"
+                            "  0                33    2.976 ms      1.0 MiB     1.0 KiB       2.884 ms         0\n"
+                            "  1                33    2.976 ms      1.0 MiB     0 bytes       2.884 ms         0\n"
                             "all ranks: 66 nodes\n"
                             "  nodes           COMM_COLL_NODE 2, COMM_RECV_NODE 1, COMM_SEND_NODE 1, COMP_NODE 60, "
                             "METADATA_NODE 2\n"
-                            "  time by type    COMM_COLL_NODE 600 µs, COMM_RECV_NODE 40 µs, COMM_SEND_NODE 40 µs, "
-                            "COMP_NODE 5952 µs, "
-                            "METADATA_NODE 0 µs\n"
-                            "  compute         5952 µs (GPU 332 µs, CPU 5620 µs)\n"
-                            "  collectives     ALL_REDUCE 2 x 2097152 B\n"
-                            "  by group        all NPUs 2 x 2097152 B\n"
-                            "  point-to-point  sends 1 x 1024 B, receives 1 x 1024 B\n"
-                            "  longest critical path  2884 µs over 23 nodes\n"
+                            "  time by type    COMM_COLL_NODE 600.000 µs, COMM_RECV_NODE 40.000 µs, COMM_SEND_NODE "
+                            "40.000 µs, COMP_NODE 5.952 ms, METADATA_NODE 0 ns\n"
+                            "  compute         5.952 ms (GPU 332.000 µs, CPU 5.620 ms)\n"
+                            "  collectives     ALL_REDUCE 2 (2.0 MiB)\n"
+                            "  by group        all NPUs 2 (2.0 MiB)\n"
+                            "  point-to-point  sends 1 (1.0 KiB), receives 1 (1.0 KiB)\n"
+                            "  longest critical path  2.884 ms over 23 nodes\n"
                             "no problems\n");
 }
 

@@ -461,6 +461,26 @@ TEST(Inspect, OtherReferenceTraces) {
 }
 
 // The command line: text for a person, exit 1 on errors, --json, --help with an example.
+// Groups sort by number (2 before 10) and a long list folds; sizes and times are in human units.
+TEST(Inspect, HumanUnitsNumericGroupsFoldedLists) {
+  const auto dir = temp_dir("inspect_human");
+  std::vector<chakra::Trace> ranks(1);
+  TraceBuilder b;
+  for (const char* group : {"10", "2", "1", "3", "4", "5", "6", "7", "8", "9"}) {
+    b.collective("c", CommType::kAllReduce, 64 << 20);
+    b.at(b.trace().nodes.size() - 1).attr(chakra::make_string("pg_name", group));
+  }
+  b.comp("long", 2500);
+  const std::string path = (dir / "groups.et").string();
+  chakra::write_trace(path, b.trace());
+  const CommandResult r = run_binary({"chakra", "inspect", path});
+  EXPECT_THAT(r.out, HasSubstr("  by group        group 1 1 (64.0 MiB), group 2 1 (64.0 MiB), group 3 1 (64.0 MiB), "
+                               "group 4 1 (64.0 MiB), group 5 1 (64.0 MiB), group 6 1 (64.0 MiB), group 7 1 "
+                               "(64.0 MiB), group 8 1 (64.0 MiB), and 2 more (--json lists them all)\n"));
+  EXPECT_THAT(r.out, HasSubstr("  collectives     ALL_REDUCE 10 (640.0 MiB)\n"));
+  EXPECT_THAT(r.out, HasSubstr("  compute         2.500 ms (GPU 2.500 ms, CPU 0 ns)\n"));
+}
+
 TEST(Inspect, CommandLine) {
   const auto dir = temp_dir("inspect_cli");
   const std::string good = (dir / "good").string();
@@ -468,14 +488,14 @@ TEST(Inspect, CommandLine) {
   CommandResult r = run_binary({"chakra", "inspect", good});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, AllOf(HasSubstr(good + ": 2 ranks (.0.et to .1.et)\n"), HasSubstr("\n  0-1  "),
-                           HasSubstr("  collectives     ALL_REDUCE 2 x 128 B\n"), HasSubstr("no problems\n")));
+                           HasSubstr("  collectives     ALL_REDUCE 2 (128 bytes)\n"), HasSubstr("no problems\n")));
 
   r = run_binary({"chakra", "inspect", chakra::rank_path(good, 1)});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, AllOf(HasSubstr(chakra::rank_path(good, 1) + ": 1 node, version \"0.0.4\"\n"), HasSubstr("  "
                                                                                                               "critical"
                                                                                                               " path   "
-                                                                                                              "0 µs "
+                                                                                                              "0 ns "
                                                                                                               "over 1 "
                                                                                                               "node"
                                                                                                               "\n")));
@@ -507,6 +527,19 @@ TEST(Inspect, CommandLine) {
   r = run_binary({"chakra", "inspect", good, "--json"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(nlohmann::json::parse(r.out)["totals"]["groups"][""]["bytes"], 128);
+  // --json FILE writes the file, as run's --json does (folders created first); the older
+  // `--json PREFIX` order still means JSON on standard output.
+  const auto json_file = dir / "sub" / "inspect.json";
+  r = run_binary({"chakra", "inspect", good, "--json", json_file.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(nlohmann::json::parse(file_bytes(json_file))["totals"]["groups"][""]["bytes"], 128);
+  r = run_binary({"chakra", "inspect", "--json", good});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["totals"]["groups"][""]["bytes"], 128);
+  r = run_binary({"chakra", "inspect"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("error: inspect: a .et file or a PREFIX is required"));
 
   r = run_binary({"chakra", "inspect", (dir / "nothing").string()});
   EXPECT_NE(r.exit_code, 0);
