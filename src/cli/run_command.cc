@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/output_path.h"
 #include "core/resources.h"
+#include "core/units.h"
 #include "network/network.h"
 #include "network/topology.h"
 #include "report/analysis.h"
@@ -46,12 +47,39 @@ struct RunOptions {
   bool astra_stats = false;
   std::string timeline;
   std::string timeline_npus;
+  std::string timeline_window;
   std::string stats_csv;
   std::string report_dir;
 };
 
 // Timelines of more NPUs than this are hard to use; without --timeline-npus the first ones are shown.
 constexpr NpuId kDefaultTimelineNpus = 256;
+
+// "2ms:5ms" -> [2 ms, 5 ms); either side may be empty ("10ms:" is from 10 ms on).
+report::TimeWindow parse_time_window(const std::string& text) {
+  report::TimeWindow window;
+  if (text.empty()) return window;
+  const std::size_t colon = text.find(':');
+  auto bound = [&](const std::string& part, Tick& out) {
+    if (part.empty()) return;
+    const auto ns = parse_duration_ns(part);
+    if (!ns) {
+      fail("--timeline-window: \"{}\" in \"{}\" is not a time; expected FROM:TO with units such as 2ms:5ms or "
+           "1500us:2.5ms",
+           part, text);
+    }
+    out = *ns;
+  };
+  if (colon == std::string::npos) {
+    fail("--timeline-window: \"{}\" has no ':'; expected FROM:TO such as 2ms:5ms", text);
+  }
+  bound(text.substr(0, colon), window.from_ns);
+  bound(text.substr(colon + 1), window.to_ns);
+  if (window.from_ns >= window.to_ns) {
+    fail("--timeline-window: \"{}\" is empty; expected FROM before TO", text);
+  }
+  return window;
+}
 
 // "0-7,12,100-103" -> those NPUs, ascending and without repeats.
 std::vector<NpuId> parse_npu_list(const std::string& text, NpuId npus) {
@@ -148,12 +176,19 @@ void prepare_outputs(const RunOptions& o) {
 
 int run(const RunOptions& o) {
   prepare_outputs(o);
+  const report::TimeWindow window = parse_time_window(o.timeline_window);
   const sim::Inputs inputs = load_inputs(o);
   OutputOptions out;
   out.json_path = o.json;
   out.quiet = o.quiet;
   const NpuId npus = network::Topology(inputs.network).npu_count();
   const std::vector<NpuId> shown = shown_npus(o, npus);
+  if (!o.timeline.empty() && o.timeline_window.empty()) {
+    // Said before the run, which may take minutes, so that it can be stopped and narrowed.
+    const std::string warning =
+        report::timeline_size_warning(report::estimate_timeline_bytes(inputs, shown), shown.size());
+    if (!warning.empty()) std::cerr << "warning: " << warning << "\n";
+  }
   const bool report = !o.report_dir.empty();
   // NPU 0 is always recorded (NodeLog keeps it whatever the selection): its collectives go into
   // the JSON and are checked against what their links can carry.
@@ -177,7 +212,7 @@ int run(const RunOptions& o) {
   }
   const sim::Result result = report::simulate_recorded(inputs, log, report ? &links : nullptr, hooks);
   if (progress_shown) std::cerr << "\r\033[K" << std::flush;
-  if (!o.timeline.empty()) report::write_timeline(o.timeline, inputs, result, log, shown);
+  if (!o.timeline.empty()) report::write_timeline(o.timeline, inputs, result, log, shown, window);
   if (!o.stats_csv.empty()) report::write_node_csv(o.stats_csv, inputs, log, shown);
   if (report) {
     const std::string page =
@@ -237,6 +272,9 @@ Command add_run_command(CLI::App& app) {
                 "Comm, Remote mem time, overlap, roofline figures)");
   cmd->add_option("--timeline", o->timeline,
                   "Write a Chrome/Perfetto trace of the run (open it in ui.perfetto.dev or chrome://tracing)");
+  cmd->add_option("--timeline-window", o->timeline_window,
+                  "Only what overlaps FROM:TO of simulated time in the timeline, e.g. 2ms:5ms (either side may be "
+                  "empty)");
   cmd->add_option("--timeline-npus", o->timeline_npus,
                   "NPUs in the timeline and the CSV, e.g. 0-7,64 (default: all; the first 256 in a timeline)");
   cmd->add_option("--report", o->report_dir,

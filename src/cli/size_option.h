@@ -1,4 +1,4 @@
-// Byte sizes on the command line (core/byte_size.h): a number of bytes, or one with a unit, as a
+// Byte sizes on the command line (core/units.h): a number of bytes, or one with a unit, as a
 // person writes it (64MiB, 1GB, 1.5GiB). Every command's size options take them the same way.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "core/byte_size.h"
+#include "core/units.h"
 
 namespace chakrasim::cli {
 

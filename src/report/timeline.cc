@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -121,21 +122,32 @@ std::string node_group(const chakra::Graph& g, std::uint32_t node) {
   return g.has_attrs(node) ? g.string(g.attrs(node).pg_name) : std::string();
 }
 
-// What a person reads on a node's slice: the collective and its size first, then the name.
+// What a person reads on a node's slice: the collective and its size first, then the name; a
+// send or receive with its peer.
 std::string slice_name(const chakra::Graph& g, std::uint32_t node) {
-  if (g.type(node) == chakra::NodeType::kCommColl && g.has_attrs(node)) {
-    const std::string group = node_group(g, node);
-    return fmt::format("{} {}{} · {}", workload::collective_node_name(g.attrs(node).comm_type),
-                       format_bytes(g.attrs(node).comm_size), group.empty() ? "" : " on group " + group, g.name(node));
+  if (!g.has_attrs(node)) return g.name(node);
+  const chakra::OpAttrs& a = g.attrs(node);
+  switch (g.type(node)) {
+    case chakra::NodeType::kCommColl: {
+      const std::string group = node_group(g, node);
+      return fmt::format("{} {}{} · {}", workload::collective_node_name(a.comm_type), format_bytes(a.comm_size),
+                         group.empty() ? "" : " on group " + group, g.name(node));
+    }
+    case chakra::NodeType::kCommSend:
+      return fmt::format("send {} to NPU {} · {}", format_bytes(a.comm_size), a.comm_dst, g.name(node));
+    case chakra::NodeType::kCommRecv:
+      return fmt::format("receive {} from NPU {} · {}", format_bytes(a.comm_size), a.comm_src, g.name(node));
+    default: return g.name(node);
   }
-  return g.name(node);
 }
 
-std::string phase_name(const PhaseSpan& p) {
-  return fmt::format("phase {}: {} on {} {} of {} NPUs, {}", p.phase + 1, system::algorithm_name(p.algorithm),
-                     p.group ? "group ring" : "dimension", p.group ? std::string() : std::to_string(p.dim), p.ring_size,
+std::string phase_what(const PhaseSpan& p) {
+  const std::string where = p.group ? std::string("the group's ring") : fmt::format("dimension {}", p.dim);
+  return fmt::format("{} on {} of {} NPUs, {}", system::algorithm_name(p.algorithm), where, p.ring_size,
                      format_bytes(p.bytes));
 }
+
+std::string phase_name(const PhaseSpan& p) { return fmt::format("phase {}: {}", p.phase + 1, phase_what(p)); }
 
 // The traceEvents array, one event per line.
 class Events {
@@ -153,6 +165,12 @@ class Events {
                     "}}}}",
                     json_string(name), cat, npu, tid, micros(start), micros(end - start), args));
   }
+  // One end of a flow arrow: "s" at its start slice, "f" (bound to the enclosing slice) at its end.
+  void flow(char phase, std::uint64_t id, NpuId npu, std::uint32_t tid, Tick at) {
+    add(fmt::format("{{\"name\":\"message\",\"cat\":\"send/recv\",\"ph\":\"{}\",\"id\":{},\"pid\":{},"
+                    "\"tid\":{},\"ts\":{}{}}}",
+                    phase, id, npu, tid, micros(at), phase == 'f' ? ",\"bp\":\"e\"" : ""));
+  }
   void metadata(const char* what, NpuId npu, const std::string& tid_field, const std::string& args) {
     add(fmt::format("{{\"name\":\"{}\",\"ph\":\"M\",\"pid\":{}{},\"args\":{{{}}}}}", what, npu, tid_field, args));
   }
@@ -162,13 +180,38 @@ class Events {
   bool first_ = true;
 };
 
-void write_npu(Events& events, const sim::Inputs& inputs, const NodeLog& log, NpuId npu) {
+// A point-to-point node that ran, where its slice is: for pairing sends with receives.
+struct Message {
+  NpuId npu = 0;
+  std::uint32_t tid = 0;
+  Tick start = 0, end = 0;
+};
+// (src, dst, tag, bytes) -> the sends (or receives) in start order.
+using MessageKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::uint64_t>;
+struct Messages {
+  std::map<MessageKey, std::vector<Message>> sends, receives;
+};
+
+void write_npu(Events& events, const sim::Inputs& inputs, const NodeLog& log, NpuId npu, const TimeWindow& window,
+               Messages& messages) {
   const chakra::Graph& g = *inputs.graphs[npu];
   std::map<Track, Lanes> lanes;
+  std::map<std::uint32_t, std::uint32_t> chunks_of;  // collective node -> its chunk count
+  for (const PhaseSpan& p : log.phases(npu)) {
+    auto& n = chunks_of[p.node];
+    n = std::max(n, p.chunk + 1);
+  }
   for (const NodeSpan& s : log.spans(npu)) {
     if (s.end == kNeverTick || s.end <= s.start) continue;  // unfinished, or took no time
+    if (!window.contains(s.start, s.end)) continue;
     const Track track = track_of(g, s.node);
     const std::uint32_t tid = static_cast<std::uint32_t>(track) * kLanes + lanes[track].place(s.start, s.end);
+    if (track == Track::kP2p && g.has_attrs(s.node)) {
+      const chakra::OpAttrs& a = g.attrs(s.node);
+      const bool send = g.type(s.node) == chakra::NodeType::kCommSend;
+      const MessageKey key{send ? npu : a.comm_src, send ? a.comm_dst : npu, a.comm_tag, a.comm_size};
+      (send ? messages.sends : messages.receives)[key].push_back({npu, tid, s.start, s.end});
+    }
     std::string args =
         fmt::format("\"node\":{},\"type\":{}", g.id(s.node), json_string(chakra::node_type_name(g.raw_type(s.node))));
     if (const std::uint64_t bytes = node_bytes(g, s.node); bytes != 0) args += fmt::format(",\"bytes\":{}", bytes);
@@ -182,7 +225,7 @@ void write_npu(Events& events, const sim::Inputs& inputs, const NodeLog& log, Np
   };
   std::map<std::pair<std::uint32_t, std::uint32_t>, Chunk> chunks;
   for (const PhaseSpan& p : log.phases(npu)) {
-    if (p.end == kNeverTick) continue;
+    if (p.end == kNeverTick || !window.contains(p.start, p.end)) continue;
     Chunk& c = chunks[{p.node, p.chunk}];
     c.start = std::min(c.start, p.start);
     c.end = std::max(c.end, p.end);
@@ -193,13 +236,19 @@ void write_npu(Events& events, const sim::Inputs& inputs, const NodeLog& log, Np
   std::sort(ordered.begin(), ordered.end(),
             [](const auto& a, const auto& b) { return a.second->start < b.second->start; });
   for (const auto& [key, c] : ordered) {
+    // One chunk of one phase spans exactly the collective's slice: nothing to add below it.
+    const bool one_chunk = chunks_of[key.first] == 1;
+    if (one_chunk && c->phases.size() == 1) continue;
     const std::uint32_t tid =
         static_cast<std::uint32_t>(Track::kChunk) * kLanes + lanes[Track::kChunk].place(c->start, c->end);
     const char* kind =
         g.has_attrs(key.first) ? workload::collective_node_name(g.attrs(key.first).comm_type) : "collective";
     const std::string args = fmt::format("\"node\":{},\"chunk\":{}", g.id(key.first), key.second);
-    events.slice(npu, tid, fmt::format("{} chunk {}", kind, key.second + 1), "collective chunks", c->start, c->end,
-                 args);
+    if (!one_chunk) {
+      events.slice(npu, tid, fmt::format("{} chunk {} of {}", kind, key.second + 1, chunks_of[key.first]),
+                   "collective chunks", c->start, c->end, args);
+    }
+    if (c->phases.size() == 1) continue;  // the chunk's slice is its one phase
     for (const PhaseSpan* p : c->phases) {
       events.slice(npu, tid, phase_name(*p), "collective phases", p->start, p->end,
                    fmt::format("\"node\":{},\"chunk\":{},\"phase\":{},\"bytes\":{}", g.id(p->node), p->chunk, p->phase,
@@ -223,14 +272,48 @@ void write_npu(Events& events, const sim::Inputs& inputs, const NodeLog& log, Np
 }  // namespace
 
 void write_timeline(const std::string& path, const sim::Inputs& inputs, const sim::Result& result, const NodeLog& log,
-                    const std::vector<NpuId>& npus) {
+                    const std::vector<NpuId>& npus, const TimeWindow& window) {
   Output out(path);
   out.add("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"chakrasim\"");
   out.add(fmt::format(",\"npus\":{},\"symmetric_run\":{}}},\"traceEvents\":[", result.npus.size(), result.symmetric));
   Events events(out);
-  for (const NpuId npu : npus) write_npu(events, inputs, log, npu);
+  Messages messages;
+  for (const NpuId npu : npus) write_npu(events, inputs, log, npu, window, messages);
+  // The k-th send of a (src, dst, tag, size) matched the k-th receive, as the system pairs them.
+  std::uint64_t flow_id = 0;
+  for (const auto& [key, sends] : messages.sends) {
+    const auto r = messages.receives.find(key);
+    if (r == messages.receives.end()) continue;
+    for (std::size_t k = 0; k < sends.size() && k < r->second.size(); ++k) {
+      const Message& s = sends[k];
+      const Message& d = r->second[k];
+      events.flow('s', ++flow_id, s.npu, s.tid, s.start);
+      events.flow('f', flow_id, d.npu, d.tid, d.end);
+    }
+  }
   out.add("\n]}\n");
   out.close();
+}
+
+std::string timeline_size_warning(std::uint64_t bytes, std::size_t npus, std::uint64_t limit) {
+  if (bytes <= limit) return "";
+  return fmt::format("the timeline of {} NPUs will be about {}, slow to open; narrow it with --timeline-npus (e.g. "
+                     "0-7) or --timeline-window (e.g. 0ms:50ms)",
+                     npus, format_bytes(bytes));
+}
+
+std::uint64_t estimate_timeline_bytes(const sim::Inputs& inputs, const std::vector<NpuId>& npus) {
+  constexpr std::uint64_t kBytesPerSlice = 230;
+  const std::uint64_t phases = std::max<std::size_t>(1, inputs.network.dims.size());
+  const std::uint64_t per_collective = 1 + inputs.system.preferred_dataset_splits * (1 + phases);
+  std::uint64_t slices = 0;
+  for (const NpuId npu : npus) {
+    const chakra::Graph& g = *inputs.graphs[npu];
+    for (std::uint32_t i = 0; i < g.size(); ++i) {
+      slices += g.type(i) == chakra::NodeType::kCommColl ? per_collective : 1;
+    }
+  }
+  return slices * kBytesPerSlice;
 }
 
 namespace {

@@ -153,6 +153,63 @@ TEST(Timeline, SlicesMatchTheRunsTotals) {
   }
 }
 
+// A collective of one chunk and one phase: the collective's slice says it all, so there is no
+// chunk or phase slice repeating it; with one chunk of several phases the phases stay, without a
+// chunk slice. Phase names read "ring on dimension 1 of 2 NPUs, 256.0 KiB".
+TEST(Timeline, NoSliceRepeatsTheOneAboveIt) {
+  for (const std::size_t dims : {1u, 2u}) {
+    sim::Inputs in;
+    in.network = dims == 1 ? network_of({{DimensionKind::kRing, 8, 50, 500}})
+                           : network_of({{DimensionKind::kRing, 4, 50, 500}, {DimensionKind::kRing, 2, 50, 500}});
+    in.system = system_of("ring", dims, 1, 1);
+    in.graphs = same_trace(single_collective(chakra::CommType::kAllGather, 256 << 10), 8);
+    report::NodeLog log(8);
+    const sim::Result r = report::simulate_recorded(in, log);
+    const auto file = temp_dir("timeline_one_chunk") / "t.json";
+    report::write_timeline(file.string(), in, r, log, {0});
+    const auto slices = slices_of(file).at(0);
+    EXPECT_EQ(of_cat(slices, "collectives").size(), 1u);
+    EXPECT_EQ(of_cat(slices, "collective chunks").size(), 0u) << dims << " dimensions";
+    const auto phases = of_cat(slices, "collective phases");
+    if (dims == 1) {
+      EXPECT_EQ(phases.size(), 0u);
+    } else {
+      ASSERT_EQ(phases.size(), 2u);
+      EXPECT_EQ(phases[0].name, "phase 1: ring on dimension 1 of 2 NPUs, 256.0 KiB");  // localBWAware: highest first
+    }
+  }
+}
+
+// Only slices that overlap the window are written.
+TEST(Timeline, WindowKeepsWhatOverlapsIt) {
+  sim::Inputs in = mixed_inputs();
+  report::NodeLog log(4);
+  const sim::Result r = report::simulate_recorded(in, log);
+  const auto file = temp_dir("timeline_window") / "t.json";
+  report::write_timeline(file.string(), in, r, log, {0}, {0, 3000});
+  const auto slices = slices_of(file).at(0);
+  ASSERT_FALSE(slices.empty());
+  for (const Slice& s : slices) EXPECT_LT(s.start, 3000u) << s.name;
+  EXPECT_TRUE(of_cat(slices, "collectives").empty());  // the all-reduce starts at 3 us
+}
+
+// The size warning: what the estimate counts, and the advice it gives.
+TEST(Timeline, LargeTimelinesAreAnnouncedWithTheWayToNarrowThem) {
+  const sim::Inputs in = mixed_inputs();
+  const std::uint64_t one = report::estimate_timeline_bytes(in, {0});
+  EXPECT_GT(one, 0u);
+  EXPECT_EQ(report::estimate_timeline_bytes(in, {0, 1, 2, 3}), 4 * one);
+  EXPECT_EQ(report::timeline_size_warning(report::kLargeTimelineBytes, 4), "");
+  EXPECT_EQ(report::timeline_size_warning(150'000'000, 256), "the timeline of 256 NPUs will be about 143.1 MiB, slow "
+                                                             "to open; narrow it with --timeline-npus (e.g. "
+                                                             "0-7) or --timeline-window (e.g. 0ms:50ms)");
+  const CommandResult bad =
+      run_binary({"run", "--workload", "x", "--system", "s", "--network", "n", "--timeline",
+                  (temp_dir("timeline_bad_window") / "t.json").string(), "--timeline-window", "5ms"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, ::testing::HasSubstr("--timeline-window: \"5ms\" has no ':'; expected FROM:TO"));
+}
+
 TEST(Timeline, CsvHasARowPerNodeAndTheTotals) {
   const Written w = simulate_and_write(mixed_inputs(), "csv");
   std::ifstream in(w.csv);

@@ -88,7 +88,16 @@ TEST(ChakraPipeline, LinkConvertRun) {
     return std::pair(0LL, 0LL);
   };
   EXPECT_EQ(span_ns("all-reduce 1.0 MiB"), std::pair(300002LL, 52015LL));
-  EXPECT_EQ(span_ns("ncclDevKernel_SendRecv"), std::pair(352017LL, 519LL));
+  EXPECT_EQ(span_ns("send 1.0 KiB to NPU 1 · ncclDevKernel_SendRecv"), std::pair(352017LL, 519LL));
+  EXPECT_EQ(span_ns("receive 1.0 KiB from NPU 0 · ncclDevKernel_SendRecv"), std::pair(330002LL, 22534LL));
+  // A flow arrow from the send (NPU 0, at its start) to the receive (NPU 1, at its end).
+  std::vector<std::tuple<std::string, int, long long>> flows;
+  for (const nlohmann::json& e : events) {
+    if (e.value("cat", "") == "send/recv" && e.value("ph", "") != "X") {
+      flows.emplace_back(e["ph"], e["pid"], std::llround(e["ts"].get<double>() * 1000));
+    }
+  }
+  EXPECT_THAT(flows, ::testing::ElementsAre(std::tuple("s", 0, 352017LL), std::tuple("f", 1, 352536LL)));
 
   const CommandResult compat = run_prefix("compat");
   EXPECT_EQ(compat.exit_code, 1);

@@ -1,7 +1,7 @@
 // Sizes as people write them: units of 1000 and of 1024, decimals, case, and what is refused.
 #include <gtest/gtest.h>
 
-#include "core/byte_size.h"
+#include "core/units.h"
 
 namespace chakrasim::test {
 namespace {
@@ -25,6 +25,18 @@ TEST(ByteSize, RefusesWhatIsNotAWholeSize) {
   for (const char* bad : {"", "MiB", "-1", "1.5", "0.3B", "64parsec", "64MiBs", "1..5GB", ".5GB", "5.GB", "1e9",
                           "9223372036854775808", "9EiB"}) {
     EXPECT_FALSE(parse_byte_size(bad).has_value()) << bad;
+  }
+}
+
+TEST(Duration, UnitsAndRefusals) {
+  EXPECT_EQ(parse_duration_ns("1500"), 1500u);
+  EXPECT_EQ(parse_duration_ns("1500ns"), 1500u);
+  EXPECT_EQ(parse_duration_ns("300us"), 300000u);
+  EXPECT_EQ(parse_duration_ns("300µs"), 300000u);
+  EXPECT_EQ(parse_duration_ns("2.5ms"), 2500000u);
+  EXPECT_EQ(parse_duration_ns("10 s"), 10000000000u);
+  for (const char* bad : {"", "ms", "-1ms", "2.5min", "1e3", "3.s", "99999999999s"}) {
+    EXPECT_FALSE(parse_duration_ns(bad).has_value()) << bad;
   }
 }
 

@@ -1,4 +1,4 @@
-#include "core/byte_size.h"
+#include "core/units.h"
 
 #include <cctype>
 #include <charconv>
@@ -39,6 +39,29 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
   const double bytes = value * factor;
   if (bytes != std::floor(bytes) || bytes >= 9223372036854775808.0) return std::nullopt;
   return static_cast<std::uint64_t>(bytes);
+}
+
+std::optional<std::uint64_t> parse_duration_ns(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) != 0 || text[i] == '.')) ++i;
+  const std::string_view number = text.substr(0, i);
+  if (number.empty() || number.front() == '.' || number.back() == '.') return std::nullopt;
+  std::string unit;
+  for (const char c : text.substr(i)) {
+    if (c != ' ') unit += c;
+  }
+  double factor = 0;
+  if (unit.empty() || unit == "ns") factor = 1;
+  if (unit == "us" || unit == "µs") factor = 1e3;
+  if (unit == "ms") factor = 1e6;
+  if (unit == "s") factor = 1e9;
+  if (factor == 0) return std::nullopt;
+  double value = 0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (error != std::errc() || end != number.data() + number.size()) return std::nullopt;
+  const double ns = std::round(value * factor);
+  if (ns >= 9223372036854775808.0) return std::nullopt;
+  return static_cast<std::uint64_t>(ns);
 }
 
 }  // namespace chakrasim
