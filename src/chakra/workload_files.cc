@@ -9,7 +9,8 @@
 namespace chakrasim::chakra {
 
 std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefix, std::size_t ranks,
-                                                        const std::string& what) {
+                                                        const std::string& what, const LoadProgress& on_rank) {
+  std::uint64_t bytes_read = 0;
   std::vector<std::shared_ptr<const Graph>> graphs(ranks);
   // Content -> graph, so identical files are parsed once.
   std::unordered_map<std::string, std::shared_ptr<const Graph>> seen;
@@ -35,6 +36,8 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
     }
     std::string bytes =
         read_file(path, fmt::format("{} file for rank {}", what, r), fmt::format("the Chakra trace of rank {}", r));
+    bytes_read += bytes.size();
+    if (on_rank) on_rank(r + 1, ranks, bytes_read);
     auto it = seen.find(bytes);
     if (it != seen.end()) {
       graphs[r] = it->second;

@@ -8,6 +8,7 @@
 #include "chakra/workload_files.h"
 #include "cli/commands.h"
 #include "cli/custom_size_check.h"
+#include "cli/progress_line.h"
 #include "cli/run_output.h"
 #include "config/network_config.h"
 #include "config/other_configs.h"
@@ -44,6 +45,7 @@ struct RunOptions {
   std::string logging_configuration;
   std::string logging_folder;
   bool quiet = false;
+  bool progress = false;  // --progress: a progress line even when stderr is not a terminal
   bool astra_stats = false;
   std::string timeline;
   std::string timeline_npus;
@@ -107,16 +109,15 @@ std::vector<NpuId> parse_npu_list(const std::string& text, NpuId npus) {
   return list;
 }
 
-// A line on a terminal saying how far the run is; erased when the run ends.
-void show_progress(const sim::Progress& p) {
+// How far the simulation is, for the progress line.
+std::string progress_text(const sim::Progress& p) {
   const double rate = p.wall_s > 0 ? static_cast<double>(p.events) / p.wall_s : 0;
-  std::cerr << fmt::format("\r\033[Ksimulated {} · {} of {} nodes done · {:.1f} M events/s",
-                           report::format_duration(p.now), p.nodes_done, p.nodes, rate / 1e6)
-            << std::flush;
+  return fmt::format("simulated {} · {} of {} nodes done · {:.1f} M events/s", report::format_duration(p.now),
+                     p.nodes_done, p.nodes, rate / 1e6);
 }
 
 // Reads every input file the options name, each checked as it is read.
-sim::Inputs load_inputs(const RunOptions& o) {
+sim::Inputs load_inputs(const RunOptions& o, ProgressLine& progress) {
   config::SystemFlags flags;
   flags.num_queues_per_dim = o.num_queues_per_dim;
   flags.injection_scale = o.injection_scale;
@@ -144,7 +145,12 @@ sim::Inputs load_inputs(const RunOptions& o) {
     inputs.groups = config::load_comm_groups(o.comm_groups, topology.npu_count());
     inputs.groups_source = o.comm_groups;
   }
-  inputs.graphs = chakra::load_workload(o.workload, topology.npu_count());
+  inputs.graphs = chakra::load_workload(o.workload, topology.npu_count(), "workload",
+                                        [&progress](std::size_t loaded, std::size_t ranks, std::uint64_t bytes) {
+                                          progress.show(fmt::format("loading traces: {} of {} ranks ({})", loaded,
+                                                                    ranks, format_bytes(bytes)));
+                                        });
+  progress.clear();
   for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {
     const std::string& prefix = inputs.system.custom_prefixes[k];
     if (!prefix.empty())
@@ -177,7 +183,8 @@ void prepare_outputs(const RunOptions& o) {
 int run(const RunOptions& o) {
   prepare_outputs(o);
   const report::TimeWindow window = parse_time_window(o.timeline_window);
-  const sim::Inputs inputs = load_inputs(o);
+  ProgressLine progress(ProgressLine::mode_for(o.quiet, o.progress, isatty(STDERR_FILENO) != 0));
+  const sim::Inputs inputs = load_inputs(o, progress);
   OutputOptions out;
   out.json_path = o.json;
   out.quiet = o.quiet;
@@ -202,16 +209,9 @@ int run(const RunOptions& o) {
   report::NodeLog log(npus, std::move(selected));
   report::LinkLog links;
   sim::Hooks hooks;
-  const bool progress = !o.quiet && isatty(STDERR_FILENO) != 0;
-  bool progress_shown = false;
-  if (progress) {
-    hooks.progress = [&progress_shown](const sim::Progress& p) {
-      progress_shown = true;
-      show_progress(p);
-    };
-  }
+  if (progress.on()) hooks.progress = [&progress](const sim::Progress& p) { progress.show(progress_text(p)); };
   const sim::Result result = report::simulate_recorded(inputs, log, report ? &links : nullptr, hooks);
-  if (progress_shown) std::cerr << "\r\033[K" << std::flush;
+  progress.clear();
   if (!o.timeline.empty()) report::write_timeline(o.timeline, inputs, result, log, shown, window);
   if (!o.stats_csv.empty()) report::write_node_csv(o.stats_csv, inputs, log, shown);
   if (report) {
@@ -267,6 +267,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--logging-configuration", o->logging_configuration, "Accepted for compatibility; no effect");
   cmd->add_option("--logging-folder", o->logging_folder, "Accepted for compatibility; no effect");
   cmd->add_flag("--quiet,-q", o->quiet, "Print only the per-NPU lines and warnings (no summary, notes or progress)");
+  cmd->add_flag("--progress", o->progress,
+                "Show progress (traces loaded, simulated time) even when stderr is not a terminal: a line every 5 s");
   cmd->add_flag("--astra-sim-stats", o->astra_stats,
                 "After each NPU's finished line, print ASTRA-sim's statistics block (wall, GPU, CPU, "
                 "Comm, Remote mem time, overlap, roofline figures)");

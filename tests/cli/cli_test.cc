@@ -159,6 +159,20 @@ TEST(Cli, ImpossibleBusBandwidthWarnsEvenWhenQuiet) {
   EXPECT_EQ(aware.err, "");
 }
 
+// --progress shows progress when stderr is not a terminal (here a pipe): plain lines, the first
+// at once; without it, nothing.
+TEST(Cli, ProgressIsForcedByItsFlag) {
+  DemoFiles f("cli_progress");
+  const CommandResult forced =
+      run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network, "-q", "--progress"});
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_THAT(forced.err, HasSubstr("progress: loading traces: 1 of 8 ranks ("));
+  EXPECT_EQ(forced.err.find('\r'), std::string::npos);  // no terminal codes in a log
+  const CommandResult plain = run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.err.find("progress:"), std::string::npos);
+}
+
 TEST(Cli, ConfigErrorNamesFileKeyAndExpectation) {
   DemoFiles f("cli_bad_network");
   write_text(f.network, "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ -5 ]\nlatency: [ 500.0 ]\n");

@@ -182,10 +182,45 @@ std::string find_on_path(const std::string& program) {
   }
 }
 
-void visualize_file(const std::string& et_path, const std::string& out_path) {
+chakra::Trace select_nodes(const chakra::Trace& trace, const NodeSelection& selection) {
+  if (selection.everything()) return trace;
+  chakra::Trace out;
+  out.metadata = trace.metadata;
+  std::unordered_set<std::uint64_t> kept;
+  for (const chakra::Node& n : trace.nodes) {
+    if (n.id() < selection.first_id || n.id() > selection.last_id) continue;
+    if (selection.max_nodes != 0 && kept.size() == selection.max_nodes) break;
+    kept.insert(n.id());
+  }
+  for (const chakra::Node& n : trace.nodes) {
+    if (!kept.contains(n.id())) continue;
+    chakra::Node& copy = out.nodes.emplace_back(n);
+    copy.clear_data_deps();
+    copy.clear_ctrl_deps();
+    for (const std::uint64_t d : n.data_deps()) {
+      if (kept.contains(d)) copy.add_data_deps(d);
+    }
+    for (const std::uint64_t d : n.ctrl_deps()) {
+      if (kept.contains(d)) copy.add_ctrl_deps(d);
+    }
+  }
+  return out;
+}
+
+void visualize_file(const std::string& et_path, const std::string& out_path, const NodeSelection& selection,
+                    const VisualizeProgress& progress) {
+  auto say = [&](const std::string& text) {
+    if (progress) progress(text);
+  };
   const GraphFormat format = graph_format_of(out_path);
+  say(fmt::format("reading {}", et_path));
+  const chakra::Trace whole = chakra::read_trace(et_path);
+  const chakra::Trace trace = select_nodes(whole, selection);
+  if (trace.nodes.empty()) {
+    fail("{}: no node is selected (the trace has {} nodes); expected --nodes or --max-nodes to keep some", et_path,
+         whole.nodes.size());
+  }
   if (format == GraphFormat::kDot || format == GraphFormat::kGraphml) {
-    const chakra::Trace trace = chakra::read_trace(et_path);
     std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
     if (!out) fail("{}: cannot create the output file (does the directory exist?)", out_path);
     format == GraphFormat::kDot ? write_dot(trace, out) : write_graphml(trace, out);
@@ -200,7 +235,12 @@ void visualize_file(const std::string& et_path, const std::string& out_path) {
          "(Debian/Ubuntu: apt-get install graphviz), or write .dot or .graphml instead",
          out_path, extension);
   }
-  const chakra::Trace trace = chakra::read_trace(et_path);
+  if (trace.nodes.size() > kSlowToDrawNodes) {
+    say(fmt::format("drawing {} nodes with graphviz's dot may take minutes; --max-nodes N or --nodes FROM-TO draws "
+                    "a part",
+                    trace.nodes.size()));
+  }
+  say(fmt::format("graphviz's dot is drawing {} nodes into {}", trace.nodes.size(), out_path));
   std::string name = (std::filesystem::temp_directory_path() / "chakrasim-visualize-XXXXXX.dot").string();
   const int fd = ::mkstemps(name.data(), 4);
   if (fd < 0) fail("{}: cannot create a temporary DOT file for graphviz: {}", out_path, std::strerror(errno));

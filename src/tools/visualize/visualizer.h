@@ -12,6 +12,8 @@
 // keep only a set of node ids, so the cost is linear in the trace.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -37,8 +39,30 @@ void write_graphml(const chakra::Trace& trace, std::ostream& out);
 // The full path of an executable called `program` in one of $PATH's directories, or "".
 std::string find_on_path(const std::string& program);
 
-// Reads the .et and writes OUT in the format its extension names. SVG and PDF run `dot`; when
-// it is not on PATH, throws Error saying to install graphviz (or to write .dot / .graphml).
-void visualize_file(const std::string& et_path, const std::string& out_path);
+// Which part of a trace to draw: nodes with ids in [first_id, last_id], at most max_nodes of
+// them in file order (0: no limit).
+struct NodeSelection {
+  std::uint64_t first_id = 0;
+  std::uint64_t last_id = UINT64_MAX;
+  std::uint64_t max_nodes = 0;
+  bool everything() const { return first_id == 0 && last_id == UINT64_MAX && max_nodes == 0; }
+};
+
+// The selected nodes, with their dependencies on nodes outside the selection removed (so the
+// part drawn has no dangling edges).
+chakra::Trace select_nodes(const chakra::Trace& trace, const NodeSelection& selection);
+
+// What visualize_file says while it works (reading, how big the graph is, that graphviz is
+// drawing); ignored when empty.
+using VisualizeProgress = std::function<void(const std::string&)>;
+
+// Reads the .et and writes OUT in the format its extension names, of the nodes `selection`
+// keeps. SVG and PDF run `dot`; when it is not on PATH, throws Error saying to install graphviz
+// (or to write .dot / .graphml).
+void visualize_file(const std::string& et_path, const std::string& out_path, const NodeSelection& selection = {},
+                    const VisualizeProgress& progress = {});
+
+// Above this many nodes graphviz takes minutes to draw; visualize says so and how to draw a part.
+inline constexpr std::size_t kSlowToDrawNodes = 5000;
 
 }  // namespace chakrasim::tools

@@ -295,5 +295,32 @@ TEST(VisualizerCli, WritesDotAndGraphmlAndFailsClearly) {
   EXPECT_THAT(help.out, HasSubstr("Example:\n  chakrasim chakra visualize trace.0.et trace.0.graphml"));
 }
 
+// A part of a big trace: --nodes keeps an id range, --max-nodes the first N, and the edges to
+// nodes left out are dropped; the CLI says what it is doing on stderr (not under -q).
+TEST(VisualizerCli, DrawsAPartOfABigTrace) {
+  using Edges = std::multiset<std::tuple<std::string, std::string, std::string>>;
+  const chakra::Trace first_two = tools::select_nodes(mixed_dependencies(), {0, UINT64_MAX, 2});
+  EXPECT_EQ(parse_dot(dot_of(first_two)).edges, (Edges{{"0", "1", "normal"}}));
+  const chakra::Trace last_two = tools::select_nodes(mixed_dependencies(), {1, 2, 0});
+  EXPECT_EQ(parse_dot(dot_of(last_two)).edges, (Edges{{"1", "2", "normal"}, {"1", "2", "tee"}}));
+  const fs::path dir = temp_dir("visualizer_part");
+  write_mixed(dir / "t.et");
+  CommandResult r =
+      run_binary({"chakra", "visualize", (dir / "t.et").string(), (dir / "t.dot").string(), "--nodes", "1-2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(parse_dot(file_bytes(dir / "t.dot")).nodes.size(), 2u);
+  EXPECT_THAT(r.err, HasSubstr("visualize: reading "));
+  r = run_binary({"chakra", "visualize", (dir / "t.et").string(), (dir / "t.dot").string(), "--max-nodes", "1", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(parse_dot(file_bytes(dir / "t.dot")).nodes.size(), 1u);
+  r = run_binary({"chakra", "visualize", (dir / "t.et").string(), (dir / "t.dot").string(), "--nodes", "7-3"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--nodes: \"7-3\" is not a range of node ids; expected FROM-TO"));
+  r = run_binary({"chakra", "visualize", (dir / "t.et").string(), (dir / "t.dot").string(), "--nodes", "50-60"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("no node is selected (the trace has 3 nodes)"));
+}
+
 }  // namespace
 }  // namespace chakrasim::test
