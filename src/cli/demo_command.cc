@@ -47,9 +47,11 @@ void write_inputs(const std::string& dir) {
   builder.collective("all_reduce_1MiB", chakra::CommType::kAllReduce, 1 << 20);
   for (int r = 0; r < 8; ++r) chakra::write_trace(chakra::rank_path(dir + "/all_reduce", r), builder.trace());
   const sim::Inputs demo = tutorial_demo();
-  write_text(dir + "/network.yml", config::network_yaml(demo.network, "ASTRA-sim's tutorial network: an 8-NPU ring, 50 "
-                                                                      "GB/s per link "
-                                                                      "(GB = 2^30 B), 500 ns per hop"));
+  write_text(dir + "/network.yml", config::network_yaml(demo.network, "ASTRA-sim's tutorial network: an 8-NPU ring, "
+                                                                      "500 ns per hop, 50 GiB/s "
+                                                                      "per link and direction\n(the file's \"GB/s\" is "
+                                                                      "the reference's "
+                                                                      "2^30 B/s: 53.7 GB/s of 10^9 B)"));
   config::SystemConfig system;
   system.system = demo.system;
   system.compute = demo.compute;
@@ -74,7 +76,7 @@ Command add_demo_command(CLI::App& app) {
       write_inputs(*dir);
       return 0;
     }
-    std::cout << "chakrasim demo: 1 MiB all-reduce on 8 NPUs, ring 50 GB/s 500 ns per link,\n"
+    std::cout << "chakrasim demo: 1 MiB all-reduce on 8 NPUs, ring 50 GiB/s (53.7 GB/s) 500 ns per link,\n"
                  "ring algorithm, 4 chunks, 1 active, endpoint delay 10 ns, localBWAware, local memory 50 GB/s.\n\n";
     return print_run(sim::simulate(tutorial_demo()), OutputOptions{});
   };

@@ -63,8 +63,8 @@ void read_npus(const YAML::Node& list, std::size_t i, const std::string& source,
 void read_bandwidth(const YAML::Node& list, std::size_t i, const std::string& source, network::DimensionSpec& d) {
   d.bandwidth_gib_per_s = number_at(list, "bandwidth", i, source);
   if (d.bandwidth_gib_per_s <= 0) {
-    fail("{}: bandwidth[{}]: value {} is invalid; expected a positive number in GB/s", source, i,
-         d.bandwidth_gib_per_s);
+    fail("{}: bandwidth[{}]: value {} is invalid; expected a positive number in GB/s (the reference's GB = 2^30 B)",
+         source, i, d.bandwidth_gib_per_s);
   }
 }
 

@@ -52,8 +52,9 @@ void section_inputs(std::string& html, const sim::Inputs& inputs, const sim::Res
   row("network", src.network);
   std::string dims;
   for (const network::DimensionSpec& d : inputs.network.dims) {
-    dims += fmt::format("{}{} {} × {} GB/s, {} ns", dims.empty() ? "" : "; ", network::dimension_kind_name(d.kind),
-                        d.npus, d.bandwidth_gib_per_s, d.latency_ns);
+    dims += fmt::format("{}{} {} × {} GiB/s ({:.1f} GB/s), {} ns", dims.empty() ? "" : "; ",
+                        network::dimension_kind_name(d.kind), d.npus, d.bandwidth_gib_per_s,
+                        network::bytes_per_ns(d.bandwidth_gib_per_s), d.latency_ns);
   }
   row("network dimensions", dims);
   row("backend", inputs.backend);
