@@ -98,7 +98,8 @@ int run_llm(LlmArgs& a, const CLI::App& app) {
   for (const std::string& w : r.warnings) std::cerr << "warning: " << w << "\n";
   std::cout << format_summary(r.summary);
   std::cout << "wrote " << r.files.files << " traces " << a.o.out_prefix << ".<rank>.et (" << r.files.distinct
-            << " distinct, " << r.files.bytes / 1000000 << " MB), the communicator groups " << r.groups_path;
+            << " distinct, " << r.files.bytes / 1000000 << " MB), the communicator groups " << r.groups_path
+            << " (and their kinds, " << a.o.out_prefix << ".group-names.json, which run reads beside it)";
   if (!a.o.network_out.empty()) std::cout << ", the network " << a.o.network_out;
   if (!a.o.system_out.empty()) std::cout << ", the system " << a.o.system_out;
   std::cout << fmt::format(" in {:.2f} s\n", seconds);

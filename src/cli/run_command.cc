@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -50,6 +51,7 @@ struct RunOptions {
   std::string timeline;
   std::string timeline_npus;
   std::string timeline_window;
+  std::string group_names;
   std::string stats_csv;
   std::string report_dir;
 };
@@ -144,6 +146,15 @@ sim::Inputs load_inputs(const RunOptions& o, ProgressLine& progress) {
   if (!o.comm_groups.empty() && o.comm_groups.find("empty") == std::string::npos) {
     inputs.groups = config::load_comm_groups(o.comm_groups, topology.npu_count());
     inputs.groups_source = o.comm_groups;
+    // The kinds of the groups (TP, DP, ...) for the summary and report: --group-names, or the
+    // file generate llm writes beside the group file.
+    std::string names = o.group_names;
+    if (names.empty()) {
+      const std::string beside = config::group_names_path_for(o.comm_groups);
+      std::error_code ec;
+      if (!beside.empty() && std::filesystem::exists(beside, ec)) names = beside;
+    }
+    if (!names.empty()) inputs.group_kind_names = config::load_group_names(names);
   }
   inputs.graphs = chakra::load_workload(o.workload, topology.npu_count(), "workload",
                                         [&progress](std::size_t loaded, std::size_t ranks, std::uint64_t bytes) {
@@ -274,6 +285,9 @@ Command add_run_command(CLI::App& app) {
                 "Comm, Remote mem time, overlap, roofline figures)");
   cmd->add_option("--timeline", o->timeline,
                   "Write a Chrome/Perfetto trace of the run (open it in ui.perfetto.dev or chrome://tracing)");
+  cmd->add_option("--group-names", o->group_names,
+                  "JSON naming each communicator group's kind, {\"1\": \"TP\", ...}, for the time split and the "
+                  "report (default: PREFIX.group-names.json beside a PREFIX.groups.json --comm-groups)");
   cmd->add_option("--timeline-window", o->timeline_window,
                   "Only what overlaps FROM:TO of simulated time in the timeline, e.g. 2ms:5ms (either side may be "
                   "empty)");

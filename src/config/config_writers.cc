@@ -66,6 +66,7 @@ std::string system_json(const SystemConfig& config) {
   }
   key("local-mem-bw", number_text(s.local_mem_bw_gb_per_s));
   key("peak-perf", number_text(config.compute.peak_perf_tflops));
+  if (config.compute.mfu_peak_tflops > 0) key("mfu-peak-perf", number_text(config.compute.mfu_peak_tflops));
   key("roofline-enabled", config.compute.model == "roofline" ? "1" : "0");
   if (config.replay_only) key("replay-only", "1");
   out.erase(out.size() - 2, 1);  // the last key's comma

@@ -109,6 +109,37 @@ system::CommGroups parse_comm_groups(const std::string& text, const std::string&
   return groups;
 }
 
+std::map<std::uint32_t, std::string> parse_group_names(const std::string& text, const std::string& source) {
+  const Json root = parse_object(text, source, "mapping group ids to group kinds such as \"TP\"");
+  std::map<std::uint32_t, std::string> names;
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    const std::string& key = it.key();
+    const bool digits = !key.empty() && key.size() <= 10 && key.find_first_not_of("0123456789") == std::string::npos;
+    const std::uint64_t id = digits ? std::stoull(key) : 0;
+    if (id == 0 || id > 0xffffffffu) {
+      fail("{}: group id \"{}\" is invalid; expected a decimal integer of at least 1", source, key);
+    }
+    if (!it->is_string() || it->get<std::string>().empty()) {
+      fail("{}: group \"{}\": value {} is invalid; expected a name such as \"TP\"", source, key, it->dump());
+    }
+    names[static_cast<std::uint32_t>(id)] = it->get<std::string>();
+  }
+  return names;
+}
+
+std::map<std::uint32_t, std::string> load_group_names(const std::string& path) {
+  return parse_group_names(read_file(path, "group-names file", "the group-names JSON"), path);
+}
+
+std::string group_names_path_for(const std::string& groups_path) {
+  const std::string suffix = ".groups.json";
+  if (groups_path.size() <= suffix.size() ||
+      groups_path.compare(groups_path.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return "";
+  }
+  return groups_path.substr(0, groups_path.size() - suffix.size()) + ".group-names.json";
+}
+
 system::CommGroups load_comm_groups(const std::string& path, NpuId npus) {
   return parse_comm_groups(read_file(path, "communicator-group configuration",
                                      "the communicator-group configuration file"),

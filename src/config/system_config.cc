@@ -187,6 +187,10 @@ const std::vector<Param>& params() {
        }},
       {"peak-perf", "number, TFLOP/s", "0", "roofline compute ceiling",
        [](const Json& v, Context& c) { c.out.compute.peak_perf_tflops = get_number(c, "peak-perf", v); }},
+      {"mfu-peak-perf", "number, TFLOP/s", "peak-perf",
+       "the data-sheet peak the run summary's MFU is measured against (chakrasim; peak-perf is the roofline's "
+       "achievable ceiling)",
+       [](const Json& v, Context& c) { c.out.compute.mfu_peak_tflops = get_number(c, "mfu-peak-perf", v); }},
       {"roofline-enabled", "0 | 1", "0",
        "time GPU compute nodes by the roofline from num_ops and tensor_size instead of their duration",
        [](const Json& v, Context& c) {

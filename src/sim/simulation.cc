@@ -386,7 +386,9 @@ Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& h
   result.messages = layers.system.messages_sent();
   result.npus.resize(executor.npu_count());
   result.group_kinds = layers.group_kinds.labels();
-  result.peak_flops_per_s = inputs.compute.peak_perf_tflops * 1e12;
+  result.peak_is_mfu_peak = inputs.compute.mfu_peak_tflops > 0;
+  result.peak_flops_per_s =
+      (inputs.compute.mfu_peak_tflops > 0 ? inputs.compute.mfu_peak_tflops : inputs.compute.peak_perf_tflops) * 1e12;
   for (NpuId r = 0; r < executor.npu_count(); ++r) {
     const workload::NpuTotals& t = executor.totals(r);
     NpuResult& n = result.npus[r];

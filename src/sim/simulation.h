@@ -84,7 +84,8 @@ struct Result {
   std::vector<NpuResult> npus;
   std::vector<std::string> link_names;   // the backend's links (with Hooks::links), by id
   std::vector<std::string> group_kinds;  // labels of TimeSplit::by_group_kind_ns, in order
-  double peak_flops_per_s = 0;           // the system file's peak-perf per NPU (0: not given)
+  double peak_flops_per_s = 0;           // the MFU peak per NPU: mfu-peak-perf, else peak-perf (0: not given)
+  bool peak_is_mfu_peak = false;         // peak_flops_per_s is the system file's mfu-peak-perf
   std::vector<StuckNode> stuck;          // empty when every NPU finished
   std::uint64_t events = 0;              // events simulated (for NPU 0 alone in a symmetric run)
   std::uint64_t messages = 0;

@@ -39,6 +39,26 @@ TEST(LlmGenerateCli, GeneratesAndRuns) {
                   (dir / "net.yml").string(), "--system", (dir / "sys.json").string()});
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
   EXPECT_THAT(sim.out, HasSubstr("16 of 16 NPUs finished"));
+  // The group kinds come from PREFIX.group-names.json beside the group file, and MFU is measured
+  // against the data-sheet peak (989 TFLOP/s), not the roofline's 70% ceiling.
+  EXPECT_TRUE(std::filesystem::exists(prefix + ".group-names.json"));
+  EXPECT_THAT(sim.out, ::testing::ContainsRegex("exposed collectives by group kind: (TP|DP) "));
+  EXPECT_THAT(sim.out, HasSubstr("TFLOP/s peak (the system's mfu-peak-perf)"));
+  EXPECT_THAT(sim.out, HasSubstr("of a 989.0 TFLOP/s peak"));
+  // --group-names names them otherwise; a bad file is an error naming it.
+  write_bytes(dir / "names.json", R"({"1": "tensor", "2": "tensor", "3": "tensor", "4": "tensor", "5": "tensor",
+    "6": "tensor", "7": "tensor", "8": "tensor"})");
+  const CommandResult named = run_binary({"run", "--workload", prefix, "--comm-groups", prefix + ".groups.json",
+                                          "--network", (dir / "net.yml").string(), "--system",
+                                          (dir / "sys.json").string(), "--group-names", (dir / "names.json").string()});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_THAT(named.out, HasSubstr("tensor "));
+  write_bytes(dir / "bad_names.json", R"({"1": 7})");
+  const CommandResult bad = run_binary(
+      {"run", "--workload", prefix, "--comm-groups", prefix + ".groups.json", "--network", (dir / "net.yml").string(),
+       "--system", (dir / "sys.json").string(), "--group-names", (dir / "bad_names.json").string()});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("bad_names.json: group \"1\": value 7 is invalid; expected a name such as \"TP\""));
 }
 
 // A smaller run with the same prefix removes the larger run's extra rank files, which would

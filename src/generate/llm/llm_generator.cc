@@ -117,6 +117,7 @@ GenerateResult generate_llm(const GenerateOptions& o) {
   }
   result.groups_path = o.out_prefix + ".groups.json";
   write_text(result.groups_path, g.layout.groups_json(), "--out");
+  write_text(o.out_prefix + ".group-names.json", g.layout.group_names_json(), "--out");
   if (!network.empty()) write_text(o.network_out, network, "--network-out");
   if (!system.empty()) write_text(o.system_out, system, "--system-out");
   result.summary = summarize(g.model, g.layout, g.gpu, g.stages);

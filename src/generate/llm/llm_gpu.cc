@@ -126,6 +126,7 @@ std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vect
   s.local_mem_bw_gb_per_s = rounded(gpu.hbm_gb_per_s * gpu.memory_efficiency, 1);
   c.compute.local_mem_bw_gb_per_s = s.local_mem_bw_gb_per_s;
   c.compute.peak_perf_tflops = rounded(gpu.peak_tflops * gpu.flops_efficiency, 1);
+  c.compute.mfu_peak_tflops = gpu.peak_tflops;
   return config::system_json(c);
 }
 

@@ -274,4 +274,19 @@ std::string Layout::groups_json() const {
   return out;
 }
 
+std::string Layout::group_names_json() const {
+  std::string out = "{";
+  bool first = true;
+  for (std::size_t k = 0; k < kGroupKinds; ++k) {
+    const auto kind = static_cast<GroupKind>(k);
+    if (!active(kind)) continue;
+    for (std::uint64_t i = 0; i < group_count(kind); ++i) {
+      out += fmt::format("{}\n  \"{}\": \"{}\"", first ? "" : ",", first_id_[k] + i, group_kind_name(kind));
+      first = false;
+    }
+  }
+  out += "\n}\n";
+  return out;
+}
+
 }  // namespace chakrasim::tools::llm

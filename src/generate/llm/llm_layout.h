@@ -78,6 +78,8 @@ class Layout {
 
   // The communicator-group JSON: every group of every active kind, {"id": [ranks...], ...}.
   std::string groups_json() const;
+  // {"1": "TP", ...}: each group id's kind (group_kind_name), for the simulator's reports.
+  std::string group_names_json() const;
 
  private:
   std::uint64_t group_index(GroupKind kind, const Coord& c) const;
