@@ -38,6 +38,8 @@ class Network {
   // ("NPU 3 -> NPU 4, ring dim 0"), and the observer told of their use.
   virtual std::uint32_t link_count() const { return 0; }
   virtual std::string link_name(std::uint32_t /*link*/) const { return {}; }
+  // The network dimension link `link` belongs to (reports summarise links per dimension).
+  virtual std::uint32_t link_dimension(std::uint32_t /*link*/) const { return 0; }
   virtual void observe_links(LinkObserver* /*observer*/) {}
   // Sends `bytes` from `src` to `dst` (src != dst) at the current tick; the sink hears of
   // `message` when its last byte has arrived at `dst`.

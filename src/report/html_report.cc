@@ -9,15 +9,12 @@
 
 #include "core/error.h"
 #include "core/resources.h"
+#include "report/html_parts.h"
 #include "report/summary.h"
 
 namespace chakrasim::report {
-namespace {
 
-constexpr std::uint32_t kMaxNpuBars = 64;
-constexpr std::size_t kMaxRows = 200;
-constexpr std::uint32_t kMaxLinks = 24;
-constexpr std::uint32_t kBins = 60;
+namespace html {
 
 std::string escape(std::string_view text) {
   std::string out;
@@ -32,6 +29,17 @@ std::string escape(std::string_view text) {
   }
   return out;
 }
+
+}  // namespace html
+
+namespace {
+
+using html::escape;
+
+constexpr std::uint32_t kMaxNpuBars = 64;
+constexpr std::size_t kMaxRows = 200;
+constexpr std::uint32_t kMaxLinks = 24;
+constexpr std::uint32_t kBins = 60;
 
 const char* kStyle = R"(
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
@@ -71,58 +79,10 @@ void section_inputs(std::string& html, const sim::Inputs& inputs, const sim::Res
   html += "</table>\n";
 }
 
-void section_npus(std::string& html, const sim::Result& result, const NodeLog& log) {
-  html += "<h2 id=\"npus\">Where the time went, per NPU</h2>\n";
-  const Tick finish = std::max<Tick>(1, result.max_finish_ns());
-  std::vector<NpuId> shown;
-  for (NpuId n = 0; n < result.npus.size() && shown.size() < kMaxNpuBars; ++n) {
-    if (log.recorded(n)) shown.push_back(n);
-  }
-  const int width = 900, label = 70, bar = 16, gap = 4;
-  const int height = static_cast<int>(shown.size()) * (bar + gap) + 30;
-  html += fmt::format("<svg id=\"npu-bars\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"per-NPU time "
-                      "breakdown\">\n",
-                      width, height);
-  const double scale = static_cast<double>(width - label - 10) / static_cast<double>(finish);
-  int y = 0;
-  for (const NpuId n : shown) {
-    const sim::TimeSplit& b = result.npus[n].split;
-    html += fmt::format("<text x=\"0\" y=\"{}\">NPU {}</text>\n", y + bar - 4, n);
-    double x = label;
-    const std::pair<const char*, Tick> parts[] = {{"compute", b.compute_ns},
-                                                  {"comm", b.collective_ns},
-                                                  {"p2p", b.p2p_wait_ns},
-                                                  {"memory", b.memory_ns},
-                                                  {"idle", b.idle_ns}};
-    for (const auto& [cls, t] : parts) {
-      const double w = static_cast<double>(t) * scale;
-      if (w > 0) {
-        html += fmt::format("<rect class=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"><title>NPU {}: {} "
-                            "{}</title></rect>\n",
-                            cls, x, y, w, bar, n, cls, format_duration(t));
-      }
-      x += w;
-    }
-    y += bar + gap;
-  }
-  int lx = label;
-  for (const auto& [cls, text] :
-       {std::pair{"compute", "compute"}, std::pair{"comm", "exposed collectives"},
-        std::pair{"p2p", "p2p waits, bubbles"}, std::pair{"memory", "exposed memory"}, std::pair{"idle", "idle"}}) {
-    html += fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"12\" height=\"12\"/><text x=\"{}\" "
-                        "y=\"{}\">{}</text>\n",
-                        cls, lx, y + 6, lx + 16, y + 16, text);
-    lx += 160;
-  }
-  html += "</svg>\n";
-  if (shown.size() < result.npus.size()) {
-    html += fmt::format("<p class=\"note\">The first {} of {} NPUs.</p>\n", shown.size(), result.npus.size());
-  }
-}
-
-void section_collectives(std::string& html, const sim::Inputs& inputs, const NodeLog& log) {
-  html += "<h2 id=\"collectives\">Collectives (NPU 0)</h2>\n";
+void section_collectives(std::string& html, const sim::Inputs& inputs, const sim::Result& result, const NodeLog& log) {
   const std::vector<CollectiveRow> rows = collective_rows(inputs, log, 0);
+  html::section_collective_summary(html, inputs, result, rows);
+  html += "<h2 id=\"collectives\">Collectives (NPU 0), one by one</h2>\n";
   if (rows.empty()) {
     html += "<p>No collective ran on NPU 0.</p>\n";
     return;
@@ -164,7 +124,9 @@ void section_collectives(std::string& html, const sim::Inputs& inputs, const Nod
 
 void section_links(std::string& html, const sim::Result& result, const LinkLog* links) {
   if (links == nullptr || result.link_names.empty()) return;
-  html += "<h2 id=\"links\">Link utilisation over time</h2>\n";
+  html += "<h2 id=\"links\">Link utilisation</h2>\n";
+  html::section_link_summary(html, result, *links);
+  html += "<h3>Over time</h3>\n";
   std::vector<std::uint32_t> order(result.link_names.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(),
@@ -207,6 +169,7 @@ void section_critical_path(std::string& html, const sim::Inputs& inputs, const s
   const chakra::Graph& g = *inputs.graphs[last];
   const std::vector<NodeSpan> path = critical_path(g, log.spans(last));
   html += fmt::format("<h2 id=\"critical-path\">Critical path (NPU {}, which finishes last)</h2>\n", last);
+  html::section_path_summary(html, g, path);
   html += "<table id=\"critical-path-table\">\n<tr><th>node</th><th>type</th><th>start</th><th>duration</th><th>waited "
           "before</th></tr>\n";
   Tick previous_end = 0;
@@ -233,8 +196,8 @@ std::string html_report(const sim::Inputs& inputs, const sim::Result& result, co
   html += kStyle;
   html += "</style></head>\n<body>\n<h1>chakrasim run report</h1>\n";
   section_inputs(html, inputs, result, sources);
-  section_npus(html, result, log);
-  section_collectives(html, inputs, log);
+  html::section_npu_classes(html, inputs, result, kMaxNpuBars);
+  section_collectives(html, inputs, result, log);
   section_links(html, result, links);
   section_critical_path(html, inputs, result, log);
   // Marks a page that loaded and parsed to the end; the headless-browser test reads it.

@@ -379,6 +379,7 @@ Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& h
   if (hooks.links != nullptr) {
     for (std::uint32_t l = 0; l < layers.network->link_count(); ++l) {
       result.link_names.push_back(layers.network->link_name(l));
+      result.link_dims.push_back(layers.network->link_dimension(l));
     }
   }
   StartedCounts started;

@@ -83,6 +83,7 @@ struct StuckNode {
 struct Result {
   std::vector<NpuResult> npus;
   std::vector<std::string> link_names;   // the backend's links (with Hooks::links), by id
+  std::vector<std::uint32_t> link_dims;  // each link's network dimension, by id
   std::vector<std::string> group_kinds;  // labels of TimeSplit::by_group_kind_ns, in order
   double peak_flops_per_s = 0;           // the MFU peak per NPU: mfu-peak-perf, else peak-perf (0: not given)
   bool peak_is_mfu_peak = false;         // peak_flops_per_s is the system file's mfu-peak-perf

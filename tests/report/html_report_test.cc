@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "report/aggregates.h"
 #include "report/analysis.h"
 #include "report/html_report.h"
 #include "report/summary.h"
@@ -183,17 +184,87 @@ TEST(HtmlReport, NcclTestsSizesPerCollectiveKind) {
   EXPECT_DOUBLE_EQ(a2a.bus_factor, 3.0 / 4);
 }
 
+// At scale: NPUs in classes of equal time splits (two pipeline-like stages here: NPUs 0-3 compute
+// 10 us, 4-7 30 us), collectives summed per type and group kind, the critical path per kind.
+TEST(Aggregates, ClassesSumsAndPathKinds) {
+  sim::Inputs in = training_inputs();
+  chakra::TraceBuilder slow;
+  slow.comp("fwd", 30);
+  slow.collective("grads", chakra::CommType::kAllReduce, 1 << 20, {0});
+  const auto slow_graph = std::make_shared<const chakra::Graph>(chakra::Graph::build(slow.trace(), "slow"));
+  chakra::TraceBuilder fast;
+  fast.comp("fwd", 10);
+  fast.collective("grads", chakra::CommType::kAllReduce, 1 << 20, {0});
+  const auto fast_graph = std::make_shared<const chakra::Graph>(chakra::Graph::build(fast.trace(), "fast"));
+  for (NpuId n = 0; n < 8; ++n) in.graphs[n] = n < 4 ? fast_graph : slow_graph;
+  report::NodeLog log(8);
+  report::LinkLog links;
+  const sim::Result r = report::simulate_recorded(in, log, &links);
+  ASSERT_TRUE(r.all_finished());
+  // By equal splits: every member of a class has the class's split, and fast and slow NPUs
+  // never share one (their ring positions make their waits differ, so there may be more).
+  const auto classes = report::npu_classes(in, r, 64);
+  std::size_t members = 0;
+  for (const auto& c : classes) {
+    members += c.npus.size();
+    for (const NpuId n : c.npus) {
+      EXPECT_EQ(r.npus[n].split.compute_ns, c.split.compute_ns) << c.label;
+      EXPECT_EQ(r.npus[n].split.collective_ns, c.split.collective_ns) << c.label;
+    }
+  }
+  EXPECT_EQ(members, 8u);
+  // Above the cap, by graph: the two stages, each its members' mean.
+  const auto stages = report::npu_classes(in, r, 2);
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_EQ(stages[0].label, "NPUs 0-3");
+  EXPECT_EQ(stages[1].label, "NPUs 4-7");
+  EXPECT_EQ(stages[0].split.compute_ns, 10000u);
+  EXPECT_EQ(stages[1].split.compute_ns, 30000u);
+  EXPECT_EQ(report::npu_classes(in, r, 1).size(), 1u);
+  EXPECT_EQ(report::npu_ranges({0, 1, 2, 5, 7, 8}), "0-2, 5, 7-8");
+
+  const auto rows = report::collective_rows(in, log, 0);
+  ASSERT_EQ(rows.size(), 1u);
+  const auto by_type = report::aggregate_by_type(rows);
+  ASSERT_EQ(by_type.size(), 1u);
+  EXPECT_EQ(by_type[0].key, "all-reduce");
+  EXPECT_EQ(by_type[0].count, 1u);
+  EXPECT_EQ(by_type[0].bytes, 1u << 20);
+  EXPECT_DOUBLE_EQ(by_type[0].busbw_gb_per_s, rows[0].busbw_gb_per_s);
+  const auto by_kind = report::aggregate_by_group_kind(in, r, rows);
+  ASSERT_EQ(by_kind.size(), 1u);
+  EXPECT_EQ(by_kind[0].exposed_ns, r.npus[0].split.collective_ns);
+
+  // NPU 0's path: fwd (10 us), then the all-reduce, which waits for the slow NPUs.
+  const auto path = report::critical_path(*in.graphs[0], log.spans(0));
+  const auto kinds = report::critical_path_by_kind(*in.graphs[0], path);
+  ASSERT_GE(kinds.size(), 2u);
+  EXPECT_EQ(kinds[0].kind, "compute");
+  EXPECT_EQ(kinds[0].ns, 10000u);
+  EXPECT_EQ(kinds[1].kind, "collectives");
+  EXPECT_EQ(kinds[0].ns + kinds[1].ns, r.npus[0].finish_ns);
+
+  const auto dims = report::links_per_dimension(r, links, 2);
+  ASSERT_EQ(dims.size(), 1u);
+  EXPECT_EQ(dims[0].links, 16u);  // 8 NPUs x 2 ring links
+  EXPECT_EQ(dims[0].hottest.size(), 2u);
+  EXPECT_GE(dims[0].max_busy, dims[0].mean_busy);
+  EXPECT_GT(dims[0].mean_busy, 0);
+}
+
 TEST(HtmlReport, HasEverySectionWithTheRunsFigures) {
   const Report r = make_report(training_inputs(), "sections");
   ASSERT_TRUE(r.result.all_finished());
-  for (const char* id : {"inputs", "npus", "npu-bars", "collectives", "collective-table", "links", "link-heatmap",
-                         "critical-path", "critical-path-table"}) {
+  for (const char* id :
+       {"inputs", "npus", "npu-bars", "npu-class-table", "collective-summary", "group-kind-table",
+        "collective-type-table", "busbw-plot", "collectives", "collective-table", "links", "link-dimension-table",
+        "link-heatmap", "critical-path", "critical-path-summary", "critical-path-table"}) {
     EXPECT_THAT(r.html, HasSubstr(std::string("id=\"") + id + "\"")) << id;
   }
   EXPECT_THAT(r.html, HasSubstr(report::format_duration(r.result.max_finish_ns())));
   EXPECT_THAT(r.html, HasSubstr("<td>congestion-aware</td>"));
-  // One bar segment title per NPU and part that took time; compute is 60 us on every NPU.
-  EXPECT_THAT(r.html, HasSubstr("<title>NPU 7: compute 60.000 µs</title>"));
+  // Every NPU runs the same timeline: one class, one bar; compute is 60 us.
+  EXPECT_THAT(r.html, HasSubstr("<title>NPUs 0-7: compute 60.000 µs</title>"));
   EXPECT_THAT(r.html, HasSubstr("all-gather"));
   EXPECT_EQ(r.html.find("http://"), std::string::npos);  // self-contained
   EXPECT_EQ(r.html.find("https://"), std::string::npos);
@@ -221,7 +292,7 @@ TEST(HtmlReport, LoadsInHeadlessChromium) {
       shell("/usr/bin/chromium " + flags + " --enable-logging=stderr --v=0 --dump-dom '" + page + "'");
   ASSERT_EQ(code, 0) << dom;
   // The script at the end of the page ran: it counted the two charts.
-  EXPECT_THAT(dom, HasSubstr("data-charts=\"2\""));
+  EXPECT_THAT(dom, HasSubstr("data-charts=\"3\""));
   EXPECT_THAT(dom, HasSubstr("id=\"critical-path-table\""));
   EXPECT_EQ(dom.find("Uncaught"), std::string::npos) << dom;
   EXPECT_EQ(dom.find(":CONSOLE("), std::string::npos) << dom;

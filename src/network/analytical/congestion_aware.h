@@ -36,6 +36,9 @@ class CongestionAware final : public Network {
 
   std::uint32_t link_count() const override { return table_.size(); }
   std::string link_name(std::uint32_t link) const override { return table_.name(link); }
+  std::uint32_t link_dimension(std::uint32_t link) const override {
+    return static_cast<std::uint32_t>(table_.dim_of(link));
+  }
   void observe_links(LinkObserver* observer) override { observer_ = observer; }
 
  private:
