@@ -61,6 +61,31 @@ TEST(LlmGenerateCli, GeneratesAndRuns) {
   EXPECT_THAT(bad.err, HasSubstr("bad_names.json: group \"1\": value 7 is invalid; expected a name such as \"TP\""));
 }
 
+// The README's LLM example, run as the README says: its summary lines are the README's.
+TEST(LlmGenerateCli, ReadmeExampleIsWhatRunPrints) {
+  const auto dir = temp_dir("llm_cli_readme");
+  const CommandResult gen =
+      run_binary({"generate",      "llm",       "--model",        "llama3-8b", "--tp",  "2",    "--pp",  "2",
+                  "--dp",          "2",         "--global-batch", "16",        "--gpu", "H100", "--out", "t/llama",
+                  "--network-out", "t/net.yml", "--system-out",   "t/sys.json"},
+                 dir);
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  const CommandResult sim = run_binary({"run", "--workload", "t/llama", "--comm-groups", "t/llama.groups.json",
+                                        "--network", "t/net.yml", "--system", "t/sys.json"},
+                                       dir);
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const std::string readme = file_bytes(std::filesystem::path(CHAKRASIM_SOURCE_DIR) / "README.md");
+  const std::size_t from = sim.out.find("Summary:");
+  ASSERT_NE(from, std::string::npos) << sim.out;
+  std::size_t lines = 0;
+  for (std::size_t at = from; at < sim.out.size() && lines < 5; ++lines) {
+    const std::size_t end = sim.out.find('\n', at);
+    const std::string line = sim.out.substr(at, end - at);
+    EXPECT_THAT(readme, HasSubstr(line + "\n")) << "README.md lacks the line run prints:\n" << line;
+    at = end + 1;
+  }
+}
+
 // A smaller run with the same prefix removes the larger run's extra rank files, which would
 // otherwise not match the smaller network.
 TEST(LlmGenerateCli, RemovesStaleRankFiles) {
