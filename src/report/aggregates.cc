@@ -68,6 +68,7 @@ void add(CollectiveAggregate& a, const CollectiveRow& r) {
   ++a.count;
   a.bytes += r.bytes;
   a.time_ns += r.duration;
+  a.exposed_ns += r.exposed;
   a.busbw_gb_per_s += r.busbw_gb_per_s * static_cast<double>(r.duration);  // divided by the time below
 }
 
@@ -110,6 +111,9 @@ std::vector<CollectiveAggregate> aggregate_by_group_kind(const sim::Inputs& inpu
     const std::uint32_t group = workload::group_of(r.group).value_or(0);
     add(entry(out, kinds.labels()[kinds.kind_of(group)]), r);
   }
+  // The time split's figure: where collectives of several kinds overlap it counts the instant
+  // once, so the kinds' exposed times add up to the split's exposed collectives.
+  for (CollectiveAggregate& a : out) a.exposed_ns = 0;
   if (!result.npus.empty()) {
     const sim::TimeSplit& s = result.npus[0].split;
     for (std::size_t k = 0; k < s.by_group_kind_ns.size() && k < result.group_kinds.size(); ++k) {

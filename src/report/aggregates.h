@@ -27,7 +27,8 @@ std::string npu_ranges(const std::vector<NpuId>& npus);
 
 // Collectives summed under one key (a group kind, a collective type): how many, nccl-tests'
 // bytes, time running, and the bandwidths over that time (algbw = bytes / time; busbw weighted
-// by each collective's time). exposed_ns is filled for group kinds from NPU 0's time split.
+// by each collective's time), and how much of that time no compute ran: per group kind NPU 0's
+// time split (each instant once), per type the collectives' own exposed times summed.
 struct CollectiveAggregate {
   std::string key;
   std::uint64_t count = 0;

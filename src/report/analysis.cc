@@ -31,6 +31,27 @@ std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const Node
   const chakra::Graph& g = *inputs.graphs[npu];
   const auto world = static_cast<std::uint32_t>(inputs.graphs.size());
   const std::vector<network::DimensionSpec>& dims = inputs.network.dims;
+  // The NPU's compute time as disjoint intervals, to tell how much of each collective was hidden.
+  std::vector<std::pair<Tick, Tick>> compute;
+  for (const NodeSpan& s : log.spans(npu)) {
+    if (s.end != kNeverTick && g.type(s.node) == chakra::NodeType::kComp) compute.emplace_back(s.start, s.end);
+  }
+  std::sort(compute.begin(), compute.end());
+  std::vector<std::pair<Tick, Tick>> merged;
+  for (const auto& [a, b] : compute) {
+    if (!merged.empty() && a <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, b);
+    } else {
+      merged.emplace_back(a, b);
+    }
+  }
+  auto hidden = [&](Tick from, Tick to) {
+    Tick covered = 0;
+    auto it = std::lower_bound(merged.begin(), merged.end(), std::pair<Tick, Tick>{from, 0},
+                               [](const auto& x, const auto& y) { return x.second < y.first; });
+    for (; it != merged.end() && it->first < to; ++it) covered += std::min(to, it->second) - std::max(from, it->first);
+    return covered;
+  };
   std::vector<CollectiveRow> rows;
   for (const NodeSpan& s : log.spans(npu)) {
     if (s.end == kNeverTick || g.type(s.node) != chakra::NodeType::kCommColl || !g.has_attrs(s.node)) continue;
@@ -62,6 +83,7 @@ std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const Node
     }
     row.start = s.start;
     row.duration = s.end - s.start;
+    row.exposed = row.duration - hidden(s.start, s.end);
     const NcclTestsSize size = nccl_tests_size(static_cast<chakra::CommType>(a.comm_type), a.comm_size, row.npus);
     row.bytes = size.bytes;
     row.size_is = size.which;

@@ -40,6 +40,7 @@ struct CollectiveRow {
   std::string algorithm;        // the phases' algorithms, e.g. "ring (dim 0), direct (dim 1)"
   Tick start = 0;
   Tick duration = 0;
+  Tick exposed = 0;           // of `duration`, the time no compute node ran on the NPU
   double algbw_gb_per_s = 0;  // 10^9 B/s: bytes / duration
   double busbw_gb_per_s = 0;  // 10^9 B/s: algbw x bus factor
   // 10^9 B/s: what NPU `npu`'s links in the dimensions the collective used can send at once

@@ -171,9 +171,10 @@ void section_collective_summary(std::string& out, const sim::Inputs& inputs, con
   out += "<h3>Per group kind</h3>\n";
   aggregate_table(out, "group-kind-table", "group kind", aggregate_by_group_kind(inputs, result, rows), true);
   out += "<h3>Per collective type</h3>\n";
-  aggregate_table(out, "collective-type-table", "collective", aggregate_by_type(rows), false);
-  out += "<p class=\"note\">time: the collectives' running time summed; exposed: NPU 0's time in collectives of "
-         "that kind with no compute running (the time split's figure); algbw = bytes / time; busbw: each "
+  aggregate_table(out, "collective-type-table", "collective", aggregate_by_type(rows), true);
+  out += "<p class=\"note\">time: the collectives' running time summed; exposed: of it, the time no compute ran on "
+         "NPU 0 (per group kind the time split's figure, which counts overlapping collectives once; per type each "
+         "collective's own, summed); algbw = bytes / time; busbw: each "
          "collective's, weighted by its time. GB/s = 10<sup>9</sup> B/s.</p>\n";
   out += "<h3>Bus bandwidth against size</h3>\n";
   busbw_plot(out, rows);

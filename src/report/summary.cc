@@ -223,6 +223,7 @@ std::string results_json(const sim::Result& result, const std::vector<Collective
       j["algorithm"] = c.algorithm;
       j["start_ns"] = c.start;
       j["time_ns"] = c.duration;
+      j["exposed_ns"] = c.exposed;
       j["algbw_gb_per_s"] = c.algbw_gb_per_s;
       j["busbw_gb_per_s"] = c.busbw_gb_per_s;
       rows.push_back(std::move(j));

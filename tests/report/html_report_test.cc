@@ -231,6 +231,9 @@ TEST(Aggregates, ClassesSumsAndPathKinds) {
   EXPECT_EQ(by_type[0].count, 1u);
   EXPECT_EQ(by_type[0].bytes, 1u << 20);
   EXPECT_DOUBLE_EQ(by_type[0].busbw_gb_per_s, rows[0].busbw_gb_per_s);
+  // NPU 0 computes 10 us, then the all-reduce runs with nothing to hide it: all of it exposed.
+  EXPECT_EQ(rows[0].exposed, rows[0].duration);
+  EXPECT_EQ(by_type[0].exposed_ns, rows[0].duration);
   const auto by_kind = report::aggregate_by_group_kind(in, r, rows);
   ASSERT_EQ(by_kind.size(), 1u);
   EXPECT_EQ(by_kind[0].exposed_ns, r.npus[0].split.collective_ns);
@@ -250,6 +253,20 @@ TEST(Aggregates, ClassesSumsAndPathKinds) {
   EXPECT_EQ(dims[0].hottest.size(), 2u);
   EXPECT_GE(dims[0].max_busy, dims[0].mean_busy);
   EXPECT_GT(dims[0].mean_busy, 0);
+}
+
+// A collective's exposed time is what no compute hides: "grads" starts when fwd ends (20 us) and
+// bwd computes from 20 to 60 us beside it, so only what runs past 60 us is exposed.
+TEST(Aggregates, ExposedIsWhatComputeDoesNotHide) {
+  const sim::Inputs in = training_inputs();
+  report::NodeLog log(8);
+  report::simulate_recorded(in, log);
+  const auto rows = report::collective_rows(in, log, 0);
+  ASSERT_EQ(rows.size(), 2u);
+  const report::CollectiveRow& grads = rows[0].name == "grads" ? rows[0] : rows[1];
+  ASSERT_EQ(grads.start, 20000u);
+  const Tick end = grads.start + grads.duration;
+  EXPECT_EQ(grads.exposed, end > 60000 ? end - 60000 : 0);
 }
 
 TEST(HtmlReport, HasEverySectionWithTheRunsFigures) {
