@@ -4,18 +4,33 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <utility>
 
 namespace chakrasim {
+namespace {
 
-std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
+// "1.5 GiB" -> ("1.5", "GiB"): the leading digits and dots, and the rest without spaces;
+// nullopt when there is no number or it starts or ends with a dot.
+std::optional<std::pair<std::string_view, std::string>> number_and_unit(std::string_view text) {
   std::size_t i = 0;
   while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) != 0 || text[i] == '.')) ++i;
   const std::string_view number = text.substr(0, i);
   if (number.empty() || number.front() == '.' || number.back() == '.') return std::nullopt;
   std::string unit;
   for (const char c : text.substr(i)) {
-    if (c != ' ') unit += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c != ' ') unit += c;
   }
+  return std::pair{number, unit};
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
+  const auto parts = number_and_unit(text);
+  if (!parts) return std::nullopt;
+  const std::string_view number = parts->first;
+  std::string unit = parts->second;
+  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (!unit.empty() && unit.back() == 'b') unit.pop_back();  // "MiB" and "Mi", "KB" and "K", "B" and ""
   double factor = 1;
   if (!unit.empty()) {
@@ -42,14 +57,9 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
 }
 
 std::optional<std::uint64_t> parse_duration_ns(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) != 0 || text[i] == '.')) ++i;
-  const std::string_view number = text.substr(0, i);
-  if (number.empty() || number.front() == '.' || number.back() == '.') return std::nullopt;
-  std::string unit;
-  for (const char c : text.substr(i)) {
-    if (c != ' ') unit += c;
-  }
+  const auto parts = number_and_unit(text);
+  if (!parts) return std::nullopt;
+  const auto& [number, unit] = *parts;
   double factor = 0;
   if (unit.empty() || unit == "ns") factor = 1;
   if (unit == "us" || unit == "µs") factor = 1e3;
