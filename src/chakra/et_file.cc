@@ -7,6 +7,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/stubs/logging.h>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/read_file.h"
 
@@ -115,11 +116,7 @@ std::string serialize_trace(const Trace& trace) {
 }
 
 void write_trace(const std::string& path, const Trace& trace) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) fail("{}: cannot create the trace file (does the directory exist?)", path);
-  const std::string bytes = serialize_trace(trace);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) fail("{}: error while writing the trace file", path);
+  write_file_atomically(path, serialize_trace(trace), "the trace file");
 }
 
 std::string rank_path(const std::string& prefix, std::size_t rank) {

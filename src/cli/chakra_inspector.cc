@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/chakra_tools.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/output_path.h"
 #include "core/resources.h"
@@ -224,9 +225,7 @@ Command add_inspect(CLI::App& chakra) {
     if (to_file) prepare_output_file(args->json, "--json");
     const tools::Inspection in = tools::inspect(args->path);
     if (to_file) {
-      std::ofstream out(args->json, std::ios::trunc);
-      out << to_json(in).dump(2) << "\n";
-      if (!out.flush()) fail("{}: cannot write the --json file", args->json);
+      write_file_atomically(args->json, to_json(in).dump(2) + "\n", "the --json file");
     } else if (json) {
       std::cout << to_json(in).dump(2) << "\n";
     } else {

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/run_output.h"
 #include "config/config_writers.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/output_path.h"
 #include "sim/simulation.h"
@@ -35,9 +36,7 @@ sim::Inputs tutorial_demo() {
 }
 
 void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  if (!out) fail("{}: cannot write the file", path);
+  write_file_atomically(path, text, "the example's input");
 }
 
 // The same example as files a user can edit and run with `chakrasim run`.

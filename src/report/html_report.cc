@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/resources.h"
 #include "report/html_parts.h"
@@ -212,9 +213,7 @@ std::string write_html_report(const std::string& dir, const sim::Inputs& inputs,
   std::filesystem::create_directories(dir, ec);
   if (ec) fail("{}: cannot create the report directory: {}", dir, ec.message());
   const std::string path = (std::filesystem::path(dir) / "index.html").string();
-  std::ofstream out(path, std::ios::binary);
-  out << html_report(inputs, result, log, links, sources);
-  if (!out.flush()) fail("{}: cannot write the report", path);
+  write_file_atomically(path, html_report(inputs, result, log, links, sources), "the report");
   return path;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/resources.h"
 
@@ -235,10 +236,7 @@ std::string results_json(const sim::Result& result, const std::vector<Collective
 
 void write_results_json(const std::string& path, const sim::Result& result,
                         const std::vector<CollectiveRow>* collectives) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) fail("{}: cannot create the JSON results file (does the directory exist?)", path);
-  out << results_json(result, collectives);
-  if (!out) fail("{}: error while writing the JSON results file", path);
+  write_file_atomically(path, results_json(result, collectives), "the JSON results file");
 }
 
 }  // namespace chakrasim::report

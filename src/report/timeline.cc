@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "chakra/et_file.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/resources.h"
 #include "workload/executor.h"
@@ -32,30 +33,25 @@ const char* track_name(Track t) {
   return "other";
 }
 
-// A file written through one buffer, failing with the path on any error.
+// A file written through one buffer, whole or not at all (core/atomic_file.h).
 class Output {
  public:
-  explicit Output(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "wb"), &std::fclose) {
-    if (!file_) fail("{}: cannot open for writing", path);
-  }
+  Output(const std::string& path, std::string_view what) : file_(path, what) {}
   void add(std::string_view text) {
     buffer_ += text;
     if (buffer_.size() > (1u << 20)) flush();
   }
   void close() {
     flush();
-    if (std::fflush(file_.get()) != 0) fail("{}: write failed", path_);
+    file_.commit();
   }
 
  private:
   void flush() {
-    if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_.get()) != buffer_.size()) {
-      fail("{}: write failed", path_);
-    }
+    file_.write(buffer_);
     buffer_.clear();
   }
-  std::string path_;
-  std::unique_ptr<FILE, int (*)(FILE*)> file_;
+  AtomicFile file_;
   std::string buffer_;
 };
 
@@ -273,7 +269,7 @@ void write_npu(Events& events, const sim::Inputs& inputs, const NodeLog& log, Np
 
 void write_timeline(const std::string& path, const sim::Inputs& inputs, const sim::Result& result, const NodeLog& log,
                     const std::vector<NpuId>& npus, const TimeWindow& window) {
-  Output out(path);
+  Output out(path, "the timeline");
   out.add("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"chakrasim\"");
   out.add(fmt::format(",\"npus\":{},\"symmetric_run\":{}}},\"traceEvents\":[", result.npus.size(), result.symmetric));
   Events events(out);
@@ -329,7 +325,7 @@ std::string csv_field(const std::string& text) {
 
 void write_node_csv(const std::string& path, const sim::Inputs& inputs, const NodeLog& log,
                     const std::vector<NpuId>& npus) {
-  Output out(path);
+  Output out(path, "the node CSV");
   out.add("npu,id,name,type,start_ns,end_ns,duration_ns,bytes,group\n");
   for (const NpuId npu : npus) {
     const chakra::Graph& g = *inputs.graphs[npu];

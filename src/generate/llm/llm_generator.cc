@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "chakra/et_file.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "generate/llm/llm_trace.h"
 
@@ -16,10 +17,7 @@ namespace {
 constexpr double kMaxTemplateNodes = 20e6;
 
 void write_text(const std::string& path, const std::string& text, const char* flag) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) fail("{}: cannot create {} (does the directory exist?)", flag, path);
-  out << text;
-  if (!out) fail("{}: error while writing {}", flag, path);
+  write_file_atomically(path, text, fmt::format("the {} file", flag));
 }
 
 }  // namespace
