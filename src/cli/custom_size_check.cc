@@ -1,5 +1,7 @@
 #include "cli/custom_size_check.h"
 
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "chakra/et_file.h"
@@ -27,7 +29,7 @@ std::vector<std::string> custom_size_warnings(const sim::Inputs& inputs) {
         // Only the kind itself: a barrier or reduce run as this kind has its own sizing.
         const auto form = workload::collective_form(a.comm_type, inputs.system.broadcast_by_duration);
         if (!form || form->kind != kind ||
-            workload::collective_node_name(a.comm_type) != system::collective_name(kind)) {
+            std::string_view(workload::collective_node_name(a.comm_type)) != system::collective_name(kind)) {
           continue;
         }
         const std::uint64_t chunk = tools::msccl_chunk_bytes(converted->collective, a.comm_size, converted->chunks);
