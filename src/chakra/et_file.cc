@@ -1,6 +1,5 @@
 #include "chakra/et_file.h"
 
-#include <fstream>
 #include <sstream>
 
 #include <google/protobuf/io/coded_stream.h>

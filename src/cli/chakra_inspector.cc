@@ -1,7 +1,6 @@
 // `chakrasim chakra inspect`: a readable summary of one .et file or every rank of a prefix,
 // with every problem found; exits 1 when there are errors.
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>

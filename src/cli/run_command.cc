@@ -235,7 +235,6 @@ int run(const RunOptions& o) {
     out.log = &log;
   }
   out.collectives = report::collective_rows(inputs, log, 0);
-  out.collectives_recorded = true;
   out.backend = inputs.backend;
   return print_run(result, out);
 }

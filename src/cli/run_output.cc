@@ -26,9 +26,7 @@ int print_run(const sim::Result& result, const OutputOptions& options) {
   if (!options.quiet) report::print_summary(std::cout, result);
   std::cout.flush();
   report::print_bandwidth_warnings(std::cerr, options.collectives, options.backend);
-  if (!options.json_path.empty())
-    report::write_results_json(options.json_path, result,
-                               options.collectives_recorded ? &options.collectives : nullptr);
+  if (!options.json_path.empty()) report::write_results_json(options.json_path, result, &options.collectives);
   if (!result.all_finished()) {
     report::print_deadlock(std::cerr, result);
     return 2;

@@ -18,10 +18,9 @@ struct OutputOptions {
   // With both set, each NPU's `sys[i] finished` line is followed by the reference's statistics.
   const sim::Inputs* inputs = nullptr;
   const report::NodeLog* log = nullptr;
-  // NPU 0's collectives with nccl-tests' figures, when recorded: the JSON carries them, and those
-  // whose bus bandwidth exceeds their links' get a warning.
+  // NPU 0's collectives with nccl-tests' figures (run records them): the JSON carries them, and
+  // those whose bus bandwidth exceeds their links' get a warning.
   std::vector<report::CollectiveRow> collectives;
-  bool collectives_recorded = false;
   std::string backend;  // named in those warnings
 };
 

@@ -1,7 +1,6 @@
 #include "report/summary.h"
 
 #include <algorithm>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

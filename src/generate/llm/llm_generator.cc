@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "chakra/et_file.h"
 #include "core/atomic_file.h"
