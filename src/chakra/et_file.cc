@@ -88,7 +88,7 @@ Trace parse_trace(std::string_view bytes, const std::string& source) {
 }
 
 Trace read_trace(const std::string& path) {
-  return parse_trace(read_file(path, "trace file", "a Chakra trace file"), path);
+  return parse_trace(read_file(path, "trace file", "a Chakra trace file", kTraceFileMaxBytes), path);
 }
 
 std::string serialize_trace(const Trace& trace) {

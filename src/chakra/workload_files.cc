@@ -34,8 +34,8 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
            "{} need a file each)",
            path, what, r, ranks, ranks - 1);
     }
-    std::string bytes =
-        read_file(path, fmt::format("{} file for rank {}", what, r), fmt::format("the Chakra trace of rank {}", r));
+    std::string bytes = read_file(path, fmt::format("{} file for rank {}", what, r),
+                                  fmt::format("the Chakra trace of rank {}", r), kTraceFileMaxBytes);
     bytes_read += bytes.size();
     if (on_rank) on_rank(r + 1, ranks, bytes_read);
     auto it = seen.find(bytes);

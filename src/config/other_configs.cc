@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_input.h"
 #include "core/read_file.h"
 
 namespace chakrasim::config {
@@ -13,12 +14,7 @@ namespace {
 using Json = nlohmann::json;
 
 Json parse_object(const std::string& text, const std::string& source, const char* expected) {
-  Json root;
-  try {
-    root = Json::parse(text);
-  } catch (const Json::exception& e) {  // syntax errors, and numbers out of range
-    fail("{}: invalid JSON: {}", source, e.what());
-  }
+  Json root = parse_json_input(text, source);
   if (!root.is_object()) fail("{}: expected a JSON object {}", source, expected);
   return root;
 }
@@ -30,7 +26,7 @@ std::uint64_t unsigned_key(const Json& root, const char* key, const std::string&
   if ((!it->is_number_unsigned() && !(it->is_number_integer() && it->get<std::int64_t>() >= 0)) ||
       it->get<std::uint64_t>() > max) {
     fail("{}: key \"{}\": value {} is invalid; expected an integer, 0 or more (and at most {})", source, key,
-         it->dump(), max);
+         json_excerpt(*it), max);
   }
   return it->get<std::uint64_t>();
 }
@@ -46,7 +42,7 @@ memory::RemoteMemorySpec parse_memory(const std::string& text, const std::string
          "PER_NODE_MEMORY_EXPANSION or MEMORY_POOL",
          source);
   }
-  const std::string type = it->is_string() ? it->get<std::string>() : it->dump();
+  const std::string type = it->is_string() ? it->get<std::string>() : json_excerpt(*it);
   if (type == "NO_MEMORY_EXPANSION") spec.kind = memory::RemoteMemoryKind::kNone;
   else if (type == "PER_NPU_MEMORY_EXPANSION") spec.kind = memory::RemoteMemoryKind::kPerNpu;
   else if (type == "PER_NODE_MEMORY_EXPANSION") spec.kind = memory::RemoteMemoryKind::kPerNode;
@@ -83,13 +79,14 @@ system::CommGroups parse_comm_groups(const std::string& text, const std::string&
       fail("{}: group id \"{}\" is invalid; expected a decimal integer of at least 1 (0 means all NPUs)", source, key);
     }
     if (!it->is_array() || it->empty()) {
-      fail("{}: group \"{}\": value {} is invalid; expected a non-empty list of NPU ids", source, key, it->dump());
+      fail("{}: group \"{}\": value {} is invalid; expected a non-empty list of NPU ids", source, key,
+           json_excerpt(*it));
     }
     std::vector<NpuId> members;
     std::set<NpuId> seen;
     for (const Json& m : *it) {
       if (!m.is_number_unsigned() && !(m.is_number_integer() && m.get<std::int64_t>() >= 0)) {
-        fail("{}: group \"{}\": member {} is invalid; expected an NPU id from 0 to {}", source, key, m.dump(),
+        fail("{}: group \"{}\": member {} is invalid; expected an NPU id from 0 to {}", source, key, json_excerpt(m),
              npus - 1);
       }
       const std::uint64_t npu = m.get<std::uint64_t>();
@@ -120,7 +117,7 @@ std::map<std::uint32_t, std::string> parse_group_names(const std::string& text, 
       fail("{}: group id \"{}\" is invalid; expected a decimal integer of at least 1", source, key);
     }
     if (!it->is_string() || it->get<std::string>().empty()) {
-      fail("{}: group \"{}\": value {} is invalid; expected a name such as \"TP\"", source, key, it->dump());
+      fail("{}: group \"{}\": value {} is invalid; expected a name such as \"TP\"", source, key, json_excerpt(*it));
     }
     names[static_cast<std::uint32_t>(id)] = it->get<std::string>();
   }

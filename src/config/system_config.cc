@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_input.h"
 #include "core/read_file.h"
 #include "system/algorithms.h"
 
@@ -30,7 +31,7 @@ struct Param {
 };
 
 [[noreturn]] void bad_value(const Context& c, const char* key, const Json& v, const std::string& expected) {
-  fail("{}: key \"{}\": value {} is invalid; expected {}", c.source, key, v.dump(), expected);
+  fail("{}: key \"{}\": value {} is invalid; expected {}", c.source, key, json_excerpt(v), expected);
 }
 
 std::string int_range(std::int64_t min, std::int64_t max) {
@@ -111,7 +112,7 @@ std::vector<system::AlgorithmChoice> get_implementation(const Context& c, const 
     const Json& t = v[i];
     if (!t.is_string()) {
       fail("{}: key \"{}\"[{}]: value {} is invalid; expected an algorithm name such as \"ring\"", c.source, key, i,
-           t.dump());
+           json_excerpt(t));
     }
     const std::string token = t.get<std::string>();
     system::AlgorithmChoice choice;
@@ -263,12 +264,7 @@ const std::vector<Param>& params() {
 }  // namespace
 
 SystemConfig parse_system(const std::string& text, const std::string& source, const SystemFlags& flags) {
-  Json root;
-  try {
-    root = Json::parse(text);
-  } catch (const Json::exception& e) {  // syntax errors, and numbers out of range
-    fail("{}: invalid JSON: {}", source, e.what());
-  }
+  const Json root = parse_json_input(text, source);
   if (!root.is_object()) fail("{}: expected a JSON object of system keys", source);
   if (flags.num_queues_per_dim == 0)
     fail("--num-queues-per-dim: value 0 is invalid; expected an integer of at least 1");

@@ -74,7 +74,7 @@ System::System(const SystemSpec& spec, const network::Topology& topology, NpuTim
   next_stream_tag_.assign(npus, 0);
   allocators_.assign(static_cast<std::size_t>(npus) * dims, Allocators{});
   tree_phases_.assign(static_cast<std::size_t>(npus) * kCollectiveKinds * dims, 0);
-  active_.resize(static_cast<std::size_t>(npus) * queues_per_npu_);
+  waiting_.resize(static_cast<std::size_t>(npus) * queues_per_npu_);
   running_.assign(static_cast<std::size_t>(npus) * queues_per_npu_, 0);
 }
 
@@ -170,7 +170,6 @@ void System::start_collective(NpuId npu, const CollectiveRequest& request, std::
     s.priority = priority;
     s.next_phase = 0;
     s.queue = -1;
-    s.initialized = false;
     s.queues.clear();
     for (const PhasePlan& phase : plans_[plan_id].phases) {
       PhaseQueue pq = pick_queue(npu, phase);
@@ -203,10 +202,6 @@ void System::enter_next_phase(std::uint32_t id) {
   }
   if (done) collective_stream_done(streams_[id].collective);
 
-  if (previous >= 0) {
-    auto& list = active_[queue_index(npu, previous)];
-    list.erase(std::find(list.begin(), list.end(), id));
-  }
   if (done) {
     streams_.release(id);
     if (previous >= 0) {
@@ -221,11 +216,10 @@ void System::enter_next_phase(std::uint32_t id) {
   const PhaseQueue pq = s.queues[s.next_phase];
   ++s.next_phase;
   s.queue = pq.queue;
-  s.initialized = false;
 
   configure_phase(s, phase, pq);
 
-  insert_by_priority(active_[queue_index(npu, s.queue)], id);
+  add_waiting(queue_index(npu, s.queue), id);
   const std::int32_t queue = s.queue;
   if (previous >= 0) {
     --running_[queue_index(npu, previous)];
@@ -279,28 +273,34 @@ void System::custom_node_done(std::uint32_t stream, std::uint32_t node) {
   std::get<CustomState>(streams_[stream].algorithm).on_node_done(io, node);
 }
 
-// Behind the streams already running, ahead of waiting streams of lower priority.
-void System::insert_by_priority(std::vector<std::uint32_t>& queue, std::uint32_t id) {
-  auto it = queue.begin();
-  while (it != queue.end() && (streams_[*it].initialized || streams_[*it].priority >= streams_[id].priority)) {
-    ++it;
-  }
-  queue.insert(it, id);
+namespace {
+// Heap order: `a` starts after `b` when its priority is lower, or equal and it arrived later.
+bool starts_after(const auto& a, const auto& b) {
+  return a.priority != b.priority ? a.priority < b.priority : a.arrival > b.arrival;
+}
+}  // namespace
+
+void System::add_waiting(std::size_t queue_index, std::uint32_t id) {
+  auto& heap = waiting_[queue_index];
+  heap.push_back({streams_[id].priority, arrivals_++, id});
+  std::push_heap(heap.begin(), heap.end(),
+                 [](const WaitingStream& a, const WaitingStream& b) { return starts_after(a, b); });
 }
 
 void System::start_waiting_streams(NpuId npu, std::int32_t queue) {
   const std::size_t qi = queue_index(npu, queue);
-  while (running_[qi] < queue_threshold_ && running_[qi] < active_[qi].size()) {
-    const std::uint32_t id = active_[qi][running_[qi]];
+  auto& heap = waiting_[qi];
+  while (running_[qi] < queue_threshold_ && !heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(),
+                  [](const WaitingStream& a, const WaitingStream& b) { return starts_after(a, b); });
+    const std::uint32_t id = heap.back().stream;
+    heap.pop_back();
     ++running_[qi];
     init_stream(id);
   }
 }
 
-// The three events of a phase algorithm. An algorithm calls io.finish() last, and finish may
-// replace the stream's algorithm or grow streams_, so nothing here touches the stream after.
 void System::init_stream(std::uint32_t id) {
-  streams_[id].initialized = true;
   if (observer_ != nullptr) {
     const Stream& s = streams_[id];
     observer_->on_phase_start(s.npu, collectives_[s.collective].token, s.chunk, s.next_phase - 1,

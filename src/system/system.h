@@ -96,7 +96,6 @@ class System final : public Comm, public network::ArrivalSink, private Completio
     std::int64_t priority = 0;
     std::uint32_t next_phase = 0;  // phases entered so far
     std::int32_t queue = -1;       // queue of the current phase; -1 before the first
-    bool initialized = false;
     Tick endpoint_ns = 0;
     const Group* group = nullptr;
     // Size of the reducing steps now paying E: the reduction cost follows when E is over. Every
@@ -124,7 +123,7 @@ class System final : public Comm, public network::ArrivalSink, private Completio
   std::uint32_t plan_for(const CollectiveRequest& request, const Group* group);
   PhaseQueue pick_queue(NpuId npu, const PhasePlan& phase);
   void enter_next_phase(std::uint32_t stream);
-  void insert_by_priority(std::vector<std::uint32_t>& queue, std::uint32_t stream);
+  void add_waiting(std::size_t queue_index, std::uint32_t stream);
   void start_waiting_streams(NpuId npu, std::int32_t queue);
   void configure_phase(Stream& s, const PhasePlan& phase, const PhaseQueue& pq);
   void init_stream(std::uint32_t stream);
@@ -169,8 +168,19 @@ class System final : public Comm, public network::ArrivalSink, private Completio
   // Per (NPU, collective kind, logical dimension): doubleBinaryTree phases created so far; even
   // ones use the max-root tree, odd ones the min-root tree.
   std::vector<std::uint64_t> tree_phases_;
-  std::vector<std::vector<std::uint32_t>> active_;  // per (NPU, queue): streams in order
-  std::vector<std::uint32_t> running_;              // per (NPU, queue)
+  // A stream waiting for a place in its queue. The reference keeps one list per queue: running
+  // streams first, then waiting ones by priority, a new one behind every waiting stream of its
+  // priority or higher. Only the order of the waiting ones matters, so they are a heap (ordered
+  // by priority, then by arrival): a collective of 1e5 chunks entering one queue costs n log n,
+  // not n^2.
+  struct WaitingStream {
+    std::int64_t priority;
+    std::uint64_t arrival;
+    std::uint32_t stream;
+  };
+  std::vector<std::vector<WaitingStream>> waiting_;  // per (NPU, queue): a heap, next to start on top
+  std::uint64_t arrivals_ = 0;
+  std::vector<std::uint32_t> running_;  // per (NPU, queue)
 };
 
 }  // namespace chakrasim::system

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_input.h"
 
 namespace chakrasim::workload {
 
@@ -313,12 +314,14 @@ void Executor::register_process_groups(NpuId r, std::uint32_t node) {
   if (!a.has(OpAttrs::kInputsValues)) return;
   const std::string& text = g.string(a.inputs_values);
   if (text.size() < 4) return;
-  const nlohmann::json groups = nlohmann::json::parse(text.substr(2, text.size() - 4), nullptr, false);
+  const std::string_view list = std::string_view(text).substr(2, text.size() - 4);
+  if (json_too_deep_at(list)) return;  // would overflow the stack when quoted; parses to nothing useful
+  const nlohmann::json groups = nlohmann::json::parse(list, nullptr, false);
   if (!groups.is_array()) return;
   for (const nlohmann::json& pg : groups) {
     if (!pg.is_object() || !pg.contains("pg_name")) continue;
     const nlohmann::json& name = pg["pg_name"];
-    const auto key = group_of(name.is_string() ? name.get<std::string>() : name.dump());
+    const auto key = group_of(name.is_string() ? name.get<std::string>() : json_excerpt(name));
     if (!key || *key == 0) continue;
     std::vector<NpuId> members;
     bool valid = true;

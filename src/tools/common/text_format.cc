@@ -72,12 +72,4 @@ std::string python_float_repr(double value) {
   return out;
 }
 
-std::string json_excerpt(const nlohmann::ordered_json& value) {
-  const std::string text = value.dump();
-  if (text.size() <= 60) return text;
-  // Written through a view: GCC 12 at -O3 warns falsely (-Warray-bounds) when "..." is added to
-  // a std::string that is a copy of part of another.
-  return fmt::format("{}...", std::string_view(text).substr(0, 57));
-}
-
 }  // namespace chakrasim::tools

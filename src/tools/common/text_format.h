@@ -8,8 +8,6 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 namespace chakrasim::tools {
 
 // One character of UTF-8 text: its code point and how many bytes it takes.
@@ -27,8 +25,5 @@ std::optional<Utf8Char> decode_utf8(std::string_view text, std::size_t at);
 // that read back as the same value, in positional notation when the decimal exponent is -4 to
 // 15 (with ".0" on a whole number), else as d.ddde+XX.
 std::string python_float_repr(double value);
-
-// The JSON text of `value`, cut to 57 characters and "..." when it is longer than 60.
-std::string json_excerpt(const nlohmann::ordered_json& value);
 
 }  // namespace chakrasim::tools

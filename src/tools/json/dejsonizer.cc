@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_input.h"
 #include "core/read_file.h"
 #include "tools/common/text_format.h"
 
@@ -461,7 +462,8 @@ chakra::Trace trace_from_json(std::string_view json, const std::string& source) 
 }
 
 void dejsonize_file(const std::string& json_path, const std::string& et_path) {
-  const std::string json = read_file(json_path, "JSON trace", "a JSON file written by `chakrasim chakra jsonize`");
+  const std::string json =
+      read_file(json_path, "JSON trace", "a JSON file written by `chakrasim chakra jsonize`", kTraceFileMaxBytes);
   chakra::write_trace(et_path, trace_from_json(json, json_path));
 }
 

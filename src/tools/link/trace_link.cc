@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "core/json_input.h"
 #include "core/read_file.h"
 #include "tools/link/trace_link_linker.h"
 
@@ -15,6 +16,7 @@ namespace chakrasim::tools {
 namespace trace_linker {
 
 Json parse_json(const std::string& text, const std::string& source, const char* expected) {
+  check_json_depth(text, source);
   Json root;
   try {
     root = Json::parse(text);
@@ -39,13 +41,13 @@ std::optional<std::int64_t> integer_field(const Json& object, const char* key, c
       if (used == s.size()) return value;
     } catch (const std::exception&) {}
   }
-  fail("{}: \"{}\" is {}; expected an integer", where, key, it->dump());
+  fail("{}: \"{}\" is {}; expected an integer", where, key, json_excerpt(*it));
 }
 
 std::string string_field(const Json& object, const char* key, const std::string& where) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return {};
-  if (!it->is_string()) fail("{}: \"{}\" is {}; expected a string", where, key, it->dump());
+  if (!it->is_string()) fail("{}: \"{}\" is {}; expected a string", where, key, json_excerpt(*it));
   return it->get<std::string>();
 }
 
@@ -387,8 +389,9 @@ std::string link_traces(const std::string& host_json, const std::string& host_so
 
 LinkReport link_trace_files(const std::string& host_path, const std::string& device_path, const std::string& out_path,
                             const LinkOptions& options) {
-  const std::string host = read_file(host_path, "host execution trace", "a PyTorch host execution trace (JSON)");
-  const std::string device = read_file(device_path, "device trace", "a Kineto device trace (JSON)");
+  const std::string host =
+      read_file(host_path, "host execution trace", "a PyTorch host execution trace (JSON)", kTraceFileMaxBytes);
+  const std::string device = read_file(device_path, "device trace", "a Kineto device trace (JSON)", kTraceFileMaxBytes);
   LinkReport report;
   const std::string et_plus = link_traces(host, host_path, device, device_path, options, &report);
   std::ofstream out(out_path, std::ios::binary);

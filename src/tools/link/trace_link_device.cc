@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "core/json_input.h"
 #include "tools/link/trace_link_linker.h"
 
 namespace chakrasim::tools::trace_linker {
@@ -70,7 +71,8 @@ void Linker::read_event(const Json& raw, std::size_t index) {
   const Json& args = args_it == raw.end() ? no_args : *args_it;
 
   if (e.cat == "ac2g") {  // CPU->GPU flow arrows: the correlation is on both ends already
-    if (e.ph != "s" && e.ph != "f") fail("{}: ac2g flow event with ph {}; expected \"s\" or \"f\"", where, e.ph.dump());
+    if (e.ph != "s" && e.ph != "f")
+      fail("{}: ac2g flow event with ph {}; expected \"s\" or \"f\"", where, json_excerpt(e.ph));
     if (!raw.contains("id")) fail("{}: ac2g flow event without \"id\"; expected the launch's correlation id", where);
     return;
   }
@@ -92,11 +94,11 @@ void Linker::read_event(const Json& raw, std::size_t index) {
     return;
   }
   if (!time_of("ts", e.ts))
-    event_fail(e,
-               fmt::format("\"ts\" is {}; expected a time in µs", raw.contains("ts") ? raw["ts"].dump() : "missing"));
+    event_fail(e, fmt::format("\"ts\" is {}; expected a time in µs",
+                              raw.contains("ts") ? json_excerpt(raw["ts"]) : "missing"));
   if (!time_of("dur", e.dur))
     event_fail(e, fmt::format("\"dur\" is {}; expected a duration in µs",
-                              raw.contains("dur") ? raw["dur"].dump() : "missing"));
+                              raw.contains("dur") ? json_excerpt(raw["dur"]) : "missing"));
   if (e.dur.value < 0) event_fail(e, fmt::format("\"dur\" is {}; expected a duration of 0 µs or more", e.dur.value));
   const std::string args_where = where + ": args";
   e.external_id = integer_field(args, "External id", args_where);

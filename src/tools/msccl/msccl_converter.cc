@@ -278,7 +278,7 @@ std::map<int, chakra::Trace> convert_msccl(const std::string& xml, const std::st
 }
 
 std::size_t convert_msccl_file(const std::string& xml_path, const std::string& prefix, const MscclOptions& options) {
-  const std::string xml = read_file(xml_path, "MSCCL-IR XML", "an MSCCL-IR XML file");
+  const std::string xml = read_file(xml_path, "MSCCL-IR XML", "an MSCCL-IR XML file", kDescriptionFileMaxBytes);
   const auto traces = convert_msccl(xml, xml_path, options);
   for (const auto& [gpu, trace] : traces)
     chakra::write_trace(chakra::rank_path(prefix, static_cast<std::size_t>(gpu)), trace);

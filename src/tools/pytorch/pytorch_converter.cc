@@ -13,6 +13,7 @@
 #include "chakra/attributes.h"
 #include "chakra/graph.h"
 #include "core/error.h"
+#include "core/json_input.h"
 #include "core/read_file.h"
 #include "tools/common/text_format.h"
 #include "tools/pytorch/pytorch_ops.h"
@@ -278,7 +279,9 @@ class Converter {
     for (const Op& op : ops_) {
       const Json& values = (*op.json)["inputs"]["values"];
       if (op.kind != OpKind::kMetadata || !values.is_array() || values.empty() || !values[0].is_string()) continue;
-      const Json list = Json::parse(values[0].get<std::string>(), nullptr, false);
+      const std::string& text = values[0].get_ref<const std::string&>();
+      // Like a description that does not parse, one nested too deeply names no groups.
+      const Json list = json_too_deep_at(text) ? Json() : Json::parse(text, nullptr, false);
       for (std::size_t k = 0; list.is_array() && k < list.size(); ++k) {
         const Json& pg = list[k];
         if (!pg.is_object() || !pg.contains("pg_name")) continue;
@@ -378,7 +381,8 @@ chakra::Trace convert_pytorch(std::string_view json_text, const std::string& sou
 
 std::size_t convert_pytorch_file(const std::string& json_path, const std::string& et_path,
                                  const PytorchOptions& options) {
-  const std::string text = read_file(json_path, "PyTorch execution trace", "a PyTorch ET or ET+ JSON file");
+  const std::string text =
+      read_file(json_path, "PyTorch execution trace", "a PyTorch ET or ET+ JSON file", kTraceFileMaxBytes);
   const chakra::Trace trace = convert_pytorch(text, json_path, options);
   chakra::write_trace(et_path, trace);
   return trace.nodes.size();

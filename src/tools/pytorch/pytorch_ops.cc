@@ -6,6 +6,7 @@
 
 #include "chakra/attributes.h"
 #include "core/error.h"
+#include "core/json_input.h"
 #include "tools/common/text_format.h"
 
 namespace chakrasim::tools::pytorch {
@@ -26,13 +27,7 @@ std::optional<std::uint64_t> as_uint64(const Json& v) {
   return v.is_number_unsigned() ? std::optional(v.get<std::uint64_t>()) : std::nullopt;
 }
 
-Json parse_json(std::string_view text, const std::string& source) {
-  try {
-    return Json::parse(text);
-  } catch (const Json::exception& e) {
-    fail("{}: invalid JSON: {}", source, e.what());
-  }
-}
+Json parse_json(std::string_view text, const std::string& source) { return parse_json_input<Json>(text, source); }
 
 void fail_node(const std::string& source, const Op& op, const std::string& what) {
   fail("{}: node {} (\"{}\"): {}", source, op.id, op.name, what);

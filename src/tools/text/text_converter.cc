@@ -313,7 +313,8 @@ std::string text_groups_path(const std::string& prefix) { return prefix + ".grou
 
 TextFiles convert_text_file(const std::string& text_path, const std::string& prefix, const TextOptions& options) {
   check_counts(options);
-  const std::string text = read_file(text_path, "text workload", "an ASTRA-sim 1.0 text workload file");
+  const std::string text =
+      read_file(text_path, "text workload", "an ASTRA-sim 1.0 text workload file", kDescriptionFileMaxBytes);
   TextFiles files;
   const std::string groups =
       convert_text_each(text, text_path, options, [&](std::size_t rank, const chakra::Trace& trace) {
