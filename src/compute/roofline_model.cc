@@ -1,5 +1,7 @@
 #include "compute/roofline_model.h"
 
+#include "core/sim_time.h"
+
 #include <algorithm>
 
 namespace chakrasim::compute {
@@ -22,7 +24,10 @@ std::optional<Tick> RooflineModel::duration(const chakra::Graph& graph, std::uin
   const double intensity = ops / static_cast<double>(a.tensor_size);
   const double perf = std::min(bytes_per_s_ * intensity, peak_flops_per_s_);
   if (perf <= 0) return 0;
-  return static_cast<Tick>(ops / perf * 1e9);
+  return ticks_from_ns(ops / perf * 1e9, [&] {
+    return fmt::format("{}: node {} (\"{}\"), {} operations at {} FLOP/s,", graph.source(), graph.id(node),
+                       graph.name(node), a.num_ops, perf);
+  });
 }
 
 std::optional<NodeUtilization> RooflineModel::utilization(const chakra::Graph& graph, std::uint32_t node) const {

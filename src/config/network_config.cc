@@ -9,6 +9,7 @@
 #include "config/nearest_key.h"
 #include "core/error.h"
 #include "core/read_file.h"
+#include "core/sim_time.h"
 #include "network/network.h"
 
 namespace chakrasim::config {
@@ -70,8 +71,12 @@ void read_bandwidth(const YAML::Node& list, std::size_t i, const std::string& so
 
 void read_latency(const YAML::Node& list, std::size_t i, const std::string& source, network::DimensionSpec& d) {
   d.latency_ns = number_at(list, "latency", i, source);
-  if (d.latency_ns < 0) {
+  if (!(d.latency_ns >= 0)) {
     fail("{}: latency[{}]: value {} is invalid; expected a number of ns, 0 or more", source, i, d.latency_ns);
+  }
+  if (d.latency_ns > static_cast<double>(kMaxSimulatedNs)) {
+    fail("{}: latency[{}]: value {} ns is beyond the simulated time limit of {}", source, i, d.latency_ns,
+         simulated_time_limit_text());
   }
 }
 

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/json_input.h"
 #include "core/read_file.h"
+#include "core/sim_time.h"
 
 namespace chakrasim::config {
 namespace {
@@ -52,7 +53,7 @@ memory::RemoteMemorySpec parse_memory(const std::string& text, const std::string
          "PER_NPU_MEMORY_EXPANSION, PER_NODE_MEMORY_EXPANSION or MEMORY_POOL",
          source, type);
   }
-  spec.latency_ns = unsigned_key(root, "remote-mem-latency", source);
+  spec.latency_ns = unsigned_key(root, "remote-mem-latency", source, kMaxSimulatedNs);
   spec.bandwidth_gb_per_s = unsigned_key(root, "remote-mem-bw", source);
   spec.nodes = static_cast<std::uint32_t>(unsigned_key(root, "num-nodes", source, UINT32_MAX));
   spec.npus_per_node = static_cast<std::uint32_t>(unsigned_key(root, "num-npus-per-node", source, UINT32_MAX));

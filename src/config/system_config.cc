@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/json_input.h"
 #include "core/read_file.h"
+#include "core/sim_time.h"
 #include "system/algorithms.h"
 
 namespace chakrasim::config {
@@ -166,7 +167,10 @@ const std::vector<Param>& params() {
        "fixed delay charged before every collective step (times --injection-scale, truncated)",
        [](const Json& v, Context& c) {
          const auto ns = get_int(c, "endpoint-delay", v, 0);
-         c.out.system.endpoint_delay_ns = static_cast<std::uint64_t>(static_cast<double>(ns) * c.flags.injection_scale);
+         c.out.system.endpoint_delay_ns = ticks_from_ns(static_cast<double>(ns) * c.flags.injection_scale, [&] {
+           return fmt::format("{}: \"endpoint-delay\" {} x --injection-scale {}", c.source, ns,
+                              c.flags.injection_scale);
+         });
        }},
       {"active-chunks-per-dimension", "integer >= 1", "1",
        "chunks running at once per queue: ceil(value / --num-queues-per-dim)",
@@ -268,8 +272,8 @@ SystemConfig parse_system(const std::string& text, const std::string& source, co
   if (!root.is_object()) fail("{}: expected a JSON object of system keys", source);
   if (flags.num_queues_per_dim == 0)
     fail("--num-queues-per-dim: value 0 is invalid; expected an integer of at least 1");
-  if (!(flags.injection_scale >= 0))
-    fail("--injection-scale: value {} is invalid; expected a number, 0 or more", flags.injection_scale);
+  if (!(flags.injection_scale >= 0) || !std::isfinite(flags.injection_scale))
+    fail("--injection-scale: value {} is invalid; expected a number, 0 or more (finite)", flags.injection_scale);
 
   SystemConfig out;
   out.system.num_queues_per_dim = flags.num_queues_per_dim;
@@ -285,6 +289,17 @@ SystemConfig parse_system(const std::string& text, const std::string& source, co
     fail("{}: missing key \"preferred-dataset-splits\"; expected the number of chunks per collective "
          "(an integer of at least 1; the reference crashes without it)",
          source);
+  }
+  // Without both slopes the roofline times every GPU compute node at 0 ns (the reference does).
+  if (out.compute.model == "roofline") {
+    for (const auto& [key, value] : {std::pair{"peak-perf", out.compute.peak_perf_tflops},
+                                     std::pair{"local-mem-bw", out.compute.local_mem_bw_gb_per_s}}) {
+      if (value <= 0) {
+        fail("{}: roofline-enabled is 1, but \"{}\" is {}; expected a positive number (the roofline would time every "
+             "GPU compute node at 0 ns)",
+             source, key, root.contains(key) ? fmt::format("{}", value) : std::string("missing"));
+      }
+    }
   }
   if (!root.contains("local-mem-bw")) {
     out.warnings.push_back(

@@ -1,4 +1,5 @@
 #include "core/event_queue.h"
+#include "core/sim_time.h"
 
 #include <bit>
 #include <cassert>
@@ -34,6 +35,11 @@ void EventQueue::append(Bucket& bucket, const Event& e) {
 
 void EventQueue::schedule(Tick time, EventTarget target, std::uint8_t kind, NpuId npu, std::uint64_t arg) {
   assert(time >= now_);
+  // The one check that holds for every event; callers that know what the time is for check first
+  // with time_after, for a message that names it.
+  if (time > kMaxSimulatedNs) {
+    fail("an event at {} ns is beyond the simulated time a run can reach, {}", time, simulated_time_limit_text());
+  }
   ++pending_;
   put(Event{time, arg, npu, target, kind});
 }

@@ -1,9 +1,10 @@
 #include "core/npu_timers.h"
+#include "core/sim_time.h"
 
 namespace chakrasim {
 
 void NpuTimers::schedule(NpuId npu, Tick delay, TimerOwner owner, std::uint8_t kind, std::uint64_t arg) {
-  const Tick time = queue_.now() + delay;
+  const Tick time = time_after(queue_.now(), delay, [&] { return fmt::format("a step of NPU {}", npu); });
   const TimerEntry entry{arg, npu, owner, kind};
   for (const OpenBucket& open : open_[npu]) {
     if (open.time == time) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/sim_time.h"
 
 namespace chakrasim::memory {
 
@@ -30,13 +31,17 @@ Tick RemoteMemory::access(NpuId npu, std::uint64_t bytes, Tick now) {
            "NO_MEMORY_EXPANSION; expected PER_NPU_MEMORY_EXPANSION, PER_NODE_MEMORY_EXPANSION or "
            "MEMORY_POOL (--memory)",
            npu);
-    case RemoteMemoryKind::kPerNpu: return now + service_ns(bytes);
+    case RemoteMemoryKind::kPerNpu:
+      return time_after(now, service_ns(bytes),
+                        [&] { return fmt::format("NPU {}'s remote-memory access of {} bytes", npu, bytes); });
     case RemoteMemoryKind::kPerNode:
     case RemoteMemoryKind::kPool: {
       const std::size_t server =
           spec_.kind == RemoteMemoryKind::kPool ? 0 : npu / std::max<std::uint32_t>(1, spec_.npus_per_node);
       Tick& free_at = server_free_at_[server];
-      free_at = std::max(free_at, now) + service_ns(bytes);
+      free_at = time_after(std::max(free_at, now), service_ns(bytes), [&] {
+        return fmt::format("NPU {}'s remote-memory access of {} bytes (behind the server's queue)", npu, bytes);
+      });
       return free_at;
     }
   }

@@ -47,7 +47,8 @@ inline std::uint64_t sized_bytes(RequestSizing sizing, std::uint64_t bytes, std:
   switch (sizing) {
     case RequestSizing::kAsIs: break;
     case RequestSizing::kBroadcast: return (bytes + members - 2) / (members - 1);
-    case RequestSizing::kReduce: return (bytes * members + members - 2) / (members - 1);
+    // ceil(bytes x members / (members - 1)), written so that it cannot wrap.
+    case RequestSizing::kReduce: return bytes + (bytes + members - 2) / (members - 1);
   }
   return bytes;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/sim_time.h"
 
 namespace chakrasim::system {
 
@@ -333,7 +334,12 @@ Tick System::reduction_ns(std::uint64_t bytes) const {
   // One write and two reads of the step's data at local memory bandwidth (GB/s = bytes/ns),
   // each truncated on its own. Without a bandwidth the reference charges nothing on x86.
   if (spec_.local_mem_bw_gb_per_s <= 0) return 0;
-  return 3 * static_cast<Tick>(static_cast<double>(bytes) / spec_.local_mem_bw_gb_per_s);
+  auto describe = [&] {
+    return fmt::format("reducing {} bytes at local-mem-bw {} GB/s", bytes, spec_.local_mem_bw_gb_per_s);
+  };
+  const Tick pass_ns = ticks_from_ns(static_cast<double>(bytes) / spec_.local_mem_bw_gb_per_s, describe);
+  ticks_from_ns(3 * static_cast<double>(pass_ns), describe);  // the three passes together are in range too
+  return 3 * pass_ns;
 }
 
 void System::handle_timer(const TimerEntry& entry) {

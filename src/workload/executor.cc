@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/json_input.h"
+#include "core/sim_time.h"
 
 namespace chakrasim::workload {
 
@@ -78,6 +79,19 @@ void validate(const chakra::Graph& graph, const WorkloadOptions& options) {
       fail("{}: node {} (\"{}\") has unknown node type {}; expected 0 to 7 (INVALID_NODE to "
            "COMM_COLL_NODE)",
            graph.source(), graph.id(i), graph.name(i), graph.raw_type(i));
+    }
+    // Limits that keep every time exact (core/sim_time.h): a duration in ns and a size in bytes
+    // that neither wrap 64 bits nor lose a unit in a double.
+    if (graph.duration_micros(i) > kMaxSimulatedNs / 1000) {
+      fail("{}: duration_micros {} is beyond the simulated time a run can reach; expected at most {} µs "
+           "(146 years)",
+           where(), graph.duration_micros(i), kMaxSimulatedNs / 1000);
+    }
+    for (const auto& [bit, name, value] : {std::tuple{OpAttrs::kCommSize, "comm_size", a.comm_size},
+                                           std::tuple{OpAttrs::kTensorSize, "tensor_size", a.tensor_size}}) {
+      if (a.has(bit) && value > kMaxMessageBytes) {
+        fail("{}: {} {} is invalid; expected at most {} bytes (2^53, 8 PiB)", where(), name, value, kMaxMessageBytes);
+      }
     }
     if (options.replay_only) continue;  // every node is a delay of its recorded duration
     switch (graph.type(i)) {
@@ -206,7 +220,7 @@ void Executor::issue(NpuId r, std::uint32_t node) {
   if (replay_only_) {
     const Tick ns = compute::replay_ns(g.duration_micros(node));
     if (g.type(node) == NodeType::kComp) (slot == kCpu ? npu.totals.cpu_compute_ns : npu.totals.gpu_compute_ns) += ns;
-    timers_.schedule(r, ns, TimerOwner::kWorkload, kNodeDone, node);
+    schedule_node_done(r, node, ns);
     return;
   }
   switch (g.type(node)) {
@@ -217,8 +231,7 @@ void Executor::issue(NpuId r, std::uint32_t node) {
     case NodeType::kMemLoad:
     case NodeType::kMemStore: {
       const Tick now = queue_.now();
-      timers_.schedule(r, memory_.access(r, g.attrs(node).tensor_size, now) - now, TimerOwner::kWorkload, kNodeDone,
-                       node);
+      schedule_node_done(r, node, memory_.access(r, g.attrs(node).tensor_size, now) - now);
       return;
     }
     case NodeType::kMetadata:
@@ -232,6 +245,15 @@ void Executor::issue(NpuId r, std::uint32_t node) {
   }
 }
 
+// Every node's end goes through here, so that a sum of long durations that would pass the end of
+// simulated time is refused naming the node that reaches it.
+void Executor::schedule_node_done(NpuId r, std::uint32_t node, Tick delay) {
+  const chakra::Graph& g = *npus_[r].graph;
+  time_after(queue_.now(), delay,
+             [&] { return fmt::format("{}: node {} (\"{}\") on NPU {}", g.source(), g.id(node), g.name(node), r); });
+  timers_.schedule(r, delay, TimerOwner::kWorkload, kNodeDone, node);
+}
+
 void Executor::issue_compute(NpuId r, std::uint32_t node, Slot slot) {
   Npu& npu = npus_[r];
   const std::optional<Tick> ns = compute_->duration(*npu.graph, node);
@@ -240,7 +262,7 @@ void Executor::issue_compute(NpuId r, std::uint32_t node, Slot slot) {
     return;
   }
   (slot == kCpu ? npu.totals.cpu_compute_ns : npu.totals.gpu_compute_ns) += *ns;
-  timers_.schedule(r, *ns, TimerOwner::kWorkload, kNodeDone, node);
+  schedule_node_done(r, node, *ns);
 }
 
 void Executor::issue_collective(NpuId r, std::uint32_t node) {
@@ -249,7 +271,7 @@ void Executor::issue_collective(NpuId r, std::uint32_t node) {
   const auto form = collective_form(a.comm_type, broadcast_by_duration_);
   if (!form) {
     // The reference replays a broadcast for its recorded duration (validate let nothing else by).
-    timers_.schedule(r, compute::replay_ns(g.duration_micros(node)), TimerOwner::kWorkload, kNodeDone, node);
+    schedule_node_done(r, node, compute::replay_ns(g.duration_micros(node)));
     return;
   }
   system::CollectiveRequest request;

@@ -115,6 +115,7 @@ class Executor final : public system::CommListener {
   Slot slot_of(const chakra::Graph& graph, std::uint32_t node) const;
   void issue_ready(NpuId npu);
   void issue(NpuId npu, std::uint32_t node);
+  void schedule_node_done(NpuId npu, std::uint32_t node, Tick delay);
   void issue_compute(NpuId npu, std::uint32_t node, Slot slot);
   void issue_collective(NpuId npu, std::uint32_t node);
   void issue_point_to_point(NpuId npu, std::uint32_t node);

@@ -192,7 +192,16 @@ TEST(SystemConfig, PeakPerfAndRoofline) {
   EXPECT_EQ(c.compute.peak_perf_tflops, 900.0);
   EXPECT_EQ(c.compute.model, "roofline");
   EXPECT_EQ(c.compute.local_mem_bw_gb_per_s, 50.0);
-  EXPECT_EQ(parse_with("\"roofline-enabled\": true").compute.model, "roofline");
+  EXPECT_EQ(parse_with("\"peak-perf\": 1, \"roofline-enabled\": true").compute.model, "roofline");
+  // Without a positive peak-perf and local-mem-bw the roofline would time every compute node at 0 ns.
+  EXPECT_THAT(error_with("\"roofline-enabled\": 1"), HasSubstr("roofline-enabled is 1, but \"peak-perf\" is missing; "
+                                                               "expected a positive number"));
+  EXPECT_THAT(error_with("\"peak-perf\": 0, \"roofline-enabled\": 1"), HasSubstr("\"peak-perf\" is 0; expected"));
+  EXPECT_THAT(error_of([] {
+                parse("{\"preferred-dataset-splits\": 4, \"local-mem-bw\": 0, \"peak-perf\": 5, \"roofline-enabled\": "
+                      "1}");
+              }),
+              HasSubstr("\"local-mem-bw\" is 0; expected a positive number"));
   EXPECT_EQ(parse_with("\"roofline-enabled\": 0").compute.model, "replay");
   EXPECT_EQ(parse_with("\"roofline-enabled\": false").compute.model, "replay");
   EXPECT_EQ(parse_with("\"peak-perf\": 0.5").compute.peak_perf_tflops, 0.5);

@@ -1,4 +1,5 @@
 #include "network/analytical/congestion_aware.h"
+#include "core/sim_time.h"
 
 namespace chakrasim::network {
 
@@ -39,11 +40,15 @@ void CongestionAware::transmit(std::uint32_t link, std::uint32_t packet) {
   Link& l = links_[link];
   l.busy = true;
   const double serialisation = static_cast<double>(packets_[packet].bytes) / l.bytes_per_ns;
+  auto describe = [&] { return fmt::format("a packet of {} bytes on link {}", packets_[packet].bytes, link); };
+  const Tick busy_ns = ticks_from_ns(serialisation, describe);
+  const Tick hop_ns = ticks_from_ns(l.latency_ns + serialisation, describe);
   const Tick now = queue_.now();
-  if (observer_ != nullptr) observer_->on_link_busy(link, now, now + static_cast<Tick>(serialisation));
-  queue_.schedule(now + static_cast<Tick>(l.latency_ns + serialisation), EventTarget::kNetwork, kHopArrived,
-                  packets_[packet].dst, packet);
-  queue_.schedule(now + static_cast<Tick>(serialisation), EventTarget::kNetwork, kLinkFree, 0, link);
+  const Tick free_at = time_after(now, busy_ns, describe);
+  const Tick arrives_at = time_after(now, hop_ns, describe);
+  if (observer_ != nullptr) observer_->on_link_busy(link, now, free_at);
+  queue_.schedule(arrives_at, EventTarget::kNetwork, kHopArrived, packets_[packet].dst, packet);
+  queue_.schedule(free_at, EventTarget::kNetwork, kLinkFree, 0, link);
 }
 
 void CongestionAware::handle(const Event& event) {

@@ -1,4 +1,5 @@
 #include "network/analytical/congestion_unaware.h"
+#include "core/sim_time.h"
 
 namespace chakrasim::network {
 
@@ -12,7 +13,7 @@ Tick CongestionUnaware::delay(NpuId src, NpuId dst, std::uint64_t bytes) const {
   const std::uint32_t hops = topology_.hops(dim, topology_.coordinate(src, dim), topology_.coordinate(dst, dim));
   // One truncation of the sum, as the reference: latency and serialisation stay fractional.
   const double ns = hops * topology_.spec().dims[dim].latency_ns + static_cast<double>(bytes) / bytes_per_ns_[dim];
-  return static_cast<Tick>(ns);
+  return ticks_from_ns(ns, [&] { return fmt::format("a message of {} bytes from NPU {} to NPU {}", bytes, src, dst); });
 }
 
 void CongestionUnaware::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) {
