@@ -16,6 +16,28 @@ const char* node_type_name(std::uint32_t raw_type) {
   return raw_type < 8 ? kNames[raw_type] : "an unknown node type";
 }
 
+std::string describe_cycle(std::size_t length,
+                           const std::function<std::pair<std::uint64_t, std::string_view>(std::size_t)>& member) {
+  constexpr std::size_t kShownEachEnd = 3;
+  constexpr std::size_t kNameChars = 40;
+  auto show = [&](std::size_t k) {
+    const auto [id, name] = member(k);
+    if (name.empty()) return std::to_string(id);
+    return name.size() <= kNameChars ? fmt::format("{} \"{}\"", id, name)
+                                     : fmt::format("{} \"{}...\"", id, name.substr(0, kNameChars));
+  };
+  std::string out = fmt::format("of {} node{}: ", length, length == 1 ? "" : "s");
+  for (std::size_t k = 0; k < length; ++k) {
+    if (length > 2 * kShownEachEnd + 1 && k == kShownEachEnd) {
+      out += fmt::format("... ({} more) -> ", length - 2 * kShownEachEnd);
+      k = length - kShownEachEnd - 1;
+      continue;
+    }
+    out += show(k) + " -> ";
+  }
+  return out + show(0);
+}
+
 const char* comm_type_name(std::int64_t raw_type) {
   static const char* const kNames[] = {"ALL_REDUCE", "REDUCE",         "ALL_GATHER",
                                        "GATHER",     "SCATTER",        "BROADCAST",
@@ -227,12 +249,14 @@ void Graph::check_acyclic(const std::vector<std::vector<std::uint32_t>>& parents
       }
     }
   }
-  std::string cycle;
-  for (std::size_t k = path.size(); k-- > seen_at[at];) {
-    cycle += std::to_string(ids_[path[k]]) + " -> ";
-  }
-  cycle += std::to_string(ids_[path.back()]);
-  fail("{}: dependency cycle among {} nodes, e.g. {}; a trace must be a DAG", source_, n - freed, cycle);
+  // path runs child to parent; the cycle is path[seen_at[at]..], shown parent first.
+  const std::size_t first = seen_at[at], length = path.size() - first;
+  const std::string cycle = describe_cycle(length, [&](std::size_t k) {
+    const std::uint32_t i = path[path.size() - 1 - k];
+    return std::pair<std::uint64_t, std::string_view>{ids_[i], names_[i]};
+  });
+  fail("{}: dependency cycle {}; {} node{} cannot run (on the cycle or after it); a trace must be a DAG", source_,
+       cycle, n - freed, n - freed == 1 ? "" : "s");
 }
 
 }  // namespace chakrasim::chakra

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -50,6 +51,13 @@ const char* comm_type_name(std::int64_t raw_type);
 std::optional<CommType> comm_type_from_name(std::string_view name);
 // Every collective's snake_case name, "all_reduce" to "barrier", for help and error texts.
 const char* comm_type_file_name(CommType type);
+
+// A dependency cycle for a message, given its members in dependency order (each a parent of the
+// next, the last a parent of the first) as id and name: "of 3 nodes: 2 \"a\" -> 4 \"b\" -> 3 \"c\" ->
+// 2 \"a\"". A long cycle shows its first and last three members and how many lie between, so
+// that a 1e6-node cycle is one readable line.
+std::string describe_cycle(std::size_t length,
+                           const std::function<std::pair<std::uint64_t, std::string_view>(std::size_t)>& member);
 
 // Attributes the models read, decoded with the feeder's conversions. A `has_` bit says whether
 // the attribute was present; absent values are 0.

@@ -3,6 +3,7 @@
 #include "chakra/graph.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <sstream>
 #include <string>
@@ -293,16 +294,16 @@ TEST(GraphErrors, SelfDependency) {
   EXPECT_THAT(msg, HasSubstr("self.et: node 4 (\"me\") depends on itself"));
 }
 
-// The ids of "e.g. a -> b -> ... -> a" in a cycle message.
+// The ids of "of N nodes: a "x" -> b "y" -> ... -> a "x"" in a cycle message.
 std::vector<std::uint64_t> cycle_ids(const std::string& msg) {
   std::vector<std::uint64_t> ids;
-  const auto start = msg.find("e.g. ");
+  const auto start = msg.find("nodes: ");
   if (start == std::string::npos) return ids;
   const auto end = msg.find(';', start);
-  std::istringstream in(msg.substr(start + 5, end - start - 5));
+  std::istringstream in(msg.substr(start + 7, end - start - 7));
   std::string token;
   while (in >> token) {
-    if (token != "->") ids.push_back(std::stoull(token));
+    if (std::isdigit(static_cast<unsigned char>(token[0]))) ids.push_back(std::stoull(token));
   }
   return ids;
 }
@@ -312,8 +313,9 @@ TEST(GraphErrors, TwoNodeCycle) {
   add_node(t, 5, "a", {6});
   add_node(t, 6, "b", {5});
   const std::string msg = error_of([&] { Graph::build(t, "cyc.et"); });
-  EXPECT_THAT(msg, HasSubstr("cyc.et: dependency cycle among 2 nodes"));
-  EXPECT_THAT(msg, AnyOf(HasSubstr("5 -> 6 -> 5"), HasSubstr("6 -> 5 -> 6")));
+  EXPECT_THAT(msg, HasSubstr("cyc.et: dependency cycle of 2 nodes"));
+  EXPECT_THAT(msg, AnyOf(HasSubstr("5 \"a\" -> 6 \"b\" -> 5 \"a\""), HasSubstr("6 \"b\" -> 5 \"a\" -> 6 \"b\"")));
+  EXPECT_THAT(msg, HasSubstr("; 2 nodes cannot run"));
   EXPECT_THAT(msg, HasSubstr("a trace must be a DAG"));
 }
 
@@ -328,7 +330,8 @@ TEST(GraphErrors, CyclePathListsOnlyTheCycleInDependencyOrder) {
   add_node(t, 4, "c4", {3});
   add_node(t, 5, "after", {4});
   const std::string msg = error_of([&] { Graph::build(t, "cyc.et"); });
-  EXPECT_THAT(msg, HasSubstr("cyc.et: dependency cycle among 5 nodes"));
+  EXPECT_THAT(msg, HasSubstr("cyc.et: dependency cycle of 3 nodes"));
+  EXPECT_THAT(msg, HasSubstr("; 5 nodes cannot run (on the cycle or after it)"));
   const std::vector<std::uint64_t> ids = cycle_ids(msg);
   ASSERT_EQ(ids.size(), 4u) << msg;
   EXPECT_EQ(ids.front(), ids.back()) << msg;
@@ -338,6 +341,34 @@ TEST(GraphErrors, CyclePathListsOnlyTheCycleInDependencyOrder) {
   for (std::size_t k = 0; k + 1 < ids.size(); ++k) {
     EXPECT_TRUE(edges.count({ids[k], ids[k + 1]})) << ids[k] << " -> " << ids[k + 1] << " in " << msg;
   }
+}
+
+// A cycle through every node of a long chain: the message names its length and six members (the
+// first and last three, in dependency order), not a line the size of the trace.
+TEST(GraphErrors, LongCycleIsSummarised) {
+  Trace t;
+  constexpr std::uint64_t kNodes = 100000;
+  for (std::uint64_t id = 0; id < kNodes; ++id) add_node(t, id, "n", {(id + kNodes - 1) % kNodes});
+  const std::string msg = error_of([&] { Graph::build(t, "ring.et"); });
+  EXPECT_THAT(msg, HasSubstr("ring.et: dependency cycle of 100000 nodes: "));
+  EXPECT_THAT(msg, HasSubstr(" -> ... (99994 more) -> "));
+  EXPECT_THAT(msg, HasSubstr("; 100000 nodes cannot run"));
+  EXPECT_LT(msg.size(), 400u) << msg;
+  const std::vector<std::uint64_t> ids = cycle_ids(msg);
+  ASSERT_EQ(ids.size(), 7u) << msg;
+  EXPECT_EQ(ids.front(), ids.back());
+  EXPECT_EQ(ids[1], (ids[0] + 1) % kNodes);  // parent first: each shown step is an edge
+  EXPECT_EQ(ids[2], (ids[1] + 1) % kNodes);
+  EXPECT_EQ(ids[4], (ids[3] + 1) % kNodes);
+}
+
+// Long names are cut, so six members stay one short line.
+TEST(GraphErrors, CycleMembersNamesAreCut) {
+  const std::string long_name(100, 'x');
+  const std::string text = describe_cycle(2, [&](std::size_t k) {
+    return std::pair<std::uint64_t, std::string_view>{k, k == 0 ? std::string_view(long_name) : ""};
+  });
+  EXPECT_EQ(text, "of 2 nodes: 0 \"" + std::string(40, 'x') + "...\" -> 1 -> 0 \"" + std::string(40, 'x') + "...\"");
 }
 
 TEST(GraphErrors, AttributeErrorsNameTheFile) {

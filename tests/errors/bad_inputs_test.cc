@@ -184,7 +184,7 @@ std::vector<Case> catalogue() {
                  });
                },
                1,
-               {"{rank0}", "cycle among 3 nodes", "200 -> ", "201 -> ", "202", "DAG"}});
+               {"{rank0}", "cycle of 3 nodes", "200 \"a\" -> ", "201 \"b\" -> ", "202 \"c\"", "DAG"}});
   c.push_back({"DuplicateNodeIds",
                [](CaseFiles& s) {
                  s.rewrite(2, [](chakra::Trace& t) { add_node(t, kArId, NT::kComp, "dup").set_duration_micros(1); });

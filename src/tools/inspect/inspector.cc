@@ -1,9 +1,13 @@
 #include "tools/inspect/inspector.h"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <set>
 #include <span>
+#include <string_view>
 #include <tuple>
+#include <unordered_set>
 
 #include "chakra/attributes.h"
 #include "chakra/graph.h"
@@ -19,6 +23,29 @@ namespace {
 std::string type_name(std::uint32_t raw) {
   return raw < 8 ? chakra::node_type_name(raw) : "type " + std::to_string(raw);
 }
+
+// Finds values seen before in one node's list: a scan of the few earlier values for the usual
+// handful, a hash set for long lists (a node with 1e6 parents must not cost 1e12 comparisons).
+template <typename T>
+class RepeatFinder {
+ public:
+  explicit RepeatFinder(int expected) {
+    if (expected > kScanLimit) set_.emplace();
+  }
+  bool repeated(const T& value) {
+    if (set_) return !set_->insert(value).second;
+    const auto end = small_.begin() + small_count_;
+    if (std::find(small_.begin(), end, value) != end) return true;
+    small_[small_count_++] = value;
+    return false;
+  }
+
+ private:
+  static constexpr int kScanLimit = 16;
+  std::array<T, kScanLimit> small_;
+  std::size_t small_count_ = 0;
+  std::optional<std::unordered_set<T>> set_;
+};
 
 std::string describe(const Node& n) { return fmt::format("node {} (\"{}\")", n.id(), n.name()); }
 
@@ -71,10 +98,10 @@ Decoded decode(const Node& n, Checker& c) {
   static const std::set<std::string> kRead = {"is_cpu_op",   "comm_type",     "comm_src",    "comm_dst",
                                               "comm_tag",    "comm_priority", "comm_size",   "num_ops",
                                               "tensor_size", "pg_name",       "involved_dim"};
+  RepeatFinder<std::string_view> names_seen(n.attr_size());
   for (int i = 0; i < n.attr_size(); ++i) {
     const chakra::Attribute& a = n.attr(i);
-    const auto earlier = n.attr().begin() + i;
-    if (std::find_if(n.attr().begin(), earlier, [&](const auto& e) { return e.name() == a.name(); }) != earlier) {
+    if (names_seen.repeated(a.name())) {
       c.warning(n, fmt::format("attribute \"{}\" appears more than once; readers use the first", a.name()));
     } else if (a.value_case() == chakra::Attribute::VALUE_NOT_SET && !kRead.contains(a.name())) {
       c.warning(n, fmt::format("attribute \"{}\" has no value", a.name()));
@@ -242,9 +269,11 @@ std::string cycle_text(const std::vector<std::uint32_t>& component, const Adjace
       }
     }
   }
-  std::string loop;
-  for (std::size_t k = path.size(); k-- > at[v];) loop += std::to_string(nodes[path[k]].id()) + " -> ";
-  return loop + std::to_string(nodes[path.back()].id());
+  const std::size_t first = at[v];
+  return chakra::describe_cycle(path.size() - first, [&](std::size_t k) {
+    const Node& n = nodes[path[path.size() - 1 - k]];
+    return std::pair<std::uint64_t, std::string_view>{n.id(), n.name()};
+  });
 }
 
 // Node ids sorted with their indices: the first of a repeated id is the one dependencies
@@ -299,10 +328,10 @@ Adjacency read_parents(const chakra::Trace& trace, const IdIndex& index_of, Chec
         parents.items.push_back(*p);
       }
     };
+    RepeatFinder<std::uint64_t> data_deps_seen(n.data_deps_size());
     for (int k = 0; first && k < n.data_deps_size(); ++k) {
       const std::uint64_t d = n.data_deps(k);
-      const auto earlier = n.data_deps().begin() + k;
-      if (std::find(n.data_deps().begin(), earlier, d) != earlier) {
+      if (data_deps_seen.repeated(d)) {
         c.warning(n, fmt::format("lists data dependency {} twice (the old Chakra feeder then never issues it)", d));
         continue;
       }
@@ -364,8 +393,8 @@ void check_graph(const chakra::Trace& trace, Checker& c) {
   const Adjacency parents = read_parents(trace, index_of, c);
   for (const auto& component : cycles(parents)) {
     c.add(Severity::kError, &trace.nodes[component.front()],
-          fmt::format("dependency cycle among {} nodes, e.g. {}; a trace must be a DAG", component.size(),
-                      cycle_text(component, parents, trace.nodes)));
+          fmt::format("dependency cycle {} ({} nodes in all wait on one another); a trace must be a DAG",
+                      cycle_text(component, parents, trace.nodes), component.size()));
   }
   critical_path(trace, parents, index_of, unique_ids, c.s);
 }

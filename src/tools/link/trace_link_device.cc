@@ -1,6 +1,7 @@
 // The trace linker's reading of the Kineto device trace: its events, the CPU ops' exclusive
 // durations and nesting, and the indexes the linking uses (trace_link_linker.h).
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <string_view>
 
@@ -39,10 +40,14 @@ void Linker::read_event(const Json& raw, std::size_t index) {
   e.name = string_field(raw, "name", where);
   if (auto ph = raw.find("ph"); ph != raw.end()) e.ph = *ph;
   const bool complete = e.ph == "X";
+  // Times beyond 2^53 µs are not exact as doubles (and 2^64-1 wrapped when written back as an
+  // integer): they are refused like a missing time, with the range in the message.
   auto time_of = [&](const char* key, Micros& out) {
     auto it = raw.find(key);
     if (it == raw.end() || !it->is_number()) return false;
-    out = {it->get<double>(), it->is_number_float()};
+    const double value = it->get<double>();
+    if (!(std::fabs(value) <= kMaxExactMicros)) return false;
+    out = {value, it->is_number_float()};
     return true;
   };
   const bool cpu_side =
@@ -94,10 +99,10 @@ void Linker::read_event(const Json& raw, std::size_t index) {
     return;
   }
   if (!time_of("ts", e.ts))
-    event_fail(e, fmt::format("\"ts\" is {}; expected a time in µs",
+    event_fail(e, fmt::format("\"ts\" is {}; expected a time in µs, at most 2^53 in magnitude",
                               raw.contains("ts") ? json_excerpt(raw["ts"]) : "missing"));
   if (!time_of("dur", e.dur))
-    event_fail(e, fmt::format("\"dur\" is {}; expected a duration in µs",
+    event_fail(e, fmt::format("\"dur\" is {}; expected a duration in µs, at most 2^53",
                               raw.contains("dur") ? json_excerpt(raw["dur"]) : "missing"));
   if (e.dur.value < 0) event_fail(e, fmt::format("\"dur\" is {}; expected a duration of 0 µs or more", e.dur.value));
   const std::string args_where = where + ": args";

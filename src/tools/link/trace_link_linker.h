@@ -39,6 +39,7 @@ struct Micros {
   double value = 0;
   bool fractional = false;
 };
+inline constexpr double kMaxExactMicros = 9007199254740992.0;  // 2^53
 inline Micros operator+(Micros a, Micros b) { return {a.value + b.value, a.fractional || b.fractional}; }
 inline Micros operator-(Micros a, Micros b) { return {a.value - b.value, a.fractional || b.fractional}; }
 inline Json to_json(Micros m) { return m.fractional ? Json(m.value) : Json(static_cast<std::int64_t>(m.value)); }

@@ -129,8 +129,12 @@ TEST(Inspect, EveryCycleIsReported) {
   b.comp("r", 1, {4});
   b.comp("behind", 1, {5});
   const tools::TraceSummary s = tools::summarize_trace(b.trace(), "cycles.et");
-  EXPECT_THAT(errors(s), ElementsAre("dependency cycle among 2 nodes, e.g. 2 -> 1 -> 2; a trace must be a DAG",
-                                     "dependency cycle among 3 nodes, e.g. 4 -> 5 -> 3 -> 4; a trace must be a DAG"));
+  EXPECT_THAT(errors(s), ElementsAre("dependency cycle of 2 nodes: 2 \"y\" -> 1 \"x\" -> 2 \"y\" (2 nodes in all wait "
+                                     "on one "
+                                     "another); a trace must be a DAG",
+                                     "dependency cycle of 3 nodes: 4 \"q\" -> 5 \"r\" -> 3 \"p\" -> 4 \"q\" (3 nodes "
+                                     "in "
+                                     "all wait on one another); a trace must be a DAG"));
   EXPECT_EQ(s.problems[0].node, 1u);
   EXPECT_FALSE(s.critical_path_micros.has_value());
 }

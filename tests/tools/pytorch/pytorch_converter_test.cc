@@ -418,7 +418,7 @@ TEST(PytorchConverter, Errors) {
   EXPECT_THAT(error(trace_of({kThread, op(2, "A", 1, {{"inter_thread_dep", 3}}), op(3, "B", 1)})), HasSubstr("bad.json:"
                                                                                                              " dependen"
                                                                                                              "cy cycle "
-                                                                                                             "among 2 "
+                                                                                                             "of 2 "
                                                                                                              "nodes"));
   EXPECT_THAT(error(trace_of({kThread, op(2, "A", 1, {{"inter_thread_dep", 42}})})), HasSubstr("node 2 (\"A\"): it "
                                                                                                "depends on node 42 "
