@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 #include <vector>
 
 #include <pugixml.hpp>
@@ -10,6 +11,7 @@
 #include "chakra/graph.h"
 #include "core/error.h"
 #include "core/read_file.h"
+#include "core/sim_time.h"
 
 namespace chakrasim::tools {
 namespace {
@@ -41,12 +43,11 @@ struct Block {
   int send_to = -1;
   int recv_from = -1;
   int channel = 0;
-  std::vector<Step> steps;  // in XML order
+  std::vector<Step> steps;                     // in XML order
+  std::unordered_map<int, std::size_t> by_id;  // step id -> index in steps: lookups stay O(1)
   const Step* find(int step) const {
-    for (const Step& s : steps) {
-      if (s.id == step) return &s;
-    }
-    return nullptr;
+    const auto it = by_id.find(step);
+    return it == by_id.end() ? nullptr : &steps[it->second];
   }
 };
 
@@ -69,8 +70,13 @@ int int_attr(const pugi::xml_node& node, const char* name, const std::string& so
 // One <gpu> of the XML: its thread blocks' steps (pass 1), then its trace (pass 2).
 class GpuConverter {
  public:
-  GpuConverter(const pugi::xml_node& gpu, const std::string& source, const MscclOptions& options)
-      : source_(source), gpu_id_(int_attr(gpu, "id", source)) {
+  // `gpus`: the <algo>'s ngpus, bounding GPU ids and peers (-1 when the XML does not say).
+  GpuConverter(const pugi::xml_node& gpu, const std::string& source, const MscclOptions& options, int gpus)
+      : source_(source), gpu_id_(int_attr(gpu, "id", source)), gpus_(gpus) {
+    if (gpu_id_ < 0 || (gpus_ >= 0 && gpu_id_ >= gpus_)) {
+      fail("{}: <gpu id=\"{}\">: expected an id from 0 to {}", source_, gpu_id_,
+           gpus_ >= 0 ? fmt::format("{} (ngpus=\"{}\")", gpus_ - 1, gpus_) : std::string("2147483647"));
+    }
     const auto chunks = static_cast<std::uint64_t>(gpu_chunks(gpu, source));
     reduction_gb_per_s_ = options.reduction_gb_per_s;
     read_blocks(gpu, msccl_chunk_bytes(options.collective, options.collective_bytes, chunks));
@@ -103,15 +109,31 @@ class GpuConverter {
     for (const pugi::xml_node tb : gpu.children("tb")) {
       Block b;
       b.id = int_attr(tb, "id", source_);
-      b.send_to = int_attr(tb, "send", source_);
-      b.recv_from = int_attr(tb, "recv", source_);
+      if (b.id < 0) fail("{}: gpu {} tb {}: expected a thread block id of 0 or more", source_, gpu_id_, b.id);
+      if (!block_index_.emplace(b.id, blocks_.size()).second)
+        fail("{}: gpu {}: thread block id {} appears twice; expected each <tb> id once per GPU", source_, gpu_id_,
+             b.id);
+      b.send_to = peer_attr(tb, "send", b.id);
+      b.recv_from = peer_attr(tb, "recv", b.id);
       b.channel = int_attr(tb, "chan", source_);
       for (const pugi::xml_node st : tb.children("step")) {
         Step s;
         s.id = int_attr(st, "s", source_);
+        const std::string where = fmt::format("{}: gpu {} tb {} step {}", source_, gpu_id_, b.id, s.id);
+        if (s.id < 0) fail("{}: expected a step number of 0 or more", where);
+        if (!b.by_id.emplace(s.id, b.steps.size()).second)
+          fail("{}: step number {} appears twice in the thread block; expected each once", where, s.id);
         s.dep_block = int_attr(st, "depid", source_);
         s.dep_step = int_attr(st, "deps", source_);
-        s.bytes = chunk_bytes * static_cast<std::uint64_t>(int_attr(st, "cnt", source_));
+        if (s.dep_block < -1) fail("{}: depid {}; expected -1 (none) or a thread block id", where, s.dep_block);
+        if (s.dep_block == b.id && s.dep_step == s.id) fail("{}: depends on itself (depid and deps name it)", where);
+        const int count = int_attr(st, "cnt", source_);
+        if (count < 0) fail("{}: cnt \"{}\"; expected a chunk count of 0 or more", where, count);
+        if (chunk_bytes != 0 && static_cast<std::uint64_t>(count) > kMaxMessageBytes / chunk_bytes) {
+          fail("{}: cnt {} x {} bytes per chunk is beyond {} bytes, the largest message a trace holds", where, count,
+               chunk_bytes, kMaxMessageBytes);
+        }
+        s.bytes = chunk_bytes * static_cast<std::uint64_t>(count);
         const std::string type = st.attribute("type").value();
         s.first_node = next_id++;
         s.last_node = s.first_node;
@@ -123,19 +145,32 @@ class GpuConverter {
         } else if (type == "nop") {
           s.kind = StepKind::kNop;
         } else {
-          fail("{}: gpu {} tb {} step {}: step type \"{}\" is not supported; expected s, r, rrc or nop", source_,
-               gpu_id_, b.id, s.id, type);
+          fail("{}: step type \"{}\" is not supported; expected s, r, rrc or nop", where, type);
         }
+        if (s.kind == StepKind::kSend && b.send_to < 0)
+          fail("{}: a send in a thread block with send=\"-1\"; expected the block's send peer", where);
+        if ((s.kind == StepKind::kRecv || s.kind == StepKind::kRecvReduce) && b.recv_from < 0)
+          fail("{}: a receive in a thread block with recv=\"-1\"; expected the block's receive peer", where);
         b.steps.push_back(s);
       }
       blocks_.push_back(std::move(b));
     }
   }
 
+  // -1 (no peer) or another GPU of the algorithm.
+  int peer_attr(const pugi::xml_node& tb, const char* name, int block) const {
+    const int peer = int_attr(tb, name, source_);
+    const bool in_range = peer >= 0 && (gpus_ < 0 || peer < gpus_);
+    if (peer != -1 && (!in_range || peer == gpu_id_)) {
+      fail("{}: gpu {} tb {}: {}=\"{}\"; expected -1 or another GPU's id{}", source_, gpu_id_, block, name, peer,
+           gpus_ >= 0 ? fmt::format(", 0 to {} (ngpus=\"{}\")", gpus_ - 1, gpus_) : std::string());
+    }
+    return peer;
+  }
+
   const Step& find_step(int block, int step, const Block& from, const Step& who) const {
-    for (const Block& b : blocks_) {
-      if (b.id != block) continue;
-      if (const Step* s = b.find(step)) return *s;
+    if (const auto it = block_index_.find(block); it != block_index_.end()) {
+      if (const Step* s = blocks_[it->second].find(step)) return *s;
     }
     fail("{}: gpu {} tb {} step {} depends on tb {} step {}, which does not exist", source_, gpu_id_, from.id, who.id,
          block, step);
@@ -191,8 +226,10 @@ class GpuConverter {
 
   const std::string& source_;
   int gpu_id_;
+  int gpus_;
   double reduction_gb_per_s_ = 50;
   std::vector<Block> blocks_;
+  std::unordered_map<int, std::size_t> block_index_;  // tb id -> index in blocks_
 };
 
 int gpu_chunks(const pugi::xml_node& gpu, const std::string& source) {
@@ -203,6 +240,14 @@ int gpu_chunks(const pugi::xml_node& gpu, const std::string& source) {
          int_attr(gpu, "id", source));
   }
   return chunks;
+}
+
+// The <algo>'s ngpus, or -1 when it has none.
+int algo_gpus(const pugi::xml_node& algo, const std::string& source) {
+  if (!algo.attribute("ngpus")) return -1;
+  const int gpus = int_attr(algo, "ngpus", source);
+  if (gpus < 1) fail("{}: <algo> ngpus=\"{}\"; expected 1 or more", source, gpus);
+  return gpus;
 }
 
 }  // namespace
@@ -228,7 +273,8 @@ std::optional<MscclConvertedFor> msccl_converted_for(const chakra::Trace& trace,
       // Converted again with chunks of 1 byte, the first message's size is its step's cnt.
       const auto chunks = static_cast<std::uint64_t>(gpu_chunks(node, source));
       const bool whole = collective == "allgather" || collective == "reduce";
-      const GpuConverter steps(node, source, {collective, whole ? 1 : chunks, 50});
+      const GpuConverter steps(node, source, {collective, whole ? 1 : chunks, 50},
+                               algo_gpus(doc.child("algo"), source));
       const auto first = steps.first_message();
       if (!first || first->first->bytes == 0) return std::nullopt;
       for (const chakra::Node& n : trace.nodes) {
@@ -267,11 +313,16 @@ std::map<int, chakra::Trace> convert_msccl(const std::string& xml, const std::st
   *templ.metadata.add_attr() = chakra::make_string("collective", options.collective);
 
   std::map<int, chakra::Trace> out;
+  const int gpus = algo_gpus(algo, source);
   for (const pugi::xml_node gpu : algo.children("gpu")) {
-    const GpuConverter converter(gpu, source, options);
-    chakra::Trace& trace = out[converter.gpu_id()];
+    const GpuConverter converter(gpu, source, options, gpus);
+    const auto [at, added] = out.try_emplace(converter.gpu_id());
+    if (!added) fail("{}: <gpu id=\"{}\"> appears twice; expected each GPU once", source, converter.gpu_id());
+    chakra::Trace& trace = at->second;
     trace.metadata = templ.metadata;
     converter.write(trace);
+    // The simulator's own check: a step waiting (through depid/deps) on a later one is a cycle.
+    chakra::Graph::build(trace, fmt::format("{}: gpu {}", source, converter.gpu_id()));
   }
   if (out.empty()) fail("{}: the <algo> has no <gpu> elements", source);
   return out;

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "chakra/attributes.h"
+#include "chakra/graph.h"
 #include "core/error.h"
 #include "core/json_input.h"
 #include "tools/common/text_format.h"
@@ -87,10 +88,48 @@ class OpReader {
       std::sort(op.children.begin(), op.children.end(),
                 [&](std::size_t a, std::size_t b) { return ops_[a].id < ops_[b].id; });
     }
+    check_call_trees();
   }
 
  private:
   [[noreturn]] void bad_node(const Op& op, const std::string& what) const { fail_node(source_, op, what); }
+
+  // Callers must form trees: the converter walks each tree from its root, so an op whose callers
+  // loop (or that calls itself) is never reached and would vanish from the output, with every op
+  // it calls. Only the process root names itself, as PyTorch writes it.
+  void check_call_trees() const {
+    enum : std::uint8_t { kUnseen, kOnPath, kDone };
+    std::vector<std::uint8_t> state(ops_.size(), kUnseen);
+    std::vector<std::size_t> path;
+    for (std::size_t start = 0; start < ops_.size(); ++start) {
+      path.clear();
+      std::optional<std::size_t> at = start;
+      while (at && state[*at] == kUnseen) {
+        state[*at] = kOnPath;
+        path.push_back(*at);
+        const Op& op = ops_[*at];
+        if (op.parent == at) {
+          if (op.name == "[pytorch|profiler|execution_trace|process]" || op.name == "[pytorch|profiler|execution_graph|"
+                                                                                    "process]")
+            break;
+          bad_node(op, "ctrl_deps names the node itself; expected its caller's id (only the process root may)");
+        }
+        at = op.parent;
+      }
+      if (at && state[*at] == kOnPath && ops_[*at].parent != at) {
+        // path[first..] is the loop, each op called by the next: shown caller first.
+        const std::size_t first = static_cast<std::size_t>(std::find(path.begin(), path.end(), *at) - path.begin());
+        const std::size_t length = path.size() - first;
+        bad_node(ops_[*at], fmt::format("its callers (ctrl_deps) loop, a call cycle {} (each calls the next); expected "
+                                        "each op's callers to lead up to a thread or process root",
+                                        chakra::describe_cycle(length, [&](std::size_t k) {
+                                          const Op& op = ops_[path[path.size() - 1 - k]];
+                                          return std::pair<std::uint64_t, std::string_view>{op.id, op.name};
+                                        })));
+      }
+      for (std::size_t i : path) state[i] = kDone;
+    }
+  }
 
   const Json& top(const char* key) const {
     if (!root_.contains(key)) {
