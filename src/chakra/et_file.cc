@@ -114,6 +114,12 @@ std::string serialize_trace(const Trace& trace) {
   return out;
 }
 
+std::uint64_t serialized_size(const Trace& trace) {
+  std::uint64_t bytes = trace.metadata.ByteSizeLong() + 5;
+  for (const Node& node : trace.nodes) bytes += node.ByteSizeLong() + 5;
+  return bytes;
+}
+
 void write_trace(const std::string& path, const Trace& trace) {
   write_file_atomically(path, serialize_trace(trace), "the trace file");
 }

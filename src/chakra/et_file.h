@@ -31,6 +31,8 @@ Trace read_trace(const std::string& path);
 
 // Serialises a trace in the framing above (deterministic field order, packed repeated fields).
 std::string serialize_trace(const Trace& trace);
+// The size serialize_trace would return, in bytes (at most 5 bytes of framing per message over).
+std::uint64_t serialized_size(const Trace& trace);
 
 // Writes PATH; throws Error naming the path if it cannot be written.
 void write_trace(const std::string& path, const Trace& trace);

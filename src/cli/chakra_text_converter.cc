@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/chakra_tools.h"
+#include "core/error.h"
 #include "core/output_path.h"
 #include "tools/text/text_converter.h"
 
@@ -34,6 +35,9 @@ Command add_convert_text(CLI::App& convert) {
 
   return [app, args]() -> int {
     if (!app->parsed()) return -1;
+    // 0 is the options' "not given": given, it would silently mean the default.
+    if (app->count("--model-parallel-group") > 0 && args->options.model_parallel_group == 0)
+      fail("--model-parallel-group is 0; expected at least 1 NPU (leave the flag out for the default)");
     prepare_output_prefix(args->prefix, "--out");
     const tools::TextFiles files = tools::convert_text_file(args->input, args->prefix, args->options);
     std::cout << "wrote " << files.ranks << " rank files " << args->prefix << ".<rank>.et\n";

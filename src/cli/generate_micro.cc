@@ -17,6 +17,7 @@ Command add_generate_micro(CLI::App& generate, const std::string& description) {
     tools::MicroOptions families;
     tools::CollectiveBenchOptions bench;
     std::string version;
+    std::int64_t npus = 0;  // signed, so that -1 is refused as -1 rather than read as 2^64-1
   };
   auto args = std::make_shared<MicroArgs>();
   CLI::App* m = generate.add_subcommand("micro", description);
@@ -30,7 +31,7 @@ Command add_generate_micro(CLI::App& generate, const std::string& description) {
             "\n"
             "  chakrasim generate micro --npus 16 --out ar --collective all_reduce --size 1MiB\n"
             "writes ar/all_reduce.<rank>.et, ASTRA-sim's examples/workload/microbenchmarks/all_reduce/16npus_1MB.");
-  m->add_option("--npus", args->families.npus, "Number of NPUs (one file per NPU and family)")->required();
+  m->add_option("--npus", args->npus, "Number of NPUs (one file per NPU and family)")->required();
   m->add_option("--out", args->dir, "Output directory (created if missing)")->required();
   m->add_option("--runtime", args->families.runtime_micros, "Duration of the compute nodes, in µs")
       ->capture_default_str();
@@ -49,6 +50,8 @@ Command add_generate_micro(CLI::App& generate, const std::string& description) {
 
   return [m, args]() -> int {
     if (!m->parsed()) return -1;
+    if (args->npus < 1) fail("--npus is {}; expected at least 1 NPU", args->npus);
+    args->families.npus = static_cast<std::size_t>(args->npus);
     prepare_output_dir(args->dir, "--out");
     std::vector<tools::TraceFamily> families;
     if (!args->bench.collective.empty()) {

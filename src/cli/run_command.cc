@@ -143,7 +143,8 @@ sim::Inputs load_inputs(const RunOptions& o, ProgressLine& progress) {
                  fmt::format("{}: a network of {} NPUs", o.network, topology.npu_count()));
   if (!o.memory.empty()) inputs.memory = config::load_memory(o.memory);
   inputs.replay_only = system.replay_only;
-  if (!o.comm_groups.empty() && o.comm_groups.find("empty") == std::string::npos) {
+  // "empty" is the reference's word for no groups; any other value is a file, read (or refused).
+  if (!o.comm_groups.empty() && o.comm_groups != "empty") {
     inputs.groups = config::load_comm_groups(o.comm_groups, topology.npu_count());
     inputs.groups_source = o.comm_groups;
     // The kinds of the groups (TP, DP, ...) for the summary and report: --group-names, or the
@@ -259,7 +260,7 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--network,--network-configuration", o->network, "Analytical network YAML")->required();
   cmd->add_option("--memory,--remote-memory-configuration", o->memory, "Remote-memory JSON (optional)");
   cmd->add_option("--comm-groups,--comm-group-configuration", o->comm_groups,
-                  "Communicator-group JSON (optional; a path containing \"empty\" means none)");
+                  "Communicator-group JSON (optional; the word \"empty\", as in the reference, means none)");
   std::string backends;
   for (const network::BackendInfo& b : network::backends()) {
     backends += std::string("\n  ") + b.name + ": " + b.models + "; ignores " + b.ignores;

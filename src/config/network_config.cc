@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -141,13 +142,29 @@ std::vector<std::string> network_keys() {
 
 network::TopologySpec parse_network(const std::string& text, const std::string& source,
                                     std::vector<std::string>* warnings) {
-  YAML::Node root;
+  std::vector<YAML::Node> documents;
   try {
-    root = YAML::Load(text);
+    documents = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     fail("{}: line {}, column {}: invalid YAML: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg);
   }
+  // yaml-cpp keeps only the first of repeated keys and Load only the first document: either
+  // would silently ignore what the user wrote last.
+  if (documents.size() > 1) {
+    fail("{}: line {}: a second YAML document (after \"---\"); expected one mapping of keys {}", source,
+         documents[1].Mark().line + 1, key_list(", "));
+  }
+  const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
   if (!root.IsMap()) fail("{}: expected a YAML mapping with keys {}", source, key_list(", "));
+  std::map<std::string, int> first_line;
+  for (const auto& entry : root) {
+    const std::string key = entry.first.Scalar();
+    const auto [at, added] = first_line.emplace(key, entry.first.Mark().line + 1);
+    if (!added) {
+      fail("{}: line {}: key \"{}\" appears again (first on line {}); expected each key once", source,
+           entry.first.Mark().line + 1, key, at->second);
+    }
+  }
 
   const std::vector<std::string> unknown = unknown_keys(root);
   std::vector<YAML::Node> lists;

@@ -272,6 +272,12 @@ SystemConfig parse_system(const std::string& text, const std::string& source, co
   if (!root.is_object()) fail("{}: expected a JSON object of system keys", source);
   if (flags.num_queues_per_dim == 0)
     fail("--num-queues-per-dim: value 0 is invalid; expected an integer of at least 1");
+  // Each queue is state per NPU and dimension; beyond this a run only wastes memory (a chunk
+  // needs one queue) and queue indices would leave 32 bits.
+  constexpr std::uint32_t kMaxQueuesPerDim = 65536;
+  if (flags.num_queues_per_dim > kMaxQueuesPerDim)
+    fail("--num-queues-per-dim: value {} is invalid; expected an integer from 1 to {}", flags.num_queues_per_dim,
+         kMaxQueuesPerDim);
   if (!(flags.injection_scale >= 0) || !std::isfinite(flags.injection_scale))
     fail("--injection-scale: value {} is invalid; expected a number, 0 or more (finite)", flags.injection_scale);
 

@@ -1,7 +1,9 @@
 #include "core/resources.h"
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -23,6 +25,22 @@ std::uint64_t available_memory_bytes() {
   const long page = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page > 0) return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
   return UINT64_MAX;
+}
+
+void require_output_space(const std::string& dir, std::uint64_t files, double bytes, const std::string& what) {
+  const std::string folder = dir.empty() ? "." : dir;
+  struct statvfs fs {};
+  if (::statvfs(folder.c_str(), &fs) != 0) return;  // the write reports a missing folder itself
+  const double free_bytes = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+  if (bytes > free_bytes) {
+    fail("{} would write about {} into {}, which has {} free; expected a smaller output", what,
+         format_bytes(static_cast<std::uint64_t>(std::min(bytes, 1.8e19))), folder,
+         format_bytes(static_cast<std::uint64_t>(free_bytes)));
+  }
+  if (fs.f_files != 0 && files > fs.f_favail) {
+    fail("{} would write {} files into {}, whose file system has room for {} more; expected fewer files", what, files,
+         folder, static_cast<std::uint64_t>(fs.f_favail));
+  }
 }
 
 std::string format_bytes(std::uint64_t bytes) {

@@ -139,10 +139,11 @@ void validate_group_membership(const Inputs& inputs, const GroupUses& group_uses
       const chakra::Graph& g = *u.graph;
       auto group = sorted_groups.find(u.key);
       if (group == sorted_groups.end()) {
-        fail("{}: node {} (\"{}\"): pg_name \"{}\" names communicator group {}, which {} does not define; "
-             "expected a group of the --comm-groups file (or a process-group METADATA node)",
+        fail("{}: node {} (\"{}\"): pg_name \"{}\" names communicator group {}, which {}; expected a group of "
+             "the --comm-groups file (or a process-group METADATA node)",
              g.source(), g.id(u.node), g.name(u.node), g.string(g.attrs(u.node).pg_name), u.key,
-             inputs.groups.empty() ? "no group file" : inputs.groups_source);
+             inputs.groups.empty() ? std::string("is not defined: the run has no --comm-groups file")
+                                   : fmt::format("{} does not define", inputs.groups_source));
       }
       if (!std::binary_search(group->second.begin(), group->second.end(), r)) {
         fail("{}: node {} (\"{}\") on NPU {}: pg_name \"{}\" names communicator group {} of {}, which does not "

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/resources.h"
 #include "core/sim_time.h"
 
 namespace chakrasim::system {
@@ -69,12 +70,18 @@ System::System(const SystemSpec& spec, const network::Topology& topology, NpuTim
   const std::size_t dims = std::max<std::size_t>(1, topology.dims());
   queues_per_dim_ = std::max<std::uint32_t>(1, spec.num_queues_per_dim);
   queues_per_npu_ = static_cast<std::uint32_t>(dims) * queues_per_dim_;
-  queue_threshold_ = (spec.active_chunks_per_dimension + queues_per_dim_ - 1) / queues_per_dim_;
+  queue_threshold_ = static_cast<std::uint32_t>(
+      (std::uint64_t{spec.active_chunks_per_dimension} + queues_per_dim_ - 1) / queues_per_dim_);  // no 32-bit wrap
   if (queue_threshold_ == 0) queue_threshold_ = 1;
   priority_counter_.assign(npus, 0);
   next_stream_tag_.assign(npus, 0);
   allocators_.assign(static_cast<std::size_t>(npus) * dims, Allocators{});
   tree_phases_.assign(static_cast<std::size_t>(npus) * kCollectiveKinds * dims, 0);
+  const std::uint64_t queues = std::uint64_t{npus} * queues_per_npu_;
+  require_memory(queues * (sizeof(std::vector<WaitingStream>) + sizeof(std::uint32_t)),
+                 fmt::format("The scheduling queues ({} NPUs x {} dimensions x {} queues per dimension, "
+                             "--num-queues-per-dim)",
+                             npus, dims, queues_per_dim_));
   waiting_.resize(static_cast<std::size_t>(npus) * queues_per_npu_);
   running_.assign(static_cast<std::size_t>(npus) * queues_per_npu_, 0);
 }
@@ -257,6 +264,28 @@ void System::configure_phase(Stream& s, const PhasePlan& phase, const PhaseQueue
 }
 
 void System::set_custom_algorithm(CollectiveKind kind, std::vector<std::shared_ptr<const chakra::Graph>> algorithm) {
+  // Every send and receive names its peer, checked here where the file and node are known:
+  // found only when the step ran, a missing comm_dst read as peer 0 with neither.
+  for (std::size_t position = 0; position < algorithm.size(); ++position) {
+    if (algorithm[position] == nullptr) continue;
+    const chakra::Graph& g = *algorithm[position];
+    for (std::uint32_t i = 0; i < g.size(); ++i) {
+      const bool send = g.type(i) == chakra::NodeType::kCommSend;
+      if (!send && g.type(i) != chakra::NodeType::kCommRecv) continue;
+      const chakra::OpAttrs& a = g.attrs(i);
+      const char* key = send ? "comm_dst" : "comm_src";
+      const std::string what =
+          fmt::format("{}: node {} (\"{}\"), a {} of the custom {} for position {}", g.source(), g.id(i), g.name(i),
+                      send ? "send" : "receive", collective_name(kind), position);
+      if (!a.has(send ? chakra::OpAttrs::kCommDst : chakra::OpAttrs::kCommSrc))
+        fail("{}, has no {}; expected the peer's position, 0 to {}", what, key, topology_.npu_count() - 1);
+      const std::int64_t peer = send ? a.comm_dst : a.comm_src;
+      if (peer < 0 || peer >= static_cast<std::int64_t>(topology_.npu_count()) ||
+          static_cast<std::size_t>(peer) == position) {
+        fail("{}, has {} {}; expected another position, 0 to {}", what, key, peer, topology_.npu_count() - 1);
+      }
+    }
+  }
   custom_[static_cast<std::size_t>(kind)] = std::move(algorithm);
 }
 

@@ -8,6 +8,7 @@
 
 #include "chakra/trace_builder.h"
 #include "core/error.h"
+#include "core/resources.h"
 
 namespace chakrasim::tools {
 
@@ -17,14 +18,19 @@ using chakra::TraceBuilder;
 
 namespace {
 
+constexpr std::size_t kReferenceFamilies = 15;  // the 14 and send_recv_ring
 constexpr std::uint64_t kMaxAttrBytes = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
 
-void require_npus(std::size_t npus) {
+// `families` families of one trace per NPU are built in memory before any is written.
+void require_npus(std::size_t npus, std::size_t families) {
   if (npus == 0) fail("--npus is 0; expected at least 1 NPU");
   // send_recv_ring writes ranks as int32 peers (comm_src, comm_dst).
   if (npus > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
     fail("--npus is {}; expected at most {}", npus, std::numeric_limits<std::int32_t>::max());
   }
+  constexpr std::uint64_t kBytesPerRankTrace = 1024;  // a trace of a few small nodes, as built
+  require_memory(std::uint64_t{npus} * families * kBytesPerRankTrace,
+                 fmt::format("--npus {}: {} famil{} of {} traces", npus, families, families == 1 ? "y" : "ies", npus));
 }
 
 void require_fits(const char* flag, std::uint64_t bytes) {
@@ -95,7 +101,7 @@ void tensor_only(TraceBuilder& b, NodeType type, const std::string& name, std::u
 }  // namespace
 
 std::vector<TraceFamily> reference_micro_families(const MicroOptions& o) {
-  require_npus(o.npus);
+  require_npus(o.npus, kReferenceFamilies);
   require_fits("--comm-size", o.comm_bytes);
   const auto ids = std::make_shared<chakra::IdCounter>();
   std::vector<TraceFamily> out;
@@ -155,7 +161,7 @@ TraceFamily collective_benchmark(const CollectiveBenchOptions& o) {
          "all_to_all, broadcast, reduce, gather, scatter or barrier (all-reduce and allreduce are the same)",
          o.collective);
   }
-  require_npus(o.npus);
+  require_npus(o.npus, 1);
   if (o.size_bytes == 0 && o.size_mib > (kMaxAttrBytes >> 20)) {
     fail("--coll-size-mb is {}; expected at most {} (comm_size is an int64 of bytes)", o.size_mib, kMaxAttrBytes >> 20);
   }
@@ -174,6 +180,13 @@ std::size_t write_families(const std::vector<TraceFamily>& families, const std::
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) fail("{}: cannot create the output directory: {}", dir, ec.message());
+  std::uint64_t planned_files = 0;
+  double planned_bytes = 0;
+  for (const TraceFamily& f : families) {
+    planned_files += f.ranks.size();
+    for (const chakra::Trace& t : f.ranks) planned_bytes += static_cast<double>(chakra::serialized_size(t));
+  }
+  require_output_space(dir, planned_files, planned_bytes, fmt::format("generate micro ({} files)", planned_files));
   std::size_t files = 0;
   for (const TraceFamily& f : families) {
     const std::string prefix = (std::filesystem::path(dir) / f.name).string();

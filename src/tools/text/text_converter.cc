@@ -21,7 +21,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <fstream>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -29,6 +29,7 @@
 #include "chakra/attributes.h"
 #include "chakra/graph.h"
 #include "chakra/trace_builder.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/read_file.h"
 #include "core/resources.h"
@@ -318,15 +319,18 @@ TextFiles convert_text_file(const std::string& text_path, const std::string& pre
   TextFiles files;
   const std::string groups =
       convert_text_each(text, text_path, options, [&](std::size_t rank, const chakra::Trace& trace) {
+        if (rank == 0) {  // the ranks' traces are alike: rank 0's size x --npus is the output's
+          const auto npus = static_cast<std::uint64_t>(options.npus);
+          require_output_space(std::filesystem::path(prefix).parent_path().string(), npus + 1,
+                               static_cast<double>(chakra::serialized_size(trace)) * static_cast<double>(npus),
+                               fmt::format("--npus {}: one trace file per NPU", options.npus));
+        }
         chakra::write_trace(chakra::rank_path(prefix, rank), trace);
         ++files.ranks;
       });
   if (!groups.empty()) {
     files.groups_path = text_groups_path(prefix);
-    std::ofstream out(files.groups_path, std::ios::binary | std::ios::trunc);
-    if (!out) fail("{}: cannot create the communicator-group file (does the directory exist?)", files.groups_path);
-    out << groups;
-    if (!out) fail("{}: error while writing the communicator-group file", files.groups_path);
+    write_file_atomically(files.groups_path, groups, "the communicator-group file");
   }
   return files;
 }
