@@ -63,12 +63,13 @@ Trace parse_trace(std::string_view bytes, const std::string& source) {
     const std::size_t start = pos;
     std::uint32_t length = 0;
     if (!read_length(bytes, pos, length)) {
-      fail("{}: byte {}: message {} has a malformed or cut-off length prefix (expected a varint32)", source, start,
-           index);
+      fail("{}: byte {}: message {} has a malformed or cut-off length prefix; expected a varint32 length before each "
+           "message of a Chakra trace",
+           source, start, index);
     }
     if (length > bytes.size() - pos) {
-      fail("{}: byte {}: message {} says it is {} bytes long but only {} remain; the file is "
-           "truncated",
+      fail("{}: byte {}: message {} says it is {} bytes long but only {} remain; the file is truncated (expected "
+           "whole length-prefixed messages)",
            source, start, index, length, bytes.size() - pos);
     }
     const char* data = bytes.data() + pos;
@@ -79,8 +80,9 @@ Trace parse_trace(std::string_view bytes, const std::string& source) {
       ok = trace.nodes.emplace_back().ParseFromArray(data, static_cast<int>(length));
     }
     if (!ok) {
-      fail("{}: byte {}: message {} ({}) is not a valid protobuf message; the file is corrupted", source, start, index,
-           index == 0 ? "GlobalMetadata" : "Node");
+      fail("{}: byte {}: message {} ({}) is not a valid protobuf message; the file is corrupted (expected a Chakra "
+           "trace: a GlobalMetadata message, then Nodes)",
+           source, start, index, index == 0 ? "GlobalMetadata" : "Node");
     }
     pos += length;
     ++index;

@@ -146,7 +146,8 @@ network::TopologySpec parse_network(const std::string& text, const std::string& 
   try {
     documents = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
-    fail("{}: line {}, column {}: invalid YAML: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg);
+    fail("{}: line {}, column {}: invalid YAML: {}; expected a YAML mapping with keys {}", source, e.mark.line + 1,
+         e.mark.column + 1, e.msg, key_list(", "));
   }
   // yaml-cpp keeps only the first of repeated keys and Load only the first document: either
   // would silently ignore what the user wrote last.

@@ -15,7 +15,7 @@ namespace {
 using Json = nlohmann::json;
 
 Json parse_object(const std::string& text, const std::string& source, const char* expected) {
-  Json root = parse_json_input(text, source);
+  Json root = parse_json_input(text, source, fmt::format("a JSON object {}", expected));
   if (!root.is_object()) fail("{}: expected a JSON object {}", source, expected);
   return root;
 }

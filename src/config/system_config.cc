@@ -268,7 +268,7 @@ const std::vector<Param>& params() {
 }  // namespace
 
 SystemConfig parse_system(const std::string& text, const std::string& source, const SystemFlags& flags) {
-  const Json root = parse_json_input(text, source);
+  const Json root = parse_json_input(text, source, "a JSON object of system keys");
   if (!root.is_object()) fail("{}: expected a JSON object of system keys", source);
   if (flags.num_queues_per_dim == 0)
     fail("--num-queues-per-dim: value 0 is invalid; expected an integer of at least 1");

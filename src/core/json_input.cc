@@ -2,6 +2,14 @@
 
 namespace chakrasim {
 
+std::string json_parse_error_text(std::string_view what) {
+  if (what.starts_with("[json.exception.")) {
+    if (const std::size_t end = what.find("] "); end != std::string_view::npos) what.remove_prefix(end + 2);
+  }
+  if (what.starts_with("parse error at ")) what.remove_prefix(15);
+  return std::string(what);
+}
+
 std::optional<std::size_t> json_too_deep_at(std::string_view text) {
   std::size_t depth = 0;
   bool in_string = false;

@@ -29,15 +29,19 @@ std::optional<std::size_t> json_too_deep_at(std::string_view text);
 // Throws Error naming `source` when arrays and objects in `text` nest deeper than kJsonMaxDepth.
 void check_json_depth(std::string_view text, const std::string& source);
 
+// nlohmann's exception text without its "[json.exception.parse_error.101] parse error at " tag:
+// "line 1, column 1: syntax error while parsing value - invalid literal; last read: 'k'".
+std::string json_parse_error_text(std::string_view what);
+
 // `text` parsed, after check_json_depth. Syntax errors and out-of-range numbers fail as
-// "<source>: invalid JSON: <parser's message>".
+// "<source>: invalid JSON (expected <expected>): <where and why>".
 template <typename JsonT = nlohmann::json>
-JsonT parse_json_input(std::string_view text, const std::string& source) {
+JsonT parse_json_input(std::string_view text, const std::string& source, std::string_view expected) {
   check_json_depth(text, source);
   try {
     return JsonT::parse(text);
   } catch (const typename JsonT::exception& e) {
-    fail("{}: invalid JSON: {}", source, e.what());
+    fail("{}: invalid JSON (expected {}): {}", source, expected, json_parse_error_text(e.what()));
   }
 }
 

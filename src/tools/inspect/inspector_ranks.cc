@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "chakra/graph.h"
@@ -133,6 +134,7 @@ Inspection inspect(const std::string& path) {
   namespace fs = std::filesystem;
   Inspection in;
   in.input = path;
+  // A rank that cannot be read is one of the prefix's problems; the other ranks are still inspected.
   auto load = [&](const std::string& file, std::optional<std::size_t> rank, std::size_t npus) {
     try {
       in.ranks.push_back(summarize_trace(chakra::read_trace(file), file, rank, npus));
@@ -140,22 +142,27 @@ Inspection inspect(const std::string& path) {
       TraceSummary s;
       s.file = file;
       s.rank = rank;
-      s.problems.push_back({Severity::kError, file, std::nullopt, e.what()});
+      std::string_view why = e.what();
+      if (why.starts_with(file + ": ")) why.remove_prefix(file.size() + 2);  // the problem names the file
+      s.problems.push_back({Severity::kError, file, std::nullopt, std::string(why)});
       in.ranks.push_back(std::move(s));
     }
   };
+  // One file is read as it is; one that cannot be read (a directory, a FIFO, a device, garbage)
+  // is an error, said by the reader, rather than a report of one problem.
   std::error_code ec;
-  if (fs::is_regular_file(path, ec)) {
-    load(path, std::nullopt, 0);
+  const bool prefix_exists = fs::exists(chakra::rank_path(path, 0), ec);
+  if (fs::is_regular_file(path, ec) || (!prefix_exists && fs::exists(path, ec))) {
+    in.ranks.push_back(summarize_trace(chakra::read_trace(path), path, std::nullopt, 0));
     return in;
   }
-  if (!fs::is_regular_file(chakra::rank_path(path, 0), ec)) {
+  if (!prefix_exists) {
     fail("{}: no such file, and no {}; expected a .et file or the PREFIX of PREFIX.0.et, PREFIX.1.et, ...", path,
          chakra::rank_path(path, 0));
   }
   in.is_prefix = true;
   std::size_t npus = 0;
-  while (fs::is_regular_file(chakra::rank_path(path, npus), ec)) ++npus;
+  while (fs::exists(chakra::rank_path(path, npus), ec)) ++npus;
   // A rank file beyond the first gap means the ranks are not numbered 0..N-1.
   const fs::path prefix(path);
   const fs::path dir = prefix.has_parent_path() ? prefix.parent_path() : fs::path(".");

@@ -327,7 +327,8 @@ class TraceReader {
     const std::size_t column = line_start == std::string_view::npos ? at + 1 : at - line_start;
     std::string reason = e.what();
     if (const std::size_t colon = reason.find(": "); colon != std::string::npos) reason = reason.substr(colon + 2);
-    fail("{}: line {}, column {}: not valid JSON: {}", source_, line, column, reason);
+    fail("{}: line {}, column {}: not valid JSON (expected the JSON that chakra jsonize writes): {}", source_, line,
+         column, reason);
   }
 
  private:

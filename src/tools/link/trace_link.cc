@@ -21,7 +21,7 @@ Json parse_json(const std::string& text, const std::string& source, const char* 
   try {
     root = Json::parse(text);
   } catch (const Json::exception& e) {
-    fail("{}: not valid JSON ({}); expected {}", source, e.what(), expected);
+    fail("{}: invalid JSON (expected {}): {}", source, expected, json_parse_error_text(e.what()));
   }
   if (!root.is_object())
     fail("{}: the top level is {}; expected a JSON object: {}", source, root.type_name(), expected);

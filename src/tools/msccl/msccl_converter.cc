@@ -303,7 +303,10 @@ std::map<int, chakra::Trace> convert_msccl(const std::string& xml, const std::st
   }
   pugi::xml_document doc;
   const pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size());
-  if (!parsed) fail("{}: byte {}: invalid XML: {}", source, parsed.offset, parsed.description());
+  if (!parsed) {
+    fail("{}: byte {}: invalid XML: {}; expected MSCCL-IR XML (an <algo> of <gpu> elements)", source, parsed.offset,
+         parsed.description());
+  }
   const pugi::xml_node algo = doc.child("algo");
   if (!algo) fail("{}: no <algo> element; expected MSCCL-IR XML", source);
 

@@ -28,7 +28,9 @@ std::optional<std::uint64_t> as_uint64(const Json& v) {
   return v.is_number_unsigned() ? std::optional(v.get<std::uint64_t>()) : std::nullopt;
 }
 
-Json parse_json(std::string_view text, const std::string& source) { return parse_json_input<Json>(text, source); }
+Json parse_json(std::string_view text, const std::string& source) {
+  return parse_json_input<Json>(text, source, "a PyTorch execution trace (a JSON object with \"nodes\")");
+}
 
 void fail_node(const std::string& source, const Op& op, const std::string& what) {
   fail("{}: node {} (\"{}\"): {}", source, op.id, op.name, what);

@@ -322,7 +322,7 @@ TEST(TraceLinkTimes, FractionalTimesAndRounding) {
 TEST(TraceLinkErrors, BadInputNamesTheFileAndWhatWasExpected) {
   const Json host = scenario_host(), device = scenario_device();
   EXPECT_THAT(error_of([&] { tools::link_traces("{nodes", "host.json", device.dump(), "kineto.json", {}); }),
-              HasSubstr("host.json: not valid JSON"));
+              HasSubstr("host.json: invalid JSON"));
   EXPECT_THAT(error_of([&] { tools::link_traces(host.dump(), "host.json", "[1, 2]", "kineto.json", {}); }),
               HasSubstr("kineto.json: the top level is array; expected a JSON object"));
   EXPECT_THAT(link_error(host, Json{{"events", Json::array()}}), HasSubstr("kineto.json: no \"traceEvents\""));
