@@ -19,6 +19,7 @@ cases=(
   "CU 3-D 32x64x64 = 131072 NPUs, s1|32x64x64|1|1"
   "CA 1-D Ring 512 NPUs, s4|512|4|1|1073741824|congestion-aware|Ring"
   "CA 1-D Switch 512 NPUs, s4|512|4|1|1073741824|congestion-aware|Switch"
+  "CU 1-D ring 8 NPUs, 1 MiB, s100000|8|100000|1|1048576"
 )
 if [ -n "${CASES:-}" ]; then IFS=';' read -r -a cases <<< "$CASES"; fi
 
@@ -56,6 +57,17 @@ for _ in $(seq "$runs"); do
 done
 rm -rf "$tmp"
 echo "  median wall $(printf '%s\n' "${walls[@]}" | median) s; last run: $line"
+
+echo
+echo "Tools on inputs that were quadratic (median wall s of $runs runs):"
+for which in inspect msccl; do
+  walls=()
+  for _ in $(seq "$runs"); do
+    line=$("$build/bench/chakrasim_tool_scaling_bench" "$which")
+    walls+=("$(sed -E 's/.*wall_s=([0-9.]+).*/\1/' <<< "$line")")
+  done
+  echo "  $(sed -E 's/ wall_s=[0-9.]+//' <<< "$line"): median wall $(printf '%s\n' "${walls[@]}" | median) s"
+done
 
 echo
 echo "Event queue microbenchmark:"
