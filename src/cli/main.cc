@@ -8,6 +8,28 @@
 #include "cli/commands.h"
 #include "core/error.h"
 
+namespace {
+
+// CLI11 reads "-1" into an unsigned option as 2^64-1 (strtoull wraps), which then reaches an
+// error as 18446744073709551615 or, worse, a run. Every unsigned option of every command gets a
+// check that refuses a sign, so "-1" is reported as the -1 the user wrote.
+void refuse_negative_counts(CLI::App& app) {
+  const CLI::Validator non_negative(
+      [](std::string& text) -> std::string {
+        const std::size_t first = text.find_first_not_of(" \t");
+        if (first != std::string::npos && text[first] == '-')
+          return "value " + text + " is invalid; expected 0 or more";
+        return {};
+      },
+      "", "non-negative");
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_name() == "UINT") option->check(non_negative);
+  }
+  for (CLI::App* sub : app.get_subcommands({})) refuse_negative_counts(*sub);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace chakrasim;
   // ASTRA-sim's binaries take their flags without a subcommand: treat that form as `run`.
@@ -21,6 +43,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<cli::Command> commands = {cli::add_run_command(app), cli::add_demo_command(app),
                                         cli::add_chakra_command(app), cli::add_generate_command(app)};
+  refuse_negative_counts(app);
   if (const std::string unknown = cli::unknown_subcommand(app, args); !unknown.empty()) {
     std::cerr << "error: " << unknown << "\n";
     return 1;

@@ -198,6 +198,19 @@ std::vector<ToolCase> catalogue() {
                [](const Dir& dir) { return Args{"generate", "micro", "--npus", "-1", "--out", (dir / "m").string()}; },
                1,
                {"--npus is -1; expected at least 1 NPU"}});
+  // Every unsigned flag: "-1" is refused as -1, not read as 2^64-1.
+  c.push_back({"GenerateLlmDpNegative",
+               [](const Dir& dir) {
+                 return Args{"generate", "llm", "--model", "gpt3-175b", "--dp", "-1", "--out", (dir / "g").string()};
+               },
+               1,
+               {"--dp: value -1 is invalid; expected 0 or more"}});
+  c.push_back({"MicroRuntimeNegative",
+               [](const Dir& dir) {
+                 return Args{"generate", "micro", "--npus", "2", "--runtime", "-3", "--out", (dir / "m").string()};
+               },
+               1,
+               {"--runtime: value -3 is invalid; expected 0 or more"}});
   return c;
 }
 
