@@ -45,23 +45,41 @@ constexpr std::uint64_t kBytesPerChunk = 256;     // a stream, its queue entry a
 
 std::uint64_t network_state_bytes(std::uint64_t npus) { return npus * kBytesPerNpu; }
 
+namespace {
+
+// The chunk count of the largest collective: every chunk is a stream alive at once. Chunks
+// smaller than one byte per NPU are inflated to that size (all but all-gather), so their count
+// is the split count however small the collective.
+std::uint64_t largest_collective_chunks(const Inputs& inputs) {
+  const std::uint64_t splits = std::max<std::uint64_t>(1, inputs.system.preferred_dataset_splits);
+  std::set<const chakra::Graph*> seen;
+  std::uint64_t max_chunks = 0;
+  for (const auto& g : inputs.graphs) {
+    if (!seen.insert(g.get()).second) continue;
+    for (std::uint32_t i = 0; i < g->size(); ++i) {
+      if (g->type(i) != chakra::NodeType::kCommColl) continue;
+      const chakra::OpAttrs& a = g->attrs(i);
+      const bool all_gather = a.comm_type == static_cast<std::int64_t>(chakra::CommType::kAllGather);
+      max_chunks = std::max(max_chunks, all_gather ? std::min(splits + 1, a.comm_size + 1) : splits + 1);
+    }
+  }
+  return max_chunks;
+}
+
+}  // namespace
+
 std::uint64_t estimate_memory_bytes(const Inputs& inputs) {
   std::uint64_t npus = inputs.graphs.size();
   std::uint64_t bytes = network_state_bytes(npus);
   std::set<const chakra::Graph*> seen;
-  std::uint64_t max_chunks = 0;
   for (const auto& g : inputs.graphs) {
     bytes += static_cast<std::uint64_t>(g->size()) * kBytesPerRankNode;
-    if (!seen.insert(g.get()).second) continue;
-    bytes += static_cast<std::uint64_t>(g->size()) * kBytesPerGraphNode;
-    // The largest collective's chunk count: every chunk is a stream alive at once.
-    for (std::uint32_t i = 0; i < g->size(); ++i) {
-      if (g->type(i) != chakra::NodeType::kCommColl) continue;
-      const std::uint64_t splits = std::max<std::uint64_t>(1, inputs.system.preferred_dataset_splits);
-      max_chunks = std::max(max_chunks, std::min<std::uint64_t>(splits + 1, g->attrs(i).comm_size + 1));
-    }
+    if (seen.insert(g.get()).second) bytes += static_cast<std::uint64_t>(g->size()) * kBytesPerGraphNode;
   }
-  return bytes + max_chunks * npus * kBytesPerChunk;
+  // In doubles: 2^32 splits x 2^31 NPUs x 256 bytes would wrap 64 bits.
+  const double total = static_cast<double>(bytes) + static_cast<double>(largest_collective_chunks(inputs)) *
+                                                        static_cast<double>(npus) * static_cast<double>(kBytesPerChunk);
+  return total >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
 namespace {
@@ -159,6 +177,12 @@ void validate_group_membership(const Inputs& inputs, const GroupUses& group_uses
 
 void validate(const Inputs& inputs) {
   validate_sizes(inputs);
+  // The split count alone can exceed any machine (4e9 chunks of one all-reduce): say so by name.
+  const std::uint64_t chunks = largest_collective_chunks(inputs);
+  require_memory(chunks * kBytesPerChunk,
+                 fmt::format("{}: \"preferred-dataset-splits\" {}: the largest collective in {} chunks (one NPU's "
+                             "share)",
+                             inputs.system_source, inputs.system.preferred_dataset_splits, chunks));
   require_memory(estimate_memory_bytes(inputs), fmt::format("simulating {} NPUs", inputs.graphs.size()));
   const workload::WorkloadOptions options = workload_options(inputs);
   // Each distinct graph once: ranks sharing a trace share its checks.

@@ -111,6 +111,14 @@ std::vector<Case> catalogue() {
                1,
                {"--num-queues-per-dim", "4294967295", "expected an integer from 1 to 65536"}});
 
+  // Found by the third pass: 4e9 splits of a 1 MiB all-reduce ran for hours instead of failing.
+  c.push_back(
+      {"SplitsBeyondMemory",
+       [](CaseFiles& s) { s.edit_system([](Json& j) { j["preferred-dataset-splits"] = 4294967295u; }); },
+       1,
+       {"{system}: \"preferred-dataset-splits\" 4294967295: the largest collective in 4294967296 chunks", "of "
+                                                                                                          "memory"}});
+
   // ---- silent wrong figures: simulated time is exact or refused ----------------------------
   // comm_size 2^64-1 ran in 0 ns.
   c.push_back({"CommSizeBeyond2To53",

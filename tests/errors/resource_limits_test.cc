@@ -35,8 +35,21 @@ TEST(ResourceLimits, TooManyChunksIsRefused) {
   in.system = system_of("ring", 1, 4294967295u, 1);
   in.graphs = same_trace(single_collective(chakra::CommType::kAllReduce, 1ull << 30), 8);
   EXPECT_GT(sim::estimate_memory_bytes(in), available_memory_bytes());
-  EXPECT_THAT([&] { sim::simulate(in); }, ::testing::ThrowsMessage<Error>(HasSubstr("simulating 8 NPUs would need "
-                                                                                    "about")));
+  EXPECT_THAT([&] { sim::simulate(in); }, ::testing::ThrowsMessage<Error>(HasSubstr("\"preferred-dataset-splits\" "
+                                                                                    "4294967295: the largest "
+                                                                                    "collective in 4294967296 chunks "
+                                                                                    "(one NPU's share) would need")));
+}
+
+// A small all-reduce is still cut into the split count of chunks (tiny chunks are inflated to one
+// byte per NPU), so its size does not bound the estimate: 4e9 splits of 1 MiB ran for hours.
+TEST(ResourceLimits, TooManyChunksOfASmallCollectiveIsRefused) {
+  sim::Inputs in;
+  in.network = network_of({{network::DimensionKind::kRing, 8, 50, 500}});
+  in.system = system_of("ring", 1, 4294967295u, 1);
+  in.graphs = same_trace(single_collective(chakra::CommType::kAllReduce, 1ull << 20), 8);
+  EXPECT_THAT([&] { sim::simulate(in); }, ::testing::ThrowsMessage<Error>(HasSubstr("the largest collective in "
+                                                                                    "4294967296 chunks")));
 }
 
 TEST(ResourceLimits, FormatBytes) {
