@@ -1,8 +1,8 @@
 #include "compute/roofline_model.h"
 
-#include "core/sim_time.h"
-
 #include <algorithm>
+
+#include "core/sim_time.h"
 
 namespace chakrasim::compute {
 

@@ -120,7 +120,10 @@ class Parser {
       if (split_words(lines_[n - 1]).empty()) continue;
       w.layers.push_back(parse_layer(n));
     }
-    if (w.layers.empty()) fail("{}: no layer lines after line 2; expected {} layer lines", source_, *count);
+    if (w.layers.empty()) {
+      fail("{}: no layer lines after line 2; expected {} (a workload has at least one layer)", source_,
+           *count == 0 ? std::string("at least one") : fmt::format("the {} line 2 gives", *count));
+    }
     if (*count != w.layers.size()) {
       fail("{}: line 2 says {} layers but the file has {} layer lines (lines 3 to {}); expected the two to agree",
            source_, *count, w.layers.size(), w.layers.back().line);
