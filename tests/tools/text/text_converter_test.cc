@@ -326,7 +326,7 @@ TEST(TextConverter, ErrorsForTheHeader) {
   EXPECT_THAT(error_for("DATA\n1\n\n"), HasSubstr("w.txt: no layer lines after line 2; expected the 1 line 2 gives"));
   // Line 2 saying 0 is not a workload either; the message does not ask for 0 lines.
   EXPECT_THAT(error_for("DATA\n0\n"), HasSubstr("w.txt: no layer lines after line 2; expected at least one (a workload "
-                                                  "has at least one layer)"));
+                                                "has at least one layer)"));
   EXPECT_THAT(error_for(std::string("DATA\n3\n") + kLayer + kLayer), HasSubstr("w.txt: line 2 says 3 layers but the "
                                                                                "file has 2 layer lines (lines 3 to "
                                                                                "4)"));
