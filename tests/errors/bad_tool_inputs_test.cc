@@ -70,6 +70,10 @@ std::vector<ToolCase> catalogue() {
                msccl_with("ngpus=\"2\"", "ngpus=\"1\""),
                1,
                {"algo.xml: gpu 0 tb 0: send=\"1\"; expected -1 or another GPU's id, 0 to 0 (ngpus=\"1\")"}});
+  c.push_back({"MscclGpuIdEqualToNgpus",
+               msccl_with("gpu id=\"1\"", "gpu id=\"2\""),
+               1,
+               {"algo.xml: <gpu id=\"2\">: expected an id from 0 to 1 (ngpus=\"2\")"}});
   c.push_back({"MscclGpuTwice",
                [](const Dir& dir) {
                  std::string xml = kMscclXml;
@@ -211,6 +215,19 @@ std::vector<ToolCase> catalogue() {
                },
                1,
                {"--runtime: value -3 is invalid; expected 0 or more"}});
+  // Usage errors exit 1 with "error:", as every other error (CLI11's own codes were 104 to 109).
+  c.push_back({"UnknownFlagExitsOne",
+               [](const Dir& dir) {
+                 return Args{"chakra", "inspect", (dir / "t").string(), "--colour"};
+               },
+               1,
+               {"--colour"}});
+  c.push_back({"MissingRequiredFlagExitsOne",
+               [](const Dir&) {
+                 return Args{"chakra", "msccl", "algo.xml"};
+               },
+               1,
+               {"--out is required"}});
   return c;
 }
 
