@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <vector>
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "config/nearest_key.h"
@@ -15,6 +18,46 @@
 
 namespace chakrasim::config {
 namespace {
+
+// The parser events of a YAML text that parse_network refuses before building nodes. Documents
+// without a value are not counted: yaml-cpp's event parser reports empty documents without end
+// after some malformed text (parse_network stops asking after a few).
+class DocumentShape : public YAML::EventHandler {
+ public:
+  int documents = 0;  // with a value
+  std::optional<YAML::Mark> alias;
+  std::optional<YAML::Mark> second_document;
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    start_ = mark;
+    has_value_ = false;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    if (!alias) alias = mark;
+    value();
+  }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override { value(); }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    value();
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    value();
+  }
+  void OnMapEnd() override {}
+
+ private:
+  // The first value of a document makes it count.
+  void value() {
+    if (has_value_) return;
+    has_value_ = true;
+    if (++documents == 2) second_document = start_;
+  }
+  YAML::Mark start_ = YAML::Mark::null_mark();
+  bool has_value_ = false;
+};
 
 // One key of the network YAML: a list with one entry per dimension. `read` checks entry `i` and
 // stores it in the dimension's spec.
@@ -142,20 +185,28 @@ std::vector<std::string> network_keys() {
 
 network::TopologySpec parse_network(const std::string& text, const std::string& source,
                                     std::vector<std::string>* warnings) {
-  std::vector<YAML::Node> documents;
+  // The document's structure first, as parser events, before any node is built: yaml-cpp
+  // shares aliased nodes, so an alias inside its own anchor makes a cycle, which leaks and which
+  // no walk over the tree leaves; and Load reads only the first document, silently.
+  DocumentShape shape;
+  YAML::Node root;
   try {
-    documents = YAML::LoadAll(text);
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    for (int asked = 0; shape.documents < 2 && asked < 16 && parser.HandleNextDocument(shape); ++asked) {}
+    if (!shape.alias && shape.documents <= 1) root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     fail("{}: line {}, column {}: invalid YAML: {}; expected a YAML mapping with keys {}", source, e.mark.line + 1,
          e.mark.column + 1, e.msg, key_list(", "));
   }
-  // yaml-cpp keeps only the first of repeated keys and Load only the first document: either
-  // would silently ignore what the user wrote last.
-  if (documents.size() > 1) {
-    fail("{}: line {}: a second YAML document (after \"---\"); expected one mapping of keys {}", source,
-         documents[1].Mark().line + 1, key_list(", "));
+  if (shape.alias) {
+    fail("{}: line {}: a YAML alias (*name); expected plain values (anchors and aliases are not read)", source,
+         shape.alias->line + 1);
   }
-  const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+  if (shape.documents > 1) {
+    fail("{}: line {}: a second YAML document (after \"---\"); expected one mapping of keys {}", source,
+         shape.second_document->line + 1, key_list(", "));
+  }
   if (!root.IsMap()) fail("{}: expected a YAML mapping with keys {}", source, key_list(", "));
   std::map<std::string, int> first_line;
   for (const auto& entry : root) {

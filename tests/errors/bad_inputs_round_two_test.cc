@@ -241,6 +241,17 @@ std::vector<Case> catalogue() {
                },
                1,
                {"{network}", "a second YAML document"}});
+  // Found by fuzzing: an alias inside its own anchor is a cycle in yaml-cpp's tree, which leaked
+  // until the fuzzer ran out of memory.
+  c.push_back({"NetworkSelfReferentialAlias",
+               [](CaseFiles& s) { s.write_network("topology: &t [ Ring, *t ]\nnpus_count: [ 8 ]\n"); },
+               1,
+               {"{network}", "line 1: a YAML alias (*name); expected plain values"}});
+  // Found by fuzzing: yaml-cpp's multi-document reader never ends on this malformed text.
+  c.push_back({"NetworkTextThatNeverEndsAsDocuments",
+               [](CaseFiles& s) { s.write_network(", FRing, FullyConconch ]\nntopoltoponogy:Bo 1"); },
+               1,
+               {"{network}", "expected a YAML mapping with keys topology"}});
   c.push_back({"RunNpusNegative", [](CaseFiles& s) { s.extra_args = {"--npus", "-1"}; }, 1, {"--npus", "-1"}});
   return c;
 }
