@@ -1,0 +1,283 @@
+// Fabrics as graphs (network/fabric): the topology text files (ASTRA-sim's Custom, ns-3's and
+// SimAI's), the generators, and ECMP routing over them.
+#include <map>
+#include <set>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "network/fabric/fabric.h"
+#include "network/fabric/fabric_text.h"
+#include "network/fabric/generators.h"
+#include "network/fabric/routing.h"
+#include "support/test_support.h"
+
+namespace chakrasim::network {
+namespace {
+
+using ::chakrasim::test::error_of;
+using ::testing::HasSubstr;
+
+// Four NPUs (0-3) under one switch (4), ns-3 style: each line a cable.
+constexpr const char* kStar = "5 1 4\n4\n0 4 400Gbps 0.0005ms 0\n1 4 400Gbps 0.0005ms 0\n2 4 400Gbps 500ns 0\n"
+                              "3 4 400Gbps 0.5us 0\n";
+
+TEST(FabricText, Ns3FormIsCables) {
+  const Fabric f = parse_fabric_text(kStar, "star.txt");
+  EXPECT_EQ(f.node_count(), 5u);
+  EXPECT_EQ(f.npu_count(), 4u);
+  EXPECT_EQ(f.kind(4), FabricNodeKind::kScaleOutSwitch);
+  ASSERT_EQ(f.link_count(), 8u);  // a cable is two links
+  // 400 Gbps = 50 bytes per ns; 0.0005 ms = 0.5 us = 500 ns.
+  for (const FabricLink& l : f.links()) {
+    EXPECT_EQ(l.bytes_per_ns, 50.0);
+    EXPECT_EQ(l.latency_ns, 500.0);
+  }
+  EXPECT_EQ(f.link(0).from, 0u);
+  EXPECT_EQ(f.link(1).from, 4u);
+}
+
+// ASTRA-sim's Custom topology lists both directions: each line is then one directed link.
+TEST(FabricText, BothDirectionsListedAreDirectedLinks) {
+  const Fabric f = parse_fabric_text("3 1 4\n2\n0 2 100Gbps 1ns 0\n2 0 100Gbps 1ns 0\n1 2 100Gbps 1ns 0\n"
+                                     "2 1 200Gbps 1ns 0\n",
+                                     "custom.txt");
+  ASSERT_EQ(f.link_count(), 4u);
+  EXPECT_EQ(f.link(3).bytes_per_ns, 25.0);  // 200 Gbps, one direction only
+  EXPECT_EQ(f.link(2).bytes_per_ns, 12.5);
+}
+
+TEST(FabricText, MixedFormsAreRefusedNamingALine) {
+  EXPECT_THAT(error_of([] {
+                parse_fabric_text("3 1 3\n2\n0 2 100Gbps 1ns 0\n2 0 100Gbps 1ns 0\n1 2 100Gbps 1ns 0\n", "mixed.txt");
+              }),
+              HasSubstr("mixed.txt: line 5: the link 1 -> 2 is listed without its reverse"));
+}
+
+// SimAI: nodes, GPUs per server, NVSwitches, other switches, links, GPU type; NVSwitch ids first.
+TEST(FabricText, SimAiHeadMustAgreeWithTheBody) {
+  EXPECT_THAT(error_of([] {
+                parse_fabric_text("5 2 1 1 4 H100\n2 4\n0 2 2880Gbps 0.000025ms 0\n1 2 2880Gbps 0.000025ms 0\n"
+                                  "0 4 400Gbps 0.0005ms 0\n1 4 400Gbps 0.0005ms 0\n3 4 400Gbps 0.0005ms 0\n",
+                                  "simai.txt");
+              }),
+              HasSubstr("simai.txt: line 1 says 4 links but the file lists 5"));
+}
+
+TEST(FabricText, SimAiFormRoles) {
+  const Fabric f = parse_fabric_text("5 2 1 1 5 H100\n2 4\n0 2 2880Gbps 0.000025ms 0\n1 2 2880Gbps 0.000025ms 0\n"
+                                     "0 4 400Gbps 0.0005ms 0\n1 4 400Gbps 0.0005ms 0\n3 4 400Gbps 0.0005ms 0\n",
+                                     "simai.txt");
+  EXPECT_EQ(f.npu_count(), 3u);  // nodes 0, 1, 3
+  EXPECT_EQ(f.npu_node(2), 3u);
+  EXPECT_EQ(f.kind(2), FabricNodeKind::kScaleUpSwitch);
+  EXPECT_EQ(f.kind(4), FabricNodeKind::kScaleOutSwitch);
+  EXPECT_EQ(f.link(0).bytes_per_ns, 360.0);  // 2880 Gbps
+  EXPECT_EQ(f.link(0).latency_ns, 25.0);
+}
+
+TEST(FabricText, ErrorsNameTheFileAndLine) {
+  EXPECT_THAT(error_of([] { parse_fabric_text("", "e.txt"); }), HasSubstr("e.txt: the topology file is empty"));
+  EXPECT_THAT(error_of([] { parse_fabric_text("3 1 2\n2\n0 2 100Gbps 1ns 0\n", "e.txt"); }), HasSubstr("e.txt: line 1 "
+                                                                                                       "says 2 links "
+                                                                                                       "but the file "
+                                                                                                       "lists 1"));
+  EXPECT_THAT(error_of([] { parse_fabric_text("3 1 1\n7\n0 2 100Gbps 1ns 0\n", "e.txt"); }), HasSubstr("e.txt: line 2: "
+                                                                                                       "switch id "
+                                                                                                       "\"7\"; "
+                                                                                                       "expected a "
+                                                                                                       "node id from 0 "
+                                                                                                       "to 2"));
+  EXPECT_THAT(error_of([] { parse_fabric_text("3 1 2\n2\n0 2 100Gbps 1ns 0\n1 2 100 1ns 0\n", "e.txt"); }),
+              HasSubstr("e.txt: line 4: bandwidth \"100\" is not a bandwidth; expected a number and a unit"));
+  EXPECT_THAT(error_of([] { parse_fabric_text("3 1 2\n2\n0 2 100Gbps 1ns 0\n1 2 100Gbps 1 0\n", "e.txt"); }),
+              HasSubstr("e.txt: line 4: latency \"1\" is not a latency"));
+  EXPECT_THAT(error_of([] { parse_fabric_text("3 1 2\n2\n0 2 100Gbps 1ns 0\n1 1 100Gbps 1ns 0\n", "e.txt"); }),
+              HasSubstr("e.txt: line 4: link from node 1 to itself"));
+  // NPU 1 has no link: it cannot reach NPU 0.
+  EXPECT_THAT(error_of([] { parse_fabric_text("3 1 1\n2\n0 2 100Gbps 1ns 0\n", "e.txt"); }), HasSubstr("e.txt: NPU 1 "
+                                                                                                       "(node 1) "
+                                                                                                       "cannot be "
+                                                                                                       "reached from "
+                                                                                                       "NPU 0"));
+}
+
+TEST(FabricText, UnitsOfBandwidthAndTime) {
+  EXPECT_EQ(parse_bandwidth_bytes_per_ns("8Gbps", "w"), 1.0);
+  EXPECT_EQ(parse_bandwidth_bytes_per_ns("1GBps", "w"), 1.0);
+  EXPECT_EQ(parse_bandwidth_bytes_per_ns("8000Mb/s", "w"), 1.0);
+  EXPECT_EQ(parse_bandwidth_bytes_per_ns("1GiBps", "w"), 1.073741824);
+  EXPECT_EQ(parse_latency_ns("1.5us", "w"), 1500.0);
+  EXPECT_EQ(parse_latency_ns("2s", "w"), 2e9);
+  EXPECT_EQ(parse_latency_ns("0ns", "w"), 0.0);
+  EXPECT_THAT(error_of([] { parse_bandwidth_bytes_per_ns("0Gbps", "w"); }), HasSubstr("expected a positive"));
+  EXPECT_THAT(error_of([] { parse_latency_ns("-1ns", "w"); }), HasSubstr("expected 0 or more"));
+  EXPECT_THAT(error_of([] { parse_latency_ns("5 ns", "w"); }), HasSubstr("is not a latency"));
+}
+
+// Written out and read back, a generated fabric has the same links (the ns-3 form), and one with
+// scale-up switches keeps their role (SimAI's form).
+TEST(FabricText, WrittenFabricsReadBackTheSame) {
+  SwitchedClusterSpec spec;
+  spec.npus = 8;
+  spec.children = {4, 2};
+  spec.parents = {1, 2};
+  spec.tier_links = {{50, 500}, {50, 600}};
+  for (const std::uint32_t per_server : {1u, 4u}) {
+    SCOPED_TRACE(per_server);
+    spec.npus_per_server = per_server;
+    spec.scale_up = {450, 25};
+    const Fabric f = switched_cluster(spec, "gen");
+    const Fabric back = parse_fabric_text(fabric_text(f), "back.txt");
+    ASSERT_EQ(back.npu_count(), f.npu_count());
+    ASSERT_EQ(back.link_count(), f.link_count());
+    std::multiset<std::tuple<int, int, double, double>> want, got;
+    auto kinds = [](const Fabric& g, const FabricLink& l) {
+      return std::tuple<int, int, double, double>{static_cast<int>(g.kind(l.from)), static_cast<int>(g.kind(l.to)),
+                                                  l.bytes_per_ns, l.latency_ns};
+    };
+    for (const FabricLink& l : f.links()) want.insert(kinds(f, l));
+    for (const FabricLink& l : back.links()) got.insert(kinds(back, l));
+    EXPECT_EQ(want, got);
+  }
+}
+
+// ---- generators -------------------------------------------------------------------------------
+
+TEST(FabricGenerators, KEightFatTreeHasTheTextbookCounts) {
+  // k = 8: 128 hosts, 32 edge, 32 aggregation and 16 core switches, k/2 = 4 ports up and down.
+  SwitchedClusterSpec spec;
+  spec.npus = 128;
+  spec.children = {4, 4, 8};
+  spec.parents = {1, 4, 4};
+  spec.tier_links = {{50, 100}, {50, 100}, {50, 100}};
+  const Fabric f = switched_cluster(spec, "k8");
+  EXPECT_EQ(f.node_count(), 128u + 32 + 32 + 16);
+  EXPECT_EQ(f.link_count(), 2u * (128 + 32 * 4 + 32 * 4));
+  for (std::uint32_t v = 128; v < f.node_count(); ++v) EXPECT_EQ(f.out_links(v).size(), 8u) << f.node_name(v);
+  const EcmpRouter router(f, 1);
+  EXPECT_EQ(router.hops(0, 1), 2u);    // same edge switch
+  EXPECT_EQ(router.hops(0, 4), 4u);    // same pod
+  EXPECT_EQ(router.hops(0, 127), 6u);  // through the core
+}
+
+TEST(FabricGenerators, OversubscriptionHalvesTheUplinks) {
+  SwitchedClusterSpec spec;
+  spec.npus = 64;
+  spec.children = {16, 4};
+  spec.parents = {1, 8};  // 16 down, 8 up: 2:1
+  spec.tier_links = {{50, 100}, {50, 100}};
+  const Fabric f = switched_cluster(spec, "2to1");
+  EXPECT_EQ(f.node_count(), 64u + 4 + 8);
+  EXPECT_EQ(f.out_links(64).size(), 16u + 8);  // a leaf: 16 NICs, 8 spines
+  EXPECT_EQ(f.out_links(68).size(), 4u);       // a spine: the 4 leaves
+}
+
+TEST(FabricGenerators, RailOptimisedPutsEachRailUnderItsLeaf) {
+  // 4 servers of 4 NPUs on a scale-up switch each; rail r of every server under leaf r.
+  SwitchedClusterSpec spec;
+  spec.npus = 16;
+  spec.children = {4, 4};
+  spec.parents = {1, 2};
+  spec.tier_links = {{50, 100}, {50, 100}};
+  spec.npus_per_server = 4;
+  spec.scale_up = {450, 25};
+  spec.rail_optimised = true;
+  const Fabric f = switched_cluster(spec, "rails");
+  auto leaf_of = [&](NpuId npu) {
+    for (std::uint32_t id : f.out_links(f.npu_node(npu))) {
+      if (f.kind(f.link(id).to) == FabricNodeKind::kScaleOutSwitch) return f.link(id).to;
+    }
+    return 0u;
+  };
+  for (NpuId server = 0; server < 4; ++server) {
+    for (NpuId rail = 0; rail < 4; ++rail) EXPECT_EQ(leaf_of(server * 4 + rail), leaf_of(rail)) << server << rail;
+  }
+  EXPECT_NE(leaf_of(0), leaf_of(1));
+  const EcmpRouter router(f, 7);
+  EXPECT_EQ(router.hops(0, 4), 2u);  // same rail, other server: one leaf
+  EXPECT_EQ(router.hops(0, 1), 2u);  // same server: the scale-up switch
+  EXPECT_EQ(router.hops(0, 5), 4u);  // other rail, other server: a spine, never through another NPU
+}
+
+TEST(FabricGenerators, PlanesAreSeparateFabrics) {
+  SwitchedClusterSpec spec;
+  spec.npus = 8;
+  spec.children = {8};
+  spec.parents = {1};
+  spec.tier_links = {{50, 100}};
+  spec.planes = 2;
+  const Fabric f = switched_cluster(spec, "planes");
+  EXPECT_EQ(f.node_count(), 8u + 2);
+  EXPECT_EQ(f.out_links(0).size(), 2u);
+  EXPECT_EQ(f.link(0).bytes_per_ns, 25.0);  // the NPU's 50 split over two planes
+}
+
+TEST(FabricGenerators, TorusNeighboursAndForwarding) {
+  const Fabric f = torus({4, 4}, {50, 100}, "t");
+  EXPECT_EQ(f.npu_count(), 16u);
+  EXPECT_EQ(f.link_count(), 2u * 32);
+  EXPECT_TRUE(f.npus_forward());
+  const EcmpRouter router(f, 3);
+  EXPECT_EQ(router.hops(0, 3), 1u);  // wraps round
+  EXPECT_EQ(router.hops(0, 10), 4u);
+  EXPECT_EQ(torus({2, 1}, {50, 100}, "t").link_count(), 2u);  // one cable between two
+}
+
+TEST(FabricGenerators, ErrorsNameTheParameter) {
+  SwitchedClusterSpec spec;
+  spec.npus = 100;
+  spec.children = {4, 4};
+  spec.parents = {1, 2};
+  spec.tier_links = {{50, 100}, {50, 100}};
+  EXPECT_THAT(error_of([&] { switched_cluster(spec, "g"); }), HasSubstr("g: the tree holds 16 NICs (the product of the "
+                                                                        "children per tier); expected at least one per "
+                                                                        "NPU, "
+                                                                        "100"));
+  spec.npus = 16;
+  spec.tier_links[1].bytes_per_ns = 0;
+  EXPECT_THAT(error_of([&] { switched_cluster(spec, "g"); }), HasSubstr("g: tier 2 links: bandwidth 0 GB/s"));
+  EXPECT_THAT(error_of([] { torus({4, 0}, {50, 1}, "t"); }), HasSubstr("t: a torus dimension of 0 NPUs"));
+}
+
+// ---- ECMP -------------------------------------------------------------------------------------
+
+TEST(EcmpRouting, OneFlowOnePathSpreadOverTheSpines) {
+  SwitchedClusterSpec spec;
+  spec.npus = 32;
+  spec.children = {8, 4};
+  spec.parents = {1, 8};
+  spec.tier_links = {{50, 100}, {50, 100}};
+  const Fabric f = switched_cluster(spec, "ls");
+  const EcmpRouter router(f, 42);
+  std::map<std::uint32_t, int> spine_use;
+  std::vector<std::uint32_t> a, b;
+  for (std::uint64_t flow = 0; flow < 8000; ++flow) {
+    router.route(0, 31, flow, a);
+    router.route(0, 31, flow, b);
+    ASSERT_EQ(a, b);  // the same flow, the same path
+    ASSERT_EQ(a.size(), 4u);
+    EXPECT_EQ(f.link(a.front()).from, f.npu_node(0));
+    EXPECT_EQ(f.link(a.back()).to, f.npu_node(31));
+    for (std::size_t k = 1; k < a.size(); ++k) EXPECT_EQ(f.link(a[k - 1]).to, f.link(a[k]).from);
+    ++spine_use[f.link(a[1]).to];
+  }
+  ASSERT_EQ(spine_use.size(), 8u);  // every spine carries some
+  for (const auto& [spine, flows] : spine_use) EXPECT_NEAR(flows, 1000, 150) << f.node_name(spine);
+  // Another seed routes some flows differently; the same seed, identically.
+  const EcmpRouter other(f, 43), same(f, 42);
+  int differ = 0;
+  for (std::uint64_t flow = 0; flow < 100; ++flow) {
+    router.route(0, 31, flow, a);
+    other.route(0, 31, flow, b);
+    differ += a != b;
+    same.route(0, 31, flow, b);
+    EXPECT_EQ(a, b);
+  }
+  EXPECT_GT(differ, 50);
+}
+
+}  // namespace
+}  // namespace chakrasim::network
