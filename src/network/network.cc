@@ -5,6 +5,8 @@
 #include "core/error.h"
 #include "network/analytical/congestion_aware.h"
 #include "network/analytical/congestion_unaware.h"
+#include "network/fabric/generators.h"
+#include "network/flow/flow_network.h"
 
 namespace chakrasim::network {
 namespace {
@@ -21,6 +23,11 @@ std::unique_ptr<Network> make_congestion_unaware(const Topology& topology, Event
 std::unique_ptr<Network> make_congestion_aware(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
                                                bool symmetric) {
   return std::make_unique<CongestionAware>(topology, queue, sink, symmetric);
+}
+
+std::unique_ptr<Network> make_flow(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
+                                   bool /*symmetric: not shift-invariant, never asked*/) {
+  return std::make_unique<FlowNetwork>(std::make_shared<const Fabric>(fabric_of_dimensions(topology)), queue, sink);
 }
 
 std::deque<BackendInfo>& table() {
@@ -44,6 +51,16 @@ std::deque<BackendInfo>& table() {
        .own_engine = false,
        .params = analytical_keys(),
        .make = &make_congestion_aware},
+      {.name = "flow",
+       .models = "flow level: every message a flow on its ECMP route through the network drawn as a graph, each "
+                 "flow at its max-min fair share of the links it crosses, re-solved as flows start and end, plus "
+                 "the path's latency",
+       .ignores = "packets: queue build-up, congestion control, PFC, and the first byte's head start",
+       .shift_invariant = false,
+       .has_links = true,
+       .own_engine = true,
+       .params = analytical_keys(),
+       .make = &make_flow},
   };
   return rows;
 }

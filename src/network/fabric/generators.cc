@@ -125,4 +125,41 @@ Fabric torus(const std::vector<std::uint32_t>& dims, const LinkSpec& link, const
   return f;
 }
 
+Fabric fabric_of_dimensions(const Topology& topology) {
+  Fabric f;
+  const NpuId npus = topology.npu_count();
+  for (NpuId r = 0; r < npus; ++r) f.add_node(FabricNodeKind::kNpu);
+  for (std::size_t d = 0; d < topology.dims(); ++d) {
+    const DimensionSpec& dim = topology.spec().dims[d];
+    const double bw = bytes_per_ns(dim.bandwidth_gib_per_s);
+    const NpuId stride = topology.stride(d);
+    for (NpuId r = 0; r < npus; ++r) {
+      const std::uint32_t c = topology.coordinate(r, d);
+      const NpuId base = r - c * stride;  // coordinate 0 of r's group in this dimension
+      switch (dim.kind) {
+        case DimensionKind::kRing:
+          if (dim.npus > 2 || (dim.npus == 2 && c == 0))
+            f.add_cable(r, base + ((c + 1) % dim.npus) * stride, bw, dim.latency_ns);
+          break;
+        case DimensionKind::kFullyConnected:
+          for (std::uint32_t other = c + 1; other < dim.npus; ++other)
+            f.add_cable(r, base + other * stride, bw, dim.latency_ns);
+          break;
+        case DimensionKind::kSwitch: break;
+      }
+    }
+    if (dim.kind == DimensionKind::kSwitch && dim.npus > 1) {
+      // One switch per group: the NPUs that differ only in this dimension.
+      for (NpuId r = 0; r < npus; ++r) {
+        if (topology.coordinate(r, d) != 0) continue;
+        const std::uint32_t sw = f.add_node(FabricNodeKind::kScaleOutSwitch);
+        for (std::uint32_t c = 0; c < dim.npus; ++c) f.add_cable(r + c * stride, sw, bw, dim.latency_ns);
+      }
+    }
+  }
+  f.set_npus_forward(true);
+  f.finish("the network's dimensions");
+  return f;
+}
+
 }  // namespace chakrasim::network

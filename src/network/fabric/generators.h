@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "network/fabric/fabric.h"
+#include "network/topology.h"
 
 namespace chakrasim::network {
 
@@ -48,5 +49,16 @@ Fabric switched_cluster(const SwitchedClusterSpec& spec, const std::string& sour
 // A torus of dims[0] x dims[1] x ... NPUs (dimension 0 varies fastest, as network/topology.h
 // numbers ranks); a dimension of 2 has one cable between the two, of 1 none.
 Fabric torus(const std::vector<std::uint32_t>& dims, const LinkSpec& link, const std::string& source);
+
+}  // namespace chakrasim::network
+
+namespace chakrasim::network {
+
+// The analytical network's dimensions drawn as a graph, for the backends that route through one:
+// a Ring joins each NPU to its neighbours (a cable each way round), a FullyConnected group every
+// pair, a Switch dimension gets one switch per group of NPUs; each link has the dimension's
+// bandwidth and per-hop latency. NPUs forward (a message crossing dimensions passes through them,
+// as it does in the analytical backends).
+Fabric fabric_of_dimensions(const Topology& topology);
 
 }  // namespace chakrasim::network

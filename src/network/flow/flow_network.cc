@@ -1,0 +1,173 @@
+#include "network/flow/flow_network.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/sim_time.h"
+
+namespace chakrasim::network {
+
+FlowNetwork::FlowNetwork(std::shared_ptr<const Fabric> fabric, EventQueue& queue, ArrivalSink& sink,
+                         std::uint64_t ecmp_seed)
+    : fabric_(std::move(fabric)), router_(*fabric_, ecmp_seed), queue_(queue), sink_(sink) {
+  links_.resize(fabric_->link_count());
+  for (std::uint32_t id = 0; id < links_.size(); ++id) links_[id].bytes_per_ns = fabric_->link(id).bytes_per_ns;
+}
+
+void FlowNetwork::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) {
+  router_.route(src, dst, next_flow_key_++, route_);
+  double latency = 0;
+  for (std::uint32_t id : route_) latency += fabric_->link(id).latency_ns;
+  if (bytes == 0) {  // nothing to share: the path's latency alone
+    const Tick at = time_after(queue_.now(), ticks_from_ns(std::ceil(latency), [&] { return "a path's latency"; }),
+                               [&] { return fmt::format("an empty message from NPU {} to NPU {}", src, dst); });
+    queue_.schedule(at, EventTarget::kNetwork, 0, dst, message);
+    return;
+  }
+  std::uint32_t id = 0;
+  if (free_flows_.empty()) {
+    id = static_cast<std::uint32_t>(flows_.size());
+    flows_.emplace_back();
+  } else {
+    id = free_flows_.back();
+    free_flows_.pop_back();
+  }
+  Flow& f = flows_[id];
+  f.message = message;
+  f.dst = dst;
+  f.remaining_bytes = static_cast<double>(bytes);
+  f.rate = 0;
+  f.updated_at = static_cast<double>(queue_.now());
+  f.latency_ns = latency;
+  f.active = true;
+  f.path = route_;
+  ++active_;
+  for (std::uint32_t link : f.path) links_[link].flows.push_back(id);
+  solve_around(f.path);
+}
+
+void FlowNetwork::solve_around(const std::vector<std::uint32_t>& start) {
+  const double now = static_cast<double>(queue_.now());
+  ++solve_;
+  // The component: links reached from `start` through the flows crossing them.
+  std::vector<std::uint32_t> links, flows;
+  for (std::uint32_t l : start) {
+    if (links_[l].seen != solve_) {
+      links_[l].seen = solve_;
+      links.push_back(l);
+    }
+  }
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    for (std::uint32_t fid : links_[links[k]].flows) {
+      Flow& f = flows_[fid];
+      if (f.fixed) continue;  // reused as "collected" until the fill below
+      f.fixed = true;
+      flows.push_back(fid);
+      for (std::uint32_t l : f.path) {
+        if (links_[l].seen != solve_) {
+          links_[l].seen = solve_;
+          links.push_back(l);
+        }
+      }
+    }
+  }
+  // Bring every flow of the component up to now at its old rate, then fill progressively: the
+  // link whose capacity left, shared by its unfixed flows, is smallest fixes them at that share.
+  for (std::uint32_t fid : flows) {
+    Flow& f = flows_[fid];
+    f.remaining_bytes = std::max(0.0, f.remaining_bytes - f.rate * (now - f.updated_at));
+    f.updated_at = now;
+    f.fixed = false;
+  }
+  for (std::uint32_t l : links) {
+    links_[l].left = links_[l].bytes_per_ns;
+    links_[l].unfixed = static_cast<std::uint32_t>(links_[l].flows.size());
+  }
+  std::size_t fixed = 0;
+  while (fixed < flows.size()) {
+    std::uint32_t bottleneck = kNone;
+    double share = 0;
+    for (std::uint32_t l : links) {
+      const Link& link = links_[l];
+      if (link.unfixed == 0) continue;
+      const double s = std::max(0.0, link.left) / link.unfixed;
+      if (bottleneck == kNone || s < share) {
+        bottleneck = l;
+        share = s;
+      }
+    }
+    for (std::uint32_t fid : links_[bottleneck].flows) {
+      Flow& f = flows_[fid];
+      if (f.fixed) continue;
+      f.fixed = true;
+      f.rate = share;
+      ++fixed;
+      for (std::uint32_t l : f.path) {
+        links_[l].left -= share;
+        --links_[l].unfixed;
+      }
+    }
+  }
+  for (std::uint32_t fid : flows) {
+    Flow& f = flows_[fid];
+    f.fixed = false;
+    ++f.version;
+    const double ns = f.remaining_bytes / f.rate;
+    const Tick done = time_after(queue_.now(),
+                                 ticks_from_ns(std::ceil(ns),
+                                               [&] {
+                                                 return fmt::format("a flow of {} bytes left at {} bytes/ns",
+                                                                    f.remaining_bytes, f.rate);
+                                               }),
+                                 [&] { return std::string("a flow"); });
+    completions_.push({done, fid, f.version});
+  }
+}
+
+Tick FlowNetwork::next_event_time() const {
+  // Stale entries (older versions) are dropped in advance_to; one at the top only delays the
+  // answer to a time when nothing happens, which advance_to then skips.
+  return completions_.empty() ? kNeverTick : completions_.top().time;
+}
+
+void FlowNetwork::finish(std::uint32_t fid) {
+  Flow& f = flows_[fid];
+  f.active = false;
+  --active_;
+  for (std::uint32_t l : f.path) {
+    std::vector<std::uint32_t>& on = links_[l].flows;
+    on.erase(std::find(on.begin(), on.end(), fid));
+  }
+  const Tick at = time_after(queue_.now(), ticks_from_ns(std::ceil(f.latency_ns), [&] { return "a path's latency"; }),
+                             [&] { return std::string("a flow's arrival"); });
+  queue_.schedule(at, EventTarget::kNetwork, 0, f.dst, f.message);
+}
+
+void FlowNetwork::advance_to(Tick t) {
+  std::vector<std::uint32_t> touched;
+  while (!completions_.empty() && completions_.top().time <= t) {
+    const Completion c = completions_.top();
+    completions_.pop();
+    Flow& f = flows_[c.flow];
+    if (!f.active || f.version != c.version) continue;
+    finish(c.flow);
+    touched.insert(touched.end(), f.path.begin(), f.path.end());
+    free_flows_.push_back(c.flow);
+  }
+  // The finished flows' links, freed: their remaining flows share the capacity anew.
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  std::erase_if(touched, [&](std::uint32_t l) { return links_[l].flows.empty(); });
+  if (!touched.empty()) solve_around(touched);
+}
+
+void FlowNetwork::handle(const Event& event) { sink_.on_arrival(event.arg); }
+
+double FlowNetwork::rate_of(std::uint64_t message) const {
+  for (const Flow& f : flows_) {
+    if (f.active && f.message == message) return f.rate;
+  }
+  return 0;
+}
+
+}  // namespace chakrasim::network
