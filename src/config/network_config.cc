@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "core/error.h"
 #include "core/read_file.h"
 #include "core/sim_time.h"
+#include "network/fabric/fabric_text.h"
 #include "network/network.h"
 
 namespace chakrasim::config {
@@ -91,7 +93,7 @@ void read_topology(const YAML::Node& list, std::size_t i, const std::string& sou
     d.kind = network::DimensionKind::kSwitch;
   } else {
     fail("{}: topology[{}]: value \"{}\" is not a topology; expected Ring, FullyConnected or "
-         "Switch (case-sensitive)",
+         "Switch (case-sensitive), or [ Custom ] alone with a topology_file",
          source, i, name);
   }
 }
@@ -155,13 +157,49 @@ YAML::Node required_list(const YAML::Node& root, const char* key, const std::str
   return node;
 }
 
+// The dimension keys, for messages about a YAML of dimensions.
 std::string key_list(const char* last_separator) {
   std::string out;
-  const std::vector<std::string> keys = network_keys();
+  std::vector<std::string> keys;
+  for (const Param& p : params()) keys.emplace_back(p.key);
   for (std::size_t k = 0; k < keys.size(); ++k) {
     out += (k == 0 ? "" : k + 1 == keys.size() ? last_separator : ", ") + keys[k];
   }
   return out;
+}
+
+// topology: [ Custom ] names a graph in a topology text file (network/fabric/fabric_text.h).
+constexpr const char* kTopologyFileKey = "topology_file";
+
+bool is_custom(const YAML::Node& root) {
+  const YAML::Node t = root["topology"];
+  return t && t.IsSequence() && t.size() == 1 && t[0].IsScalar() && t[0].Scalar() == "Custom";
+}
+
+// The graph of a Custom topology, read from topology_file (relative to the YAML's folder), and
+// the one Switch dimension of its NPUs that the collective algorithms reason in: its bandwidth
+// and latency those of NPU 0's first link.
+network::TopologySpec parse_custom(const YAML::Node& root, const std::string& source,
+                                   std::vector<std::string>* warnings) {
+  const YAML::Node file = root[kTopologyFileKey];
+  if (!file || !file.IsScalar() || file.Scalar().empty()) {
+    fail("{}: topology is [ Custom ], so key \"{}\" must name the topology text file; expected a path such as "
+         "\"topology.txt\"",
+         source, kTopologyFileKey);
+  }
+  std::filesystem::path path(file.Scalar());
+  if (path.is_relative()) path = std::filesystem::path(source).parent_path() / path;
+  auto fabric = std::make_shared<const network::Fabric>(network::load_fabric_text(path.string()));
+  for (const char* key : {"npus_count", "bandwidth", "latency"}) {
+    if (root[key] && warnings != nullptr)
+      warnings->push_back(fmt::format("{}: key \"{}\" ignored: a Custom topology's file gives the links", source, key));
+  }
+  const network::FabricLink& first = fabric->link(fabric->out_links(fabric->npu_node(0)).front());
+  network::TopologySpec spec;
+  spec.dims.push_back({network::DimensionKind::kSwitch, fabric->npu_count(),
+                       first.bytes_per_ns * 1e9 / static_cast<double>(1u << 30), first.latency_ns});
+  spec.fabric = std::move(fabric);
+  return spec;
 }
 
 // The root's keys that the table does not know, in file order.
@@ -180,6 +218,7 @@ std::vector<std::string> unknown_keys(const YAML::Node& root) {
 std::vector<std::string> network_keys() {
   std::vector<std::string> keys;
   for (const Param& p : params()) keys.emplace_back(p.key);
+  keys.emplace_back(kTopologyFileKey);
   return keys;
 }
 
@@ -218,6 +257,7 @@ network::TopologySpec parse_network(const std::string& text, const std::string& 
     }
   }
 
+  if (is_custom(root)) return parse_custom(root, source, warnings);
   const std::vector<std::string> unknown = unknown_keys(root);
   std::vector<YAML::Node> lists;
   for (const Param& p : params()) lists.push_back(required_list(root, p.key, source, unknown));
@@ -258,17 +298,25 @@ network::TopologySpec load_network(const std::string& path, std::vector<std::str
 
 std::string describe_network_keys() {
   std::string out;
-  for (const Param& p : params()) {
+  auto readers_of = [](const char* key) {
     std::string readers;
     for (const network::BackendInfo& b : network::backends()) {
-      if (std::find_if(b.params.begin(), b.params.end(), [&](const char* k) { return std::string(k) == p.key; }) !=
+      if (std::find_if(b.params.begin(), b.params.end(), [&](const char* k) { return std::string(k) == key; }) !=
           b.params.end()) {
         readers += std::string(readers.empty() ? "" : ", ") + b.name;
       }
     }
+    return readers.empty() ? std::string("no backend") : readers;
+  };
+  for (const Param& p : params()) {
     out += fmt::format("  {:<12} {:<40} {:<20} default {}\n      {}\n      read by: {}\n", p.key, p.type, p.unit,
-                       p.default_text, p.meaning, readers.empty() ? "no backend" : readers);
+                       p.default_text, p.meaning, readers_of(p.key));
   }
+  out += fmt::format("  {:<12} {:<40} {:<20} default {}\n      {}\n      read by: {}\n", kTopologyFileKey, "path", "-",
+                     "none",
+                     "with topology: [ Custom ] alone: the network as a graph in a topology text file (ASTRA-sim's, "
+                     "ns-3's or SimAI's form), relative to this file; the other keys are then ignored",
+                     readers_of(kTopologyFileKey));
   return out;
 }
 

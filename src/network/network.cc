@@ -27,7 +27,9 @@ std::unique_ptr<Network> make_congestion_aware(const Topology& topology, EventQu
 
 std::unique_ptr<Network> make_flow(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
                                    bool /*symmetric: not shift-invariant, never asked*/) {
-  return std::make_unique<FlowNetwork>(std::make_shared<const Fabric>(fabric_of_dimensions(topology)), queue, sink);
+  auto fabric =
+      topology.spec().fabric ? topology.spec().fabric : std::make_shared<const Fabric>(fabric_of_dimensions(topology));
+  return std::make_unique<FlowNetwork>(std::move(fabric), queue, sink);
 }
 
 std::deque<BackendInfo>& table() {
@@ -59,7 +61,8 @@ std::deque<BackendInfo>& table() {
        .shift_invariant = false,
        .has_links = true,
        .own_engine = true,
-       .params = analytical_keys(),
+       .routes_fabric = true,
+       .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file"},
        .make = &make_flow},
   };
   return rows;
@@ -88,7 +91,17 @@ void register_backend(BackendInfo row) {
 
 std::unique_ptr<Network> make_network(const std::string& name, const Topology& topology, EventQueue& queue,
                                       ArrivalSink& sink, bool symmetric) {
-  return find_backend(name).make(topology, queue, sink, symmetric);
+  const BackendInfo& row = find_backend(name);
+  if (topology.fabric() != nullptr && !row.routes_fabric) {
+    std::string which;
+    for (const BackendInfo& b : backends()) {
+      if (b.routes_fabric) which += std::string(which.empty() ? "" : ", ") + b.name;
+    }
+    fail("the network is drawn as a graph (topology: [ Custom ]), but the {} backend models dimensions only; expected "
+         "--backend {}",
+         name, which);
+  }
+  return row.make(topology, queue, sink, symmetric);
 }
 
 }  // namespace chakrasim::network

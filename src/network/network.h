@@ -84,6 +84,7 @@ struct BackendInfo {
   bool shift_invariant;
   bool has_links;                   // reports per-link figures (link_count() > 0, observe_links)
   bool own_engine;                  // has its own event engine: next_event_time() may be other than kNeverTick
+  bool routes_fabric = false;       // routes through a network drawn as a graph (topology: [ Custom ])
   std::vector<const char*> params;  // the network YAML keys it reads (config/network_config.h)
   BackendFactory make;
 };

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/types.h"
+#include "network/fabric/fabric.h"
 
 namespace chakrasim::network {
 
@@ -25,6 +27,10 @@ struct DimensionSpec {
 
 struct TopologySpec {
   std::vector<DimensionSpec> dims;
+  // A network drawn as a graph (topology: [ Custom ], network/fabric/fabric.h), for the backends
+  // that route through one (their row says routes_fabric). `dims` is then one Switch dimension
+  // of all its NPUs, for the collective algorithms, which reason in dimensions.
+  std::shared_ptr<const Fabric> fabric = nullptr;
 };
 
 // Bytes per ns for a bandwidth in GiB/s (the network YAML's "GB/s"), computed in the reference's
@@ -49,6 +55,7 @@ class Topology {
   explicit Topology(TopologySpec spec);
 
   const TopologySpec& spec() const { return spec_; }
+  const Fabric* fabric() const { return spec_.fabric.get(); }
   std::size_t dims() const { return spec_.dims.size(); }
   std::uint32_t npus_in(std::size_t dim) const { return spec_.dims[dim].npus; }
   NpuId npu_count() const { return npu_count_; }

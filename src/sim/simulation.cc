@@ -299,7 +299,7 @@ struct Layers {
         executor(symmetric ? std::vector<std::shared_ptr<const chakra::Graph>>{inputs.graphs.front()} : inputs.graphs,
                  workload_options(inputs), remote_memory, timers, queue),
         system(inputs.system, topology, timers, executor, symmetric),
-        network(backend.make(topology, queue, system, symmetric)),
+        network(network::make_network(backend.name, topology, queue, system, symmetric)),
         own_engine(backend.own_engine),
         group_kinds(inputs.groups, inputs.group_kind_names, topology),
         time_splitter(graphs_of(executor), group_kinds, hooks.nodes) {

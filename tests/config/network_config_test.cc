@@ -304,12 +304,48 @@ TEST(NetworkConfigWarnings, LoadNamesThePath) {
 }
 
 TEST(NetworkConfigKeys, TheTableListsEveryKeyWithItsUnitAndReaders) {
-  EXPECT_EQ(network_keys(), (std::vector<std::string>{"topology", "npus_count", "bandwidth", "latency"}));
+  EXPECT_EQ(network_keys(),
+            (std::vector<std::string>{"topology", "npus_count", "bandwidth", "latency", "topology_file"}));
   const std::string table = describe_network_keys();
   for (const std::string& key : network_keys()) EXPECT_THAT(table, HasSubstr("  " + key + " "));
   EXPECT_THAT(table, HasSubstr("GB/s, GB = 2^30 B"));
   EXPECT_THAT(table, HasSubstr("ns"));
-  EXPECT_THAT(table, HasSubstr("read by: congestion-unaware, congestion-aware"));
+  EXPECT_THAT(table, HasSubstr("read by: congestion-unaware, congestion-aware, flow"));
+  EXPECT_THAT(table, HasSubstr("with topology: [ Custom ] alone"));
+}
+
+// topology: [ Custom ] reads the graph from topology_file, relative to the YAML's folder; the
+// collective algorithms see one Switch dimension of its NPUs.
+TEST(NetworkConfigCustom, TopologyFileIsReadBesideTheYaml) {
+  const auto dir = test::temp_dir("network_custom");
+  test::write_bytes(dir / "topo.txt", "5 1 4\n4\n0 4 400Gbps 500ns 0\n1 4 400Gbps 500ns 0\n2 4 400Gbps 500ns 0\n"
+                                      "3 4 400Gbps 500ns 0\n");
+  test::write_bytes(dir / "net.yml", "topology: [ Custom ]\ntopology_file: \"topo.txt\"\nnpus_count: [ 4 ]\n");
+  std::vector<std::string> warnings;
+  const network::TopologySpec spec = load_network((dir / "net.yml").string(), &warnings);
+  ASSERT_NE(spec.fabric, nullptr);
+  EXPECT_EQ(spec.fabric->npu_count(), 4u);
+  ASSERT_EQ(spec.dims.size(), 1u);
+  EXPECT_EQ(spec.dims[0].kind, network::DimensionKind::kSwitch);
+  EXPECT_EQ(spec.dims[0].npus, 4u);
+  EXPECT_DOUBLE_EQ(spec.dims[0].bandwidth_gib_per_s, 50e9 / (1u << 30));
+  EXPECT_EQ(spec.dims[0].latency_ns, 500.0);
+  EXPECT_THAT(warnings, ::testing::ElementsAre(HasSubstr("key \"npus_count\" ignored: a Custom topology's file gives "
+                                                         "the links")));
+}
+
+TEST(NetworkConfigCustom, ErrorsNameTheKeyAndTheFile) {
+  const auto dir = test::temp_dir("network_custom_errors");
+  test::write_bytes(dir / "net.yml", "topology: [ Custom ]\n");
+  EXPECT_THAT(test::error_of([&] { load_network((dir / "net.yml").string()); }), HasSubstr("net.yml: topology is [ "
+                                                                                           "Custom ], so key "
+                                                                                           "\"topology_file\" must "
+                                                                                           "name the topology text "
+                                                                                           "file"));
+  test::write_bytes(dir / "net.yml", "topology: [ Custom ]\ntopology_file: missing.txt\n");
+  EXPECT_THAT(test::error_of([&] { load_network((dir / "net.yml").string()); }), HasSubstr("missing.txt"));
+  EXPECT_THAT(parse_error(one_dim("Custom, Ring", "4, 2", "50, 50", "5, 5")), HasSubstr("or [ Custom ] alone with a "
+                                                                                        "topology_file"));
 }
 
 TEST(NetworkConfigKeys, EveryBackendReadsOnlyKeysOfTheTable) {
