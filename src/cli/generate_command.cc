@@ -16,11 +16,15 @@ std::vector<Command> add_generators(CLI::App& parent, const std::string& alias_o
                                        alias("llm")),
           add_generate_micro(parent, "Microbenchmark Chakra ETs: the reference generator's 14 families, or one "
                                      "collective" +
-                                         alias("micro"))};
+                                         alias("micro")),
+          add_generate_fabric(parent, "A cluster fabric (fat-tree, leaf-spine, rails, planes, torus) as a topology "
+                                      "file for topology: [ Custom ]" +
+                                          alias("fabric"))};
 }
 
 Command add_generate_command(CLI::App& app) {
-  CLI::App* generate = app.add_subcommand("generate", "Generate synthetic workloads as Chakra ETs: llm, micro");
+  CLI::App* generate = app.add_subcommand("generate", "Generate synthetic workloads as Chakra ETs (llm, micro) and "
+                                                      "cluster fabrics (fabric)");
   generate->require_subcommand(1);
   const std::vector<Command> generators = add_generators(*generate, "");
   return [generate, generators]() -> int {

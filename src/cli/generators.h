@@ -11,6 +11,7 @@ namespace chakrasim::cli {
 
 Command add_generate_llm(CLI::App& parent, const std::string& description);
 Command add_generate_micro(CLI::App& parent, const std::string& description);
+Command add_generate_fabric(CLI::App& parent, const std::string& description);
 
 // Registers every generator under `parent`; `alias_of` names the canonical command in the help
 // texts of an alias ("" for the canonical one).

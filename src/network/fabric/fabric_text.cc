@@ -191,6 +191,7 @@ Fabric parse_fabric_text(const std::string& text, const std::string& source) {
 
   Fabric fabric;
   for (FabricNodeKind kind : kinds) fabric.add_node(kind);
+  fabric.set_npus_forward(switches == 0);  // without switches (a torus), NPUs must pass traffic on
   for (const Cable& c : cables) {
     if (directed) {
       fabric.add_link(c.a, c.b, c.bytes_per_ns, c.latency_ns);

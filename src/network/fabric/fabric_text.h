@@ -9,7 +9,8 @@
 //     <nodes> <gpus per server> <nvswitches> <other switches> <links> <gpu type> [...]
 //
 // Bandwidths carry a unit, bits or bytes per second ("400Gbps", "50GBps", "100Mb/s"); latencies
-// a unit of time ("0.0005ms", "500ns", "1us"). NPUs are the non-switch ids, in id order.
+// a unit of time ("0.0005ms", "500ns", "1us"). NPUs are the non-switch ids, in id order. In a
+// file without switches (a torus) NPUs forward traffic; behind switches they do not.
 //
 // Each line is one cable (both directions, as ns-3 and SimAI build them), unless every line's
 // reverse is listed too: then each line is one direction (ASTRA-sim's Custom topology lists
