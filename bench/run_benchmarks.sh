@@ -70,5 +70,16 @@ for which in inspect msccl; do
 done
 
 echo
+echo "Flow backend, k = 16 fat-tree (1024 NPUs), random flows of 64 KiB to 16 MiB, 20000 arrivals and departures:"
+for concurrent in 100 1000; do
+  walls=()
+  for _ in $(seq "$runs"); do
+    line=$("$build/bench/chakrasim_flow_bench" "$concurrent" 20000)
+    walls+=("$(sed -E 's/.*wall_s=([0-9.]+).*/\1/' <<< "$line")")
+  done
+  echo "  $concurrent concurrent: median wall $(printf '%s\n' "${walls[@]}" | median) s; last run: $line"
+done
+
+echo
 echo "Event queue microbenchmark:"
 "$build/bench/chakrasim_event_queue_bench" --benchmark_repetitions="$runs" --benchmark_report_aggregates_only=true

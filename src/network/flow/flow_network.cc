@@ -78,39 +78,41 @@ void FlowNetwork::solve_around(const std::vector<std::uint32_t>& start) {
     f.remaining_bytes = std::max(0.0, f.remaining_bytes - f.rate * (now - f.updated_at));
     f.updated_at = now;
     f.fixed = false;
+    f.previous_rate = f.rate;
   }
   for (std::uint32_t l : links) {
     links_[l].left = links_[l].bytes_per_ns;
     links_[l].unfixed = static_cast<std::uint32_t>(links_[l].flows.size());
   }
-  std::size_t fixed = 0;
-  while (fixed < flows.size()) {
-    std::uint32_t bottleneck = kNone;
-    double share = 0;
-    for (std::uint32_t l : links) {
-      const Link& link = links_[l];
-      if (link.unfixed == 0) continue;
-      const double s = std::max(0.0, link.left) / link.unfixed;
-      if (bottleneck == kNone || s < share) {
-        bottleneck = l;
-        share = s;
-      }
-    }
+  // The links by their fair share, smallest first. Fixing flows at the smallest share s takes s
+  // from every other link they cross, whose share can then only grow: entries are pushed anew
+  // when a link changes, and an entry whose share is no longer the link's is skipped.
+  using Entry = std::pair<double, std::uint32_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> by_share;
+  auto share_of = [&](std::uint32_t l) { return std::max(0.0, links_[l].left) / links_[l].unfixed; };
+  for (std::uint32_t l : links) {
+    if (links_[l].unfixed > 0) by_share.emplace(share_of(l), l);
+  }
+  while (!by_share.empty()) {
+    const auto [share, bottleneck] = by_share.top();
+    by_share.pop();
+    if (links_[bottleneck].unfixed == 0 || share != share_of(bottleneck)) continue;
     for (std::uint32_t fid : links_[bottleneck].flows) {
       Flow& f = flows_[fid];
       if (f.fixed) continue;
       f.fixed = true;
       f.rate = share;
-      ++fixed;
       for (std::uint32_t l : f.path) {
         links_[l].left -= share;
-        --links_[l].unfixed;
+        if (--links_[l].unfixed > 0 && l != bottleneck) by_share.emplace(share_of(l), l);
       }
     }
   }
   for (std::uint32_t fid : flows) {
     Flow& f = flows_[fid];
     f.fixed = false;
+    // At an unchanged rate the flow still ends when its pending completion says.
+    if (f.rate == f.previous_rate) continue;
     ++f.version;
     const double ns = f.remaining_bytes / f.rate;
     const Tick done = time_after(queue_.now(),

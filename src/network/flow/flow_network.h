@@ -45,6 +45,7 @@ class FlowNetwork final : public Network {
     NpuId dst = 0;
     double remaining_bytes = 0;
     double rate = 0;            // bytes per ns
+    double previous_rate = 0;   // before the solve under way (0: a new flow)
     double updated_at = 0;      // ns: remaining_bytes is as of this time
     double latency_ns = 0;      // of the whole path
     std::uint32_t version = 0;  // completions of older versions in the heap are stale
