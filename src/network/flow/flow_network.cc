@@ -19,7 +19,7 @@ void FlowNetwork::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t 
   double latency = 0;
   for (std::uint32_t id : route_) latency += fabric_->link(id).latency_ns;
   if (bytes == 0) {  // nothing to share: the path's latency alone
-    const Tick at = time_after(queue_.now(), ticks_from_ns(std::ceil(latency), [&] { return "a path's latency"; }),
+    const Tick at = time_after(queue_.now(), ticks_from_ns(latency, [&] { return "a path's latency"; }),
                                [&] { return fmt::format("an empty message from NPU {} to NPU {}", src, dst); });
     queue_.schedule(at, EventTarget::kNetwork, 0, dst, message);
     return;
@@ -114,14 +114,13 @@ void FlowNetwork::solve_around(const std::vector<std::uint32_t>& start) {
     // At an unchanged rate the flow still ends when its pending completion says.
     if (f.rate == f.previous_rate) continue;
     ++f.version;
-    const double ns = f.remaining_bytes / f.rate;
-    const Tick done = time_after(queue_.now(),
-                                 ticks_from_ns(std::ceil(ns),
-                                               [&] {
-                                                 return fmt::format("a flow of {} bytes left at {} bytes/ns",
-                                                                    f.remaining_bytes, f.rate);
-                                               }),
-                                 [&] { return std::string("a flow"); });
+    // Exact in doubles; ticks truncate, as the analytical backends' delays do, so that where the
+    // models coincide (one message per link at a time) the figures agree to the ns.
+    const Tick left = ticks_from_ns(f.remaining_bytes / f.rate, [&] {
+      return fmt::format("a flow with {} bytes left at {} bytes/ns", f.remaining_bytes, f.rate);
+    });
+    f.finish_ns = now + f.remaining_bytes / f.rate;
+    const Tick done = time_after(queue_.now(), left, [&] { return std::string("a flow"); });
     completions_.push({done, fid, f.version});
   }
 }
@@ -140,27 +139,33 @@ void FlowNetwork::finish(std::uint32_t fid) {
     std::vector<std::uint32_t>& on = links_[l].flows;
     on.erase(std::find(on.begin(), on.end(), fid));
   }
-  const Tick at = time_after(queue_.now(), ticks_from_ns(std::ceil(f.latency_ns), [&] { return "a path's latency"; }),
-                             [&] { return std::string("a flow's arrival"); });
+  // The last byte arrives the path latency after it was sent, truncated once, as the
+  // congestion-aware backend truncates latency plus serialisation.
+  const Tick at = std::max(queue_.now(), ticks_from_ns(f.finish_ns + f.latency_ns, [&] {
+                             return fmt::format("a flow's arrival at {} ns", f.finish_ns + f.latency_ns);
+                           }));
   queue_.schedule(at, EventTarget::kNetwork, 0, f.dst, f.message);
 }
 
 void FlowNetwork::advance_to(Tick t) {
-  std::vector<std::uint32_t> touched;
+  // Finishing flows re-solves the others, which may end within the same ns: repeat until none is due.
   while (!completions_.empty() && completions_.top().time <= t) {
-    const Completion c = completions_.top();
-    completions_.pop();
-    Flow& f = flows_[c.flow];
-    if (!f.active || f.version != c.version) continue;
-    finish(c.flow);
-    touched.insert(touched.end(), f.path.begin(), f.path.end());
-    free_flows_.push_back(c.flow);
+    std::vector<std::uint32_t> touched;
+    while (!completions_.empty() && completions_.top().time <= t) {
+      const Completion c = completions_.top();
+      completions_.pop();
+      Flow& f = flows_[c.flow];
+      if (!f.active || f.version != c.version) continue;
+      finish(c.flow);
+      touched.insert(touched.end(), f.path.begin(), f.path.end());
+      free_flows_.push_back(c.flow);
+    }
+    // The finished flows' links, freed: their remaining flows share the capacity anew.
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    std::erase_if(touched, [&](std::uint32_t l) { return links_[l].flows.empty(); });
+    if (!touched.empty()) solve_around(touched);
   }
-  // The finished flows' links, freed: their remaining flows share the capacity anew.
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  std::erase_if(touched, [&](std::uint32_t l) { return links_[l].flows.empty(); });
-  if (!touched.empty()) solve_around(touched);
 }
 
 void FlowNetwork::handle(const Event& event) { sink_.on_arrival(event.arg); }

@@ -2,7 +2,8 @@
 // a Fabric; every active flow gets its max-min fair share of the links it crosses, recomputed
 // whenever a flow starts or ends, for the flows that share a link with the change, transitively
 // (its component of the flow-link graph) and no others. A flow's last byte arrives the path's
-// latency after it has been sent. This is the model SimGrid validated (CM02 without TCP
+// latency after it has been sent (both kept exact, the sum truncated to the ns, as the analytical
+// backends truncate). This is the model SimGrid validated (CM02 without TCP
 // corrections); it captures oversubscription, incast and hot spots, and ignores packets: queue
 // build-up, congestion-control dynamics, PFC, and the first byte's head start.
 //
@@ -45,6 +46,7 @@ class FlowNetwork final : public Network {
     NpuId dst = 0;
     double remaining_bytes = 0;
     double rate = 0;            // bytes per ns
+    double finish_ns = 0;       // when the last byte leaves, at the current rate (exact)
     double previous_rate = 0;   // before the solve under way (0: a new flow)
     double updated_at = 0;      // ns: remaining_bytes is as of this time
     double latency_ns = 0;      // of the whole path
