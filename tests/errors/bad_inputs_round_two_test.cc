@@ -27,20 +27,6 @@ void make_fifo(const std::string& path) {
   ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0) << path;
 }
 
-// A custom all-reduce for every NPU (ring peers), named in the system JSON; `edit` breaks rank 0's.
-void custom_algorithm(CaseFiles& s, const std::function<void(chakra::Trace&)>& edit) {
-  const std::string prefix = (s.dir / "custom").string();
-  for (int r = 0; r < kNpus; ++r) {
-    chakra::TraceBuilder b;
-    b.send("to_next", (r + 1) % kNpus, 0, 1024);
-    b.recv("from_prev", (r + kNpus - 1) % kNpus, 0, 1024);
-    chakra::Trace t = b.trace();
-    if (r == 0) edit(t);
-    chakra::write_trace(chakra::rank_path(prefix, static_cast<std::size_t>(r)), t);
-  }
-  s.edit_system([&](Json& j) { j["all-reduce-implementation-custom"] = Json::array({prefix}); });
-}
-
 std::vector<Case> catalogue() {
   using NT = chakra::NodeType;
   std::vector<Case> c;

@@ -21,6 +21,7 @@
 
 #include "chakra/attributes.h"
 #include "chakra/et_file.h"
+#include "chakra/trace_builder.h"
 #include "support/test_support.h"
 
 namespace chakrasim::test::errors {
@@ -222,6 +223,22 @@ inline chakra::Attribute double_attr(const std::string& name, double v) {
   a.set_name(name);
   a.set_double_val(v);
   return a;
+}
+
+// A custom all-reduce for every NPU (ring peers), named in the system JSON; `edit` breaks rank 0's.
+// Returns rank 0's algorithm file.
+inline std::string custom_algorithm(CaseFiles& s, const std::function<void(chakra::Trace&)>& edit = {}) {
+  const std::string prefix = (s.dir / "custom").string();
+  for (int r = 0; r < kNpus; ++r) {
+    chakra::TraceBuilder b;
+    b.send("to_next", (r + 1) % kNpus, 0, 1024);
+    b.recv("from_prev", (r + kNpus - 1) % kNpus, 0, 1024);
+    chakra::Trace t = b.trace();
+    if (r == 0 && edit) edit(t);
+    chakra::write_trace(chakra::rank_path(prefix, static_cast<std::size_t>(r)), t);
+  }
+  s.edit_system([&](Json& j) { j["all-reduce-implementation-custom"] = Json::array({prefix}); });
+  return chakra::rank_path(prefix, 0);
 }
 
 // Runs one case: exit code, "error: ", every needle, and no finished run after an input error.

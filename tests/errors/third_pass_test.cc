@@ -46,15 +46,7 @@ std::vector<Input> inputs() {
                   return std::pair{names, run_args(s)};
                 }});
   in.push_back({"RunCustomAlgorithm", [](CaseFiles& s) {
-                  const std::string prefix = (s.dir / "custom").string();
-                  for (int r = 0; r < kNpus; ++r) {
-                    chakra::TraceBuilder b;
-                    b.send("to_next", (r + 1) % kNpus, 0, 1024);
-                    b.recv("from_prev", (r + kNpus - 1) % kNpus, 0, 1024);
-                    chakra::write_trace(chakra::rank_path(prefix, static_cast<std::size_t>(r)), b.trace());
-                  }
-                  s.edit_system([&](Json& j) { j["all-reduce-implementation-custom"] = Json::array({prefix}); });
-                  return std::pair{fs::path(chakra::rank_path(prefix, 0)), run_args(s)};
+                  return std::pair{fs::path(custom_algorithm(s)), run_args(s)};
                 }});
   // ---- the tools ------------------------------------------------------------------------------
   in.push_back({"ConvertText", [](CaseFiles& s) {
