@@ -59,7 +59,7 @@ std::deque<BackendInfo>& table() {
                  "the path's latency",
        .ignores = "packets: queue build-up, congestion control, PFC, and the first byte's head start",
        .shift_invariant = false,
-       .has_links = true,
+       .has_links = false,  // per-link utilisation is not reported yet
        .own_engine = true,
        .routes_fabric = true,
        .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file"},

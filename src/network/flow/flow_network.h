@@ -32,8 +32,7 @@ class FlowNetwork final : public Network {
   Tick next_event_time() const override;
   void advance_to(Tick t) override;
 
-  std::uint32_t link_count() const override { return fabric_->link_count(); }
-  std::string link_name(std::uint32_t link) const override { return fabric_->link_name(link); }
+  // No link_count() yet: per-link utilisation for reports is still to come (the row's has_links).
 
   // For tests: the current rate of the flow carrying `message` (bytes per ns), 0 when none.
   double rate_of(std::uint64_t message) const;
