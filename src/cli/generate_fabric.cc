@@ -26,6 +26,7 @@ struct FabricArgs {
   std::uint32_t npus_per_leaf = 0;
   std::uint32_t spines = 0;
   std::string children, parents, dims;
+  std::uint32_t routers_per_group = 0, npus_per_router = 0, global_links = 0, groups = 0;
   std::string bandwidth = "400Gbps", latency = "500ns";
   std::string tier_bandwidth;
   std::uint32_t npus_per_server = 1;
@@ -65,6 +66,15 @@ std::vector<std::uint32_t> counts(const std::string& text, char by, const char* 
 network::Fabric build(const FabricArgs& a) {
   const network::LinkSpec nic{network::parse_bandwidth_bytes_per_ns(a.bandwidth, "--bandwidth"),
                               network::parse_latency_ns(a.latency, "--latency")};
+  if (a.kind == "dragonfly") {
+    network::DragonflySpec spec;
+    spec.routers = a.routers_per_group;
+    spec.npus = a.npus_per_router;
+    spec.global_links = a.global_links;
+    spec.groups = a.groups;
+    spec.nic = spec.local = spec.global = nic;
+    return network::dragonfly(spec, "--kind dragonfly");
+  }
   if (a.kind == "torus") {
     if (a.dims.empty()) fail("--kind torus needs --dims, e.g. 4x4x4");
     return network::torus(counts(a.dims, 'x', "--dims"), nic, "--kind torus");
@@ -92,7 +102,7 @@ network::Fabric build(const FabricArgs& a) {
     spec.children = counts(a.children, ',', "--children");
     spec.parents = counts(a.parents, ',', "--parents");
   } else {
-    fail("--kind \"{}\": expected fat-tree, leaf-spine, xgft or torus", a.kind);
+    fail("--kind \"{}\": expected fat-tree, leaf-spine, xgft, dragonfly or torus", a.kind);
   }
   std::uint64_t nics = 1;
   for (std::uint32_t m : spec.children) nics *= m;
@@ -128,8 +138,11 @@ Command add_generate_fabric(CLI::App& parent, const std::string& description) {
             "--out rails.txt\n"
             "    servers of 8 NPUs on an NVSwitch, NIC r of every server under rail r's leaves\n"
             "  chakrasim generate fabric --kind torus --dims 4x4x4 --bandwidth 100GBps --out torus.txt\n"
+            "  chakrasim generate fabric --kind dragonfly --routers-per-group 4 --npus-per-router 2 --global-links 2 "
+            "--out df.txt\n"
+            "    9 groups of 4 routers, 72 NPUs; one global link between every two groups\n"
             "Run with: chakrasim run --network net.yml --backend flow ...");
-  g->add_option("--kind", a->kind, "fat-tree, leaf-spine, xgft or torus")->capture_default_str();
+  g->add_option("--kind", a->kind, "fat-tree, leaf-spine, xgft, dragonfly or torus")->capture_default_str();
   g->add_option("--npus", a->npus, "NPUs (default: as many as the tree holds)");
   g->add_option("--radix", a->radix, "fat-tree: ports per switch (even)");
   g->add_option("--tiers", a->tiers, "fat-tree: 2 or 3 tiers of switches")->capture_default_str();
@@ -141,6 +154,10 @@ Command add_generate_fabric(CLI::App& parent, const std::string& description) {
   g->add_option("--children", a->children, "xgft: children per switch of each tier, e.g. 4,4,8");
   g->add_option("--parents", a->parents, "xgft: parents per node below each tier, e.g. 1,4,4");
   g->add_option("--dims", a->dims, "torus: NPUs per dimension, e.g. 4x4x4");
+  g->add_option("--routers-per-group", a->routers_per_group, "dragonfly: routers per group, joined all to all");
+  g->add_option("--npus-per-router", a->npus_per_router, "dragonfly: NPUs on each router");
+  g->add_option("--global-links", a->global_links, "dragonfly: links from each router to other groups");
+  g->add_option("--groups", a->groups, "dragonfly: groups (default: routers x global links + 1)");
   g->add_option("--bandwidth", a->bandwidth, "each NIC's link (400Gbps, 50GBps)")->capture_default_str();
   g->add_option("--latency", a->latency, "each link's latency (500ns, 0.0005ms)")->capture_default_str();
   g->add_option("--tier-bandwidth", a->tier_bandwidth, "per tier, leaf first, when they differ: 400Gbps,800Gbps");

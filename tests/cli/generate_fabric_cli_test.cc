@@ -78,7 +78,7 @@ TEST(GenerateFabric, TorusRailsAndErrors) {
                                                                       "--radix 5: expected an even number"},
                                                                      {{"--kind", "mesh"},
                                                                       "--kind \"mesh\": expected fat-tree, leaf-spine, "
-                                                                      "xgft or torus"},
+                                                                      "xgft, dragonfly or torus"},
                                                                      {{"--kind", "torus", "--dims", "4x0"},
                                                                       "--dims: \"4x0\" is not a list of whole numbers"},
                                                                      {{"--kind", "xgft", "--children", "4,4",

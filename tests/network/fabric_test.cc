@@ -226,6 +226,29 @@ TEST(FabricGenerators, TorusNeighboursAndForwarding) {
   EXPECT_EQ(torus({2, 1}, {50, 100}, "t").link_count(), 2u);  // one cable between two
 }
 
+// A balanced dragonfly (a = 4, p = 2, h = 2: 9 groups): every two groups share one global cable,
+// and a minimal route takes at most local, global, local hops between routers.
+TEST(FabricGenerators, DragonflyJoinsEveryTwoGroupsOnce) {
+  DragonflySpec spec;
+  spec.routers = 4;
+  spec.npus = 2;
+  spec.global_links = 2;
+  spec.nic = spec.local = spec.global = {50, 100};
+  const Fabric f = dragonfly(spec, "df");
+  EXPECT_EQ(f.npu_count(), 72u);
+  EXPECT_EQ(f.node_count(), 72u + 36);
+  // Cables: 72 NICs, 9 x 6 local, 36 global (9 x 8 / 2).
+  EXPECT_EQ(f.link_count(), 2u * (72 + 54 + 36));
+  for (std::uint32_t r = 72; r < f.node_count(); ++r) EXPECT_EQ(f.out_links(r).size(), 2u + 3 + 2) << r;
+  const EcmpRouter router(f, 1);
+  std::uint32_t longest = 0;
+  for (NpuId b = 1; b < f.npu_count(); ++b) longest = std::max(longest, router.hops(0, b));
+  EXPECT_EQ(longest, 5u);  // NPU, local, global, local, NPU
+  EXPECT_EQ(router.hops(0, 1), 2u);
+  spec.groups = 10;
+  EXPECT_THAT(error_of([&] { dragonfly(spec, "df"); }), HasSubstr("df: 10 groups; expected 2 to 9"));
+}
+
 TEST(FabricGenerators, ErrorsNameTheParameter) {
   SwitchedClusterSpec spec;
   spec.npus = 100;

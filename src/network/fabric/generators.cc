@@ -99,6 +99,50 @@ Fabric switched_cluster(const SwitchedClusterSpec& spec, const std::string& sour
   return f;
 }
 
+Fabric dragonfly(const DragonflySpec& spec, const std::string& source) {
+  const std::uint32_t a = spec.routers, p = spec.npus, h = spec.global_links;
+  if (a == 0 || p == 0 || h == 0) {
+    fail("{}: {} routers per group, {} NPUs per router, {} global links per router; expected 1 or more of each", source,
+         a, p, h);
+  }
+  const std::uint64_t groups = spec.groups != 0 ? spec.groups : std::uint64_t{a} * h + 1;
+  if (groups < 2 || groups > std::uint64_t{a} * h + 1) {
+    fail("{}: {} groups; expected 2 to {} (routers x global links + 1: every group needs a link to every other)",
+         source, groups, std::uint64_t{a} * h + 1);
+  }
+  if (groups * a * (p + 1) > kMaxNodes) fail("{}: more than {} nodes; expected a smaller dragonfly", source, kMaxNodes);
+  check_link(spec.nic, source + ": NIC links");
+  check_link(spec.local, source + ": local links");
+  check_link(spec.global, source + ": global links");
+  Fabric f;
+  const std::uint64_t routers = groups * a;
+  for (std::uint64_t n = 0; n < routers * p; ++n) f.add_node(FabricNodeKind::kNpu);
+  const std::uint32_t first = f.node_count();
+  for (std::uint64_t r = 0; r < routers; ++r) f.add_node(FabricNodeKind::kScaleOutSwitch);
+  auto router = [&](std::uint64_t group, std::uint64_t i) { return first + static_cast<std::uint32_t>(group * a + i); };
+  for (std::uint64_t r = 0; r < routers; ++r) {
+    for (std::uint32_t k = 0; k < p; ++k)
+      f.add_cable(static_cast<std::uint32_t>(r * p + k), first + static_cast<std::uint32_t>(r), spec.nic.bytes_per_ns,
+                  spec.nic.latency_ns);
+  }
+  for (std::uint64_t g = 0; g < groups; ++g) {
+    for (std::uint32_t i = 0; i < a; ++i) {
+      for (std::uint32_t k = i + 1; k < a; ++k)
+        f.add_cable(router(g, i), router(g, k), spec.local.bytes_per_ns, spec.local.latency_ns);
+    }
+    // Global link j reaches group (g + j + 1) mod groups; each pair of groups is cabled once,
+    // from the lower group (its partner's link back is j' = groups - 2 - j).
+    for (std::uint64_t j = 0; j + 1 < groups; ++j) {
+      const std::uint64_t other = (g + j + 1) % groups;
+      if (other < g) continue;
+      const std::uint64_t back = groups - 2 - j;
+      f.add_cable(router(g, j / h), router(other, back / h), spec.global.bytes_per_ns, spec.global.latency_ns);
+    }
+  }
+  f.finish(source);
+  return f;
+}
+
 Fabric torus(const std::vector<std::uint32_t>& dims, const LinkSpec& link, const std::string& source) {
   if (dims.empty()) fail("{}: a torus needs at least one dimension", source);
   std::uint64_t npus = 1;

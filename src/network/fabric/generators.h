@@ -46,6 +46,19 @@ struct SwitchedClusterSpec {
 // Throws Error naming the parameter that does not fit (`source` first).
 Fabric switched_cluster(const SwitchedClusterSpec& spec, const std::string& source);
 
+// A balanced dragonfly: `groups` groups (default routers x global_links + 1, one global link
+// between every two groups) of `routers` routers joined all to all, each router with `npus`
+// NPUs and `global_links` links to other groups. Group G's global link j (router j / h, port
+// j % h) goes to group (G + j + 1) mod groups.
+struct DragonflySpec {
+  std::uint32_t routers = 0;       // per group (a)
+  std::uint32_t npus = 0;          // per router (p)
+  std::uint32_t global_links = 0;  // per router (h)
+  std::uint32_t groups = 0;        // 0: a x h + 1
+  LinkSpec nic, local, global;
+};
+Fabric dragonfly(const DragonflySpec& spec, const std::string& source);
+
 // A torus of dims[0] x dims[1] x ... NPUs (dimension 0 varies fastest, as network/topology.h
 // numbers ranks); a dimension of 2 has one cable between the two, of 1 none.
 Fabric torus(const std::vector<std::uint32_t>& dims, const LinkSpec& link, const std::string& source);
