@@ -80,6 +80,11 @@ TEST(FabricText, SimAiFormRoles) {
 
 TEST(FabricText, ErrorsNameTheFileAndLine) {
   EXPECT_THAT(error_of([] { parse_fabric_text("", "e.txt"); }), HasSubstr("e.txt: the topology file is empty"));
+  // A header cannot make the reader allocate for a billion nodes.
+  EXPECT_THAT(error_of([] { parse_fabric_text("1000000000 1 1\n", "e.txt"); }), HasSubstr("e.txt: line 1: node count "
+                                                                                          "\"1000000000\"; expected a "
+                                                                                          "whole number up to "
+                                                                                          "67108864"));
   EXPECT_THAT(error_of([] { parse_fabric_text("3 1 2\n2\n0 2 100Gbps 1ns 0\n", "e.txt"); }), HasSubstr("e.txt: line 1 "
                                                                                                        "says 2 links "
                                                                                                        "but the file "

@@ -98,8 +98,9 @@ Fabric parse_fabric_text(const std::string& text, const std::string& source) {
   const Line& head = lines.front();
   auto count = [&](std::size_t index, const char* what) {
     const auto value = whole_number(head.words[index]);
-    if (!value || *value > (1u << 30)) {
-      fail("{}: line {}: {} \"{}\"; expected a whole number", source, head.number, what, head.words[index]);
+    if (!value || *value > (1u << 26)) {  // 67M nodes: beyond any cluster, and a bound on what a header allocates
+      fail("{}: line {}: {} \"{}\"; expected a whole number up to 67108864", source, head.number, what,
+           head.words[index]);
     }
     return *value;
   };
