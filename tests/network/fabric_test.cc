@@ -85,6 +85,11 @@ TEST(FabricText, ErrorsNameTheFileAndLine) {
                                                                                           "\"1000000000\"; expected a "
                                                                                           "whole number up to "
                                                                                           "67108864"));
+  EXPECT_THAT(error_of([] { parse_fabric_text("60000000 0 0\n", "e.txt"); }), HasSubstr("e.txt: line 1: 60000000 "
+                                                                                        "nodes, but the file has only "
+                                                                                        "1 lines; expected every node "
+                                                                                        "to have a "
+                                                                                        "link"));
   EXPECT_THAT(error_of([] { parse_fabric_text("3 1 2\n2\n0 2 100Gbps 1ns 0\n", "e.txt"); }), HasSubstr("e.txt: line 1 "
                                                                                                        "says 2 links "
                                                                                                        "but the file "

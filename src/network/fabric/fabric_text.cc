@@ -116,6 +116,12 @@ Fabric parse_fabric_text(const std::string& text, const std::string& source) {
   const std::uint64_t scale_up = simai ? count(2, "NVSwitch count") : 0;
   const std::uint64_t switches = scale_up + count(simai ? 3 : 1, "switch count");
   const std::uint64_t links = count(simai ? 4 : 2, "link count");
+  // Every node but a lone NPU has a link, and a link touches two nodes: a file of L lines holds
+  // at most 2L + 1 nodes. Checked before anything is sized by the header.
+  if (nodes > 2 * lines.size() + 1) {
+    fail("{}: line {}: {} nodes, but the file has only {} lines; expected every node to have a link", source,
+         head.number, nodes, lines.size());
+  }
   if (switches >= nodes) {
     fail("{}: line {}: {} switches of {} nodes; expected fewer switches than nodes (the rest are NPUs)", source,
          head.number, switches, nodes);
