@@ -1,8 +1,9 @@
 #include "core/event_queue.h"
-#include "core/sim_time.h"
 
 #include <bit>
 #include <cassert>
+
+#include "core/sim_time.h"
 
 namespace chakrasim {
 

@@ -1,4 +1,5 @@
 #include "core/npu_timers.h"
+
 #include "core/sim_time.h"
 
 namespace chakrasim {

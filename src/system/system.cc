@@ -42,14 +42,15 @@ struct System::Io {
   std::uint32_t custom_op(std::uint32_t node) {
     return sys.ops_.add({sys.streams_[stream].npu, CustomNodeRef{stream, node}.pack()});
   }
+  // Peers are positions in range and not the NPU itself: set_custom_algorithm checked every node.
   void send(std::uint32_t node, std::int64_t dst, std::uint64_t bytes, std::int64_t channel) {
     const NpuId npu = sys.streams_[stream].npu;
-    sys.transport_.send(npu, sys.custom_peer(npu, dst), bytes, custom_tag(channel),
+    sys.transport_.send(npu, static_cast<NpuId>(dst), bytes, custom_tag(channel),
                         Completion{custom_op(node), kCustomNodeDone});
   }
   void receive(std::uint32_t node, std::int64_t src, std::uint64_t bytes, std::int64_t channel) {
     const NpuId npu = sys.streams_[stream].npu;
-    sys.transport_.receive(npu, sys.custom_peer(npu, src), bytes, custom_tag(channel),
+    sys.transport_.receive(npu, static_cast<NpuId>(src), bytes, custom_tag(channel),
                            Completion{custom_op(node), kCustomNodeDone});
   }
   void compute(std::uint32_t node, Tick ns) {
@@ -287,15 +288,6 @@ void System::set_custom_algorithm(CollectiveKind kind, std::vector<std::shared_p
     }
   }
   custom_[static_cast<std::size_t>(kind)] = std::move(algorithm);
-}
-
-NpuId System::custom_peer(NpuId npu, std::int64_t position) const {
-  if (position < 0 || position >= static_cast<std::int64_t>(topology_.npu_count()) ||
-      static_cast<NpuId>(position) == npu) {
-    fail("NPU {}: its custom algorithm ET names peer {}; expected another position from 0 to {}", npu, position,
-         topology_.npu_count() - 1);
-  }
-  return static_cast<NpuId>(position);
 }
 
 void System::custom_node_done(std::uint32_t stream, std::uint32_t node) {

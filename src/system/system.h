@@ -131,7 +131,6 @@ class System final : public Comm, public network::ArrivalSink, private Completio
   void stream_received(std::uint32_t stream);
   void collective_stream_done(std::uint32_t collective);
   void custom_node_done(std::uint32_t stream, std::uint32_t node);
-  NpuId custom_peer(NpuId npu, std::int64_t position) const;
   std::size_t queue_index(NpuId npu, std::int32_t queue) const {
     return static_cast<std::size_t>(npu) * queues_per_npu_ + static_cast<std::size_t>(queue);
   }

@@ -1,4 +1,5 @@
 #include "network/analytical/congestion_aware.h"
+
 #include "core/sim_time.h"
 
 namespace chakrasim::network {

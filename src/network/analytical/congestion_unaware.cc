@@ -1,4 +1,5 @@
 #include "network/analytical/congestion_unaware.h"
+
 #include "core/sim_time.h"
 
 namespace chakrasim::network {
