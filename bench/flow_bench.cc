@@ -65,8 +65,11 @@ int main(int argc, char** argv) {
     }
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("npus=%u concurrent=%u events=%llu wall_s=%.3f events_per_s=%.0f simulated_ns=%llu\n", spec.npus,
-              concurrent, static_cast<unsigned long long>(sent + done), wall, static_cast<double>(sent + done) / wall,
-              static_cast<unsigned long long>(queue.now()));
+  std::printf("npus=%u concurrent=%u events=%llu wall_s=%.3f events_per_s=%.0f simulated_ns=%llu "
+              "flows_resolved_per_event=%.1f rounds_per_event=%.2f\n",
+              spec.npus, concurrent, static_cast<unsigned long long>(sent + done), wall,
+              static_cast<double>(sent + done) / wall, static_cast<unsigned long long>(queue.now()),
+              static_cast<double>(net.solver().flows_resolved()) / static_cast<double>(sent + done),
+              static_cast<double>(net.solver().rounds()) / static_cast<double>(sent + done));
   return 0;
 }

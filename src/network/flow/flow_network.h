@@ -1,7 +1,7 @@
 // The flow-level backend (`--backend flow`). Each message is a flow over its ECMP route through
 // a Fabric; every active flow gets its max-min fair share of the links it crosses, recomputed
-// whenever a flow starts or ends, for the flows that share a link with the change, transitively
-// (its component of the flow-link graph) and no others. A flow's last byte arrives the path's
+// whenever a flow starts or ends, incrementally: only the flows whose rate the change can move
+// are re-solved (max_min.h). A flow's last byte arrives the path's
 // latency after it has been sent (both kept exact, the sum truncated to the ns, as the analytical
 // backends truncate). This is the model SimGrid validated (CM02 without TCP
 // corrections); it captures oversubscription, incast and hot spots, and ignores packets: queue
@@ -19,6 +19,7 @@
 
 #include "network/fabric/fabric.h"
 #include "network/fabric/routing.h"
+#include "network/flow/max_min.h"
 #include "network/network.h"
 
 namespace chakrasim::network {
@@ -37,30 +38,20 @@ class FlowNetwork final : public Network {
   // For tests: the current rate of the flow carrying `message` (bytes per ns), 0 when none.
   double rate_of(std::uint64_t message) const;
   std::size_t active_flows() const { return active_; }
+  // The solver, for its work counters (benchmarks, tests).
+  const MaxMinSolver& solver() const { return solver_; }
 
  private:
-  static constexpr std::uint32_t kNone = 0xffffffffu;
   struct Flow {
     std::uint64_t message = 0;
     NpuId dst = 0;
     double remaining_bytes = 0;
     double rate = 0;            // bytes per ns
     double finish_ns = 0;       // when the last byte leaves, at the current rate (exact)
-    double previous_rate = 0;   // before the solve under way (0: a new flow)
     double updated_at = 0;      // ns: remaining_bytes is as of this time
     double latency_ns = 0;      // of the whole path
     std::uint32_t version = 0;  // completions of older versions in the heap are stale
     bool active = false;
-    bool fixed = false;  // during a solve
-    std::vector<std::uint32_t> path;
-  };
-  struct Link {
-    double bytes_per_ns = 0;
-    std::vector<std::uint32_t> flows;  // active flows crossing it
-    // During a solve:
-    double left = 0;
-    std::uint32_t unfixed = 0;
-    std::uint32_t seen = 0;  // the solve that last collected it
   };
   struct Completion {
     Tick time;
@@ -69,20 +60,19 @@ class FlowNetwork final : public Network {
     bool operator>(const Completion& o) const { return time != o.time ? time > o.time : flow > o.flow; }
   };
 
-  // Re-solves the component of the flow-link graph around `links` and reschedules its flows.
-  void solve_around(const std::vector<std::uint32_t>& links);
+  // Takes the solver's new rates: brings each changed flow's bytes up to now at its old rate and
+  // reschedules its completion.
+  void apply(const std::vector<MaxMinSolver::Change>& changes);
   void finish(std::uint32_t flow);
 
   std::shared_ptr<const Fabric> fabric_;
   EcmpRouter router_;
   EventQueue& queue_;
   ArrivalSink& sink_;
-  std::vector<Link> links_;
-  std::vector<Flow> flows_;
-  std::vector<std::uint32_t> free_flows_;
+  MaxMinSolver solver_;
+  std::vector<Flow> flows_;  // by the solver's flow id
   std::size_t active_ = 0;
   std::uint64_t next_flow_key_ = 0;
-  std::uint32_t solve_ = 0;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   std::vector<std::uint32_t> route_;  // scratch
 };

@@ -1,0 +1,232 @@
+#include "network/flow/max_min.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace chakrasim::network {
+
+namespace {
+
+// Rates that differ by less than this fraction of a link's capacity are taken as equal, and a
+// link with less than it left as full: the floating-point noise of summing shares in different
+// orders is some 1e-15 of the capacity, and a flow of 1 ms would move by 1e-3 ns at this bound.
+constexpr double kRelativeTolerance = 1e-9;
+
+// Up to this many links, progressive filling finds each level's bottleneck by looking at every
+// link (the common case: a change touches a few flows); above, it keeps a heap of shares.
+constexpr std::size_t kScanLinks = 48;
+
+}  // namespace
+
+MaxMinSolver::MaxMinSolver(std::vector<double> capacities) : links_(capacities.size()) {
+  for (std::size_t l = 0; l < capacities.size(); ++l) links_[l].capacity = capacities[l];
+}
+
+std::uint32_t MaxMinSolver::add(std::span<const std::uint32_t> links) {
+  std::uint32_t id = 0;
+  if (free_.empty()) {
+    id = static_cast<std::uint32_t>(flows_.size());
+    flows_.emplace_back();
+  } else {
+    id = free_.back();
+    free_.pop_back();
+  }
+  Flow& f = flows_[id];
+  f.links.assign(links.begin(), links.end());
+  f.slot.resize(links.size());
+  for (std::uint32_t k = 0; k < f.links.size(); ++k) {
+    std::vector<OnLink>& on = links_[f.links[k]].on;
+    f.slot[k] = static_cast<std::uint32_t>(on.size());
+    on.push_back({id, k});
+  }
+  f.rate = 0;
+  f.bottleneck = kNone;
+  f.active = true;
+  added_.push_back(id);
+  return id;
+}
+
+void MaxMinSolver::remove(std::uint32_t id) {
+  Flow& f = flows_[id];
+  for (std::uint32_t k = 0; k < f.links.size(); ++k) {
+    std::vector<OnLink>& on = links_[f.links[k]].on;
+    const OnLink moved = on.back();
+    on[f.slot[k]] = moved;
+    flows_[moved.flow].slot[moved.k] = f.slot[k];
+    on.pop_back();
+    freed_links_.push_back(f.links[k]);
+  }
+  f.active = false;
+  f.rate = 0;
+  free_.push_back(id);
+}
+
+double MaxMinSolver::load(std::uint32_t link) const {
+  double sum = 0;
+  for (const OnLink& e : links_[link].on) sum += flows_[e.flow].rate;
+  return sum;
+}
+
+void MaxMinSolver::join(std::uint32_t id) {
+  Flow& f = flows_[id];
+  f.in_set = solve_;
+  f.old_rate = f.rate;
+  f.fixed = false;
+  set_.push_back(id);
+}
+
+const std::vector<MaxMinSolver::Change>& MaxMinSolver::solve() {
+  changes_.clear();
+  set_.clear();
+  if (++solve_ == 0) {  // wrapped: no flow may look as if it were in the new S
+    for (Flow& f : flows_) f.in_set = 0;
+    solve_ = 1;
+  }
+  // A new flow takes its share from the flows its links bottleneck (unless it is held lower
+  // elsewhere, which the first round finds): they join at once, saving a round.
+  for (std::uint32_t id : added_) {
+    if (!flows_[id].active || flows_[id].in_set == solve_) continue;
+    join(id);
+    for (std::uint32_t l : flows_[id].links) {
+      for (const OnLink& e : links_[l].on) {
+        if (flows_[e.flow].bottleneck == l && flows_[e.flow].in_set != solve_) join(e.flow);
+      }
+    }
+  }
+  // A departed flow leaves room only for the flows it bottlenecked; every other flow on its
+  // links has its bottleneck elsewhere, untouched, and keeps its rate.
+  for (std::uint32_t l : freed_links_) {
+    for (const OnLink& e : links_[l].on) {
+      if (flows_[e.flow].bottleneck == l && flows_[e.flow].in_set != solve_) join(e.flow);
+    }
+  }
+  added_.clear();
+  freed_links_.clear();
+  if (set_.empty()) return changes_;
+  do {
+    fill();
+    ++rounds_;
+  } while (expand());
+  flows_resolved_ += set_.size();
+  for (std::uint32_t id : set_) {
+    if (flows_[id].rate != flows_[id].old_rate) changes_.push_back({id, flows_[id].old_rate});
+  }
+  return changes_;
+}
+
+void MaxMinSolver::fill() {
+  if (++round_ == 0) {
+    for (Link& l : links_) l.seen = 0;
+    round_ = 1;
+  }
+  set_links_.clear();
+  for (std::uint32_t id : set_) {
+    flows_[id].fixed = false;
+    for (std::uint32_t l : flows_[id].links) {
+      if (links_[l].seen != round_) {
+        links_[l].seen = round_;
+        set_links_.push_back(l);
+      }
+    }
+  }
+  // What the flows outside S leave of each link, shared by the flows of S on it.
+  heap_.clear();
+  auto share_of = [&](const Link& link) { return std::max(0.0, link.left) / link.unfixed; };
+  for (std::uint32_t l : set_links_) {
+    Link& link = links_[l];
+    link.left = link.capacity;
+    link.unfixed = 0;
+    link.level = -1;
+    for (const OnLink& e : link.on) {
+      if (flows_[e.flow].in_set == solve_) {
+        ++link.unfixed;
+      } else {
+        link.left -= flows_[e.flow].rate;
+      }
+    }
+  }
+  // Smallest share first: the flows of S on that link are fixed at it, which takes the share
+  // from every other link they cross, whose share can then only grow.
+  auto fix_at = [&](std::uint32_t bottleneck, double share, auto&& changed) {
+    Link& link = links_[bottleneck];
+    link.level = share;
+    for (const OnLink& e : link.on) {
+      Flow& f = flows_[e.flow];
+      if (f.in_set != solve_ || f.fixed) continue;
+      f.fixed = true;
+      f.rate = share;
+      f.bottleneck = bottleneck;
+      for (std::uint32_t l : f.links) {
+        Link& crossed = links_[l];
+        crossed.left -= share;
+        if (--crossed.unfixed > 0 && l != bottleneck) changed(l, crossed);
+      }
+    }
+  };
+  if (set_links_.size() <= kScanLinks) {
+    // Few links: find the smallest share by looking at each, once per level.
+    for (;;) {
+      double smallest = 0;
+      std::uint32_t bottleneck = kNone;
+      for (std::uint32_t l : set_links_) {
+        const Link& link = links_[l];
+        if (link.unfixed == 0) continue;
+        const double share = share_of(link);
+        if (bottleneck == kNone || share < smallest) {
+          smallest = share;
+          bottleneck = l;
+        }
+      }
+      if (bottleneck == kNone) return;
+      fix_at(bottleneck, smallest, [](std::uint32_t, const Link&) {});
+    }
+  }
+  // Many: a heap of shares, a link pushed anew when it changes and an entry whose share is no
+  // longer the link's skipped.
+  heap_.clear();
+  for (std::uint32_t l : set_links_) {
+    if (links_[l].unfixed > 0) heap_.emplace_back(share_of(links_[l]), l);
+  }
+  const auto later = std::greater<>();
+  std::make_heap(heap_.begin(), heap_.end(), later);
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const auto [share, bottleneck] = heap_.back();
+    heap_.pop_back();
+    const Link& link = links_[bottleneck];
+    if (link.unfixed == 0 || share != share_of(link)) continue;
+    fix_at(bottleneck, share, [&](std::uint32_t l, const Link& crossed) {
+      heap_.emplace_back(share_of(crossed), l);
+      std::push_heap(heap_.begin(), heap_.end(), later);
+    });
+  }
+}
+
+bool MaxMinSolver::expand() {
+  bool grew = false;
+  for (std::uint32_t l : set_links_) {
+    const Link& link = links_[l];
+    const double tolerance = kRelativeTolerance * link.capacity;
+    const bool full = link.left <= tolerance;
+    double most_in_set = 0;
+    for (const OnLink& e : link.on) {
+      const Flow& f = flows_[e.flow];
+      if (f.in_set == solve_ && f.fixed) most_in_set = std::max(most_in_set, f.rate);
+    }
+    for (const OnLink& e : link.on) {
+      const Flow& g = flows_[e.flow];
+      if (g.in_set == solve_) continue;
+      // g takes more of a full link than the flows of S whose bottleneck it is: g must give way.
+      const bool holds_too_much = full && link.level >= 0 && g.rate > link.level + tolerance;
+      // g's bottleneck is no longer one: it has room to grow, or a flow of S now beats it there.
+      const bool bottleneck_broken = g.bottleneck == l && (!full || most_in_set > g.rate + tolerance);
+      if (holds_too_much || bottleneck_broken) {
+        join(e.flow);
+        grew = true;
+      }
+    }
+  }
+  return grew;
+}
+
+}  // namespace chakrasim::network

@@ -1,0 +1,100 @@
+// Max-min fair rates of flows over capacitated links, kept up to date incrementally as flows
+// come and go. The flow backend's solver (flow_network.h); it knows nothing of time or bytes.
+//
+// The allocation is max-min fair exactly when every flow has a bottleneck: a link it crosses
+// that is full and on which no flow gets more than it does. A change can only break that
+// condition for flows on the links it touches, so solve() re-solves a set S of flows, starting
+// from the new flows and the flows on the links a departed flow freed, by progressive filling
+// over what the other flows leave of each link. It then checks the flows outside S that share a
+// link with it: one whose bottleneck is no longer full or is now beaten by a flow of S, or one
+// that holds more of a full link than the flows of S that it leaves starved there, joins S, and
+// S is solved again. When no such flow remains, every flow has its bottleneck and the answer is
+// the max-min allocation, found by touching the flows that change and their neighbours rather
+// than the whole connected component (which on a fat-tree is every flow).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace chakrasim::network {
+
+class MaxMinSolver {
+ public:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+
+  // One capacity per link, in any unit of rate (the flow backend uses bytes per ns).
+  explicit MaxMinSolver(std::vector<double> capacities);
+
+  // A new flow over `links` (each at most once); its rate is 0 until the next solve(). Ids of
+  // removed flows are reused.
+  std::uint32_t add(std::span<const std::uint32_t> links);
+  // Removes a flow; the others share what it held at the next solve().
+  void remove(std::uint32_t flow);
+
+  struct Change {
+    std::uint32_t flow;
+    double old_rate;  // 0 for a flow added since the last solve
+  };
+  // Re-solves after the adds and removes since the last call. Returns the flows whose rate
+  // changed, each once; valid until the next call.
+  const std::vector<Change>& solve();
+
+  double rate(std::uint32_t flow) const { return flows_[flow].rate; }
+  std::span<const std::uint32_t> links_of(std::uint32_t flow) const { return flows_[flow].links; }
+  // Sum of the rates of the flows crossing `link`.
+  double load(std::uint32_t link) const;
+  double capacity(std::uint32_t link) const { return links_[link].capacity; }
+  std::uint32_t flows_on(std::uint32_t link) const { return static_cast<std::uint32_t>(links_[link].on.size()); }
+  std::uint32_t link_count() const { return static_cast<std::uint32_t>(links_.size()); }
+
+  // Work done, for benchmarks and tests: flows in S at the end of each solve, and rounds of
+  // filling (a round more each time S grew), summed over solves.
+  std::uint64_t flows_resolved() const { return flows_resolved_; }
+  std::uint64_t rounds() const { return rounds_; }
+
+ private:
+  struct Flow {
+    std::vector<std::uint32_t> links;
+    std::vector<std::uint32_t> slot;  // slot[k]: this flow's index in links[k]'s `on`
+    double rate = 0;
+    double old_rate = 0;
+    std::uint32_t bottleneck = kNone;  // the link that fixed its rate in the last solve
+    std::uint32_t in_set = 0;          // == solve_: in S
+    bool fixed = false;                // during a fill
+    bool active = false;
+  };
+  struct OnLink {
+    std::uint32_t flow;
+    std::uint32_t k;  // the link's position on the flow's path
+  };
+  struct Link {
+    double capacity = 0;
+    std::vector<OnLink> on;
+    // During a solve:
+    double left = 0;            // capacity not taken by fixed flows
+    double level = 0;           // the share at which it fixed flows of S (-1: none)
+    std::uint32_t unfixed = 0;  // flows of S on it not yet fixed
+    std::uint32_t seen = 0;     // == round_: collected this round
+  };
+
+  void join(std::uint32_t flow);  // adds to S
+  void fill();                    // progressive filling of S over the links it crosses
+  bool expand();                  // adds the flows outside S whose bottleneck broke; any?
+
+  std::vector<Flow> flows_;
+  std::vector<Link> links_;
+  std::vector<std::uint32_t> free_;
+  std::vector<std::uint32_t> added_;        // since the last solve
+  std::vector<std::uint32_t> freed_links_;  // links a removed flow crossed
+  std::vector<std::uint32_t> set_;          // S
+  std::vector<std::uint32_t> set_links_;    // the links S crosses, this round
+  std::vector<std::pair<double, std::uint32_t>> heap_;
+  std::vector<Change> changes_;
+  std::uint32_t solve_ = 0;
+  std::uint32_t round_ = 0;
+  std::uint64_t flows_resolved_ = 0;
+  std::uint64_t rounds_ = 0;
+};
+
+}  // namespace chakrasim::network
