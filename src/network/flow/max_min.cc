@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 namespace chakrasim::network {
 
@@ -14,7 +15,7 @@ constexpr double kRelativeTolerance = 1e-9;
 
 // Up to this many links, progressive filling finds each level's bottleneck by looking at every
 // link (the common case: a change touches a few flows); above, it keeps a heap of shares.
-constexpr std::size_t kScanLinks = 48;
+constexpr std::size_t kScanLinks = 256;
 
 }  // namespace
 
@@ -73,13 +74,37 @@ void MaxMinSolver::join(std::uint32_t id) {
   f.old_rate = f.rate;
   f.fixed = false;
   set_.push_back(id);
+  // Its links: what the flows outside S leave, and how many flows of S cross them. A link met
+  // for the first time in this solve is summed up once; later joins only move one flow over.
+  for (std::uint32_t l : f.links) {
+    Link& link = links_[l];
+    if (link.seen == solve_) {
+      link.outside += f.rate;
+      ++link.in_set;
+      continue;
+    }
+    link.seen = solve_;
+    link.pos = static_cast<std::uint32_t>(set_links_.size());
+    set_links_.push_back(l);
+    link.outside = link.capacity;
+    link.in_set = 0;
+    for (const OnLink& e : link.on) {
+      if (flows_[e.flow].in_set == solve_) {
+        ++link.in_set;
+      } else {
+        link.outside -= flows_[e.flow].rate;
+      }
+    }
+  }
 }
 
 const std::vector<MaxMinSolver::Change>& MaxMinSolver::solve() {
   changes_.clear();
   set_.clear();
-  if (++solve_ == 0) {  // wrapped: no flow may look as if it were in the new S
+  set_links_.clear();
+  if (++solve_ == 0) {  // wrapped: no flow or link may look as if it were in the new S
     for (Flow& f : flows_) f.in_set = 0;
+    for (Link& l : links_) l.seen = 0;
     solve_ = 1;
   }
   // A new flow takes its share from the flows its links bottleneck (unless it is held lower
@@ -115,42 +140,55 @@ const std::vector<MaxMinSolver::Change>& MaxMinSolver::solve() {
 }
 
 void MaxMinSolver::fill() {
-  if (++round_ == 0) {
-    for (Link& l : links_) l.seen = 0;
-    round_ = 1;
-  }
-  set_links_.clear();
-  for (std::uint32_t id : set_) {
-    flows_[id].fixed = false;
-    for (std::uint32_t l : flows_[id].links) {
-      if (links_[l].seen != round_) {
-        links_[l].seen = round_;
-        set_links_.push_back(l);
-      }
-    }
-  }
-  // What the flows outside S leave of each link, shared by the flows of S on it.
-  heap_.clear();
-  auto share_of = [&](const Link& link) { return std::max(0.0, link.left) / link.unfixed; };
-  for (std::uint32_t l : set_links_) {
-    Link& link = links_[l];
-    link.left = link.capacity;
-    link.unfixed = 0;
+  for (std::uint32_t id : set_) flows_[id].fixed = false;
+  // What the flows outside S leave of each link, shared by the flows of S on it: shares_[i] for
+  // set_links_[i], infinite once no flow of S is left unfixed there.
+  constexpr double kNoShare = std::numeric_limits<double>::infinity();
+  auto share_of = [&](const Link& link) {
+    return link.unfixed == 0 ? kNoShare : std::max(0.0, link.left) / link.unfixed;
+  };
+  shares_.resize(set_links_.size());
+  for (std::size_t i = 0; i < set_links_.size(); ++i) {
+    Link& link = links_[set_links_[i]];
+    link.left = link.outside;
+    link.unfixed = link.in_set;
     link.level = -1;
-    for (const OnLink& e : link.on) {
-      if (flows_[e.flow].in_set == solve_) {
-        ++link.unfixed;
-      } else {
-        link.left -= flows_[e.flow].rate;
-      }
-    }
+    link.most = 0;
+    shares_[i] = share_of(link);
   }
   // Smallest share first: the flows of S on that link are fixed at it, which takes the share
   // from every other link they cross, whose share can then only grow.
-  auto fix_at = [&](std::uint32_t bottleneck, double share, auto&& changed) {
-    Link& link = links_[bottleneck];
-    link.level = share;
-    for (const OnLink& e : link.on) {
+  const bool few = set_links_.size() <= kScanLinks;
+  const auto later = std::greater<>();
+  heap_.clear();
+  if (!few) {
+    for (std::uint32_t i = 0; i < shares_.size(); ++i) {
+      if (shares_[i] != kNoShare) heap_.emplace_back(shares_[i], i);
+    }
+    std::make_heap(heap_.begin(), heap_.end(), later);
+  }
+  for (;;) {
+    std::uint32_t at = kNone;
+    if (few) {  // a scan of a few doubles beats keeping a heap
+      double smallest = kNoShare;
+      for (std::uint32_t i = 0; i < shares_.size(); ++i) {
+        if (shares_[i] < smallest) {
+          smallest = shares_[i];
+          at = i;
+        }
+      }
+    } else {  // an entry whose share is no longer the link's is stale
+      while (at == kNone && !heap_.empty()) {
+        std::pop_heap(heap_.begin(), heap_.end(), later);
+        if (heap_.back().first == shares_[heap_.back().second]) at = heap_.back().second;
+        heap_.pop_back();
+      }
+    }
+    if (at == kNone) return;
+    const double share = shares_[at];
+    const std::uint32_t bottleneck = set_links_[at];
+    links_[bottleneck].level = share;
+    for (const OnLink& e : links_[bottleneck].on) {
       Flow& f = flows_[e.flow];
       if (f.in_set != solve_ || f.fixed) continue;
       f.fixed = true;
@@ -159,67 +197,34 @@ void MaxMinSolver::fill() {
       for (std::uint32_t l : f.links) {
         Link& crossed = links_[l];
         crossed.left -= share;
-        if (--crossed.unfixed > 0 && l != bottleneck) changed(l, crossed);
-      }
-    }
-  };
-  if (set_links_.size() <= kScanLinks) {
-    // Few links: find the smallest share by looking at each, once per level.
-    for (;;) {
-      double smallest = 0;
-      std::uint32_t bottleneck = kNone;
-      for (std::uint32_t l : set_links_) {
-        const Link& link = links_[l];
-        if (link.unfixed == 0) continue;
-        const double share = share_of(link);
-        if (bottleneck == kNone || share < smallest) {
-          smallest = share;
-          bottleneck = l;
+        crossed.most = share;  // shares only grow as the filling goes on
+        --crossed.unfixed;
+        shares_[crossed.pos] = share_of(crossed);
+        if (!few && crossed.unfixed > 0) {
+          heap_.emplace_back(shares_[crossed.pos], crossed.pos);
+          std::push_heap(heap_.begin(), heap_.end(), later);
         }
       }
-      if (bottleneck == kNone) return;
-      fix_at(bottleneck, smallest, [](std::uint32_t, const Link&) {});
     }
-  }
-  // Many: a heap of shares, a link pushed anew when it changes and an entry whose share is no
-  // longer the link's skipped.
-  heap_.clear();
-  for (std::uint32_t l : set_links_) {
-    if (links_[l].unfixed > 0) heap_.emplace_back(share_of(links_[l]), l);
-  }
-  const auto later = std::greater<>();
-  std::make_heap(heap_.begin(), heap_.end(), later);
-  while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    const auto [share, bottleneck] = heap_.back();
-    heap_.pop_back();
-    const Link& link = links_[bottleneck];
-    if (link.unfixed == 0 || share != share_of(link)) continue;
-    fix_at(bottleneck, share, [&](std::uint32_t l, const Link& crossed) {
-      heap_.emplace_back(share_of(crossed), l);
-      std::push_heap(heap_.begin(), heap_.end(), later);
-    });
   }
 }
 
 bool MaxMinSolver::expand() {
   bool grew = false;
-  for (std::uint32_t l : set_links_) {
+  // Flows that join add their links to set_links_: those are looked at after the next fill.
+  const std::size_t looked_at = set_links_.size();
+  for (std::size_t i = 0; i < looked_at; ++i) {
+    const std::uint32_t l = set_links_[i];
     const Link& link = links_[l];
     const double tolerance = kRelativeTolerance * link.capacity;
     const bool full = link.left <= tolerance;
-    double most_in_set = 0;
-    for (const OnLink& e : link.on) {
-      const Flow& f = flows_[e.flow];
-      if (f.in_set == solve_ && f.fixed) most_in_set = std::max(most_in_set, f.rate);
-    }
     for (const OnLink& e : link.on) {
       const Flow& g = flows_[e.flow];
       if (g.in_set == solve_) continue;
       // g takes more of a full link than the flows of S whose bottleneck it is: g must give way.
       const bool holds_too_much = full && link.level >= 0 && g.rate > link.level + tolerance;
       // g's bottleneck is no longer one: it has room to grow, or a flow of S now beats it there.
-      const bool bottleneck_broken = g.bottleneck == l && (!full || most_in_set > g.rate + tolerance);
+      const bool bottleneck_broken = g.bottleneck == l && (!full || link.most > g.rate + tolerance);
       if (holds_too_much || bottleneck_broken) {
         join(e.flow);
         grew = true;

@@ -55,14 +55,15 @@ class MaxMinSolver {
 
  private:
   struct Flow {
+    // What scans of a link's flows read first, together.
+    double rate = 0;
+    std::uint32_t in_set = 0;          // == solve_: in S
+    std::uint32_t bottleneck = kNone;  // the link that fixed its rate in the last solve
+    double old_rate = 0;
+    bool fixed = false;  // during a fill
+    bool active = false;
     std::vector<std::uint32_t> links;
     std::vector<std::uint32_t> slot;  // slot[k]: this flow's index in links[k]'s `on`
-    double rate = 0;
-    double old_rate = 0;
-    std::uint32_t bottleneck = kNone;  // the link that fixed its rate in the last solve
-    std::uint32_t in_set = 0;          // == solve_: in S
-    bool fixed = false;                // during a fill
-    bool active = false;
   };
   struct OnLink {
     std::uint32_t flow;
@@ -71,11 +72,16 @@ class MaxMinSolver {
   struct Link {
     double capacity = 0;
     std::vector<OnLink> on;
-    // During a solve:
-    double left = 0;            // capacity not taken by fixed flows
-    double level = 0;           // the share at which it fixed flows of S (-1: none)
+    // During a solve, once S crosses it:
+    std::uint32_t seen = 0;    // == solve_: S crosses it
+    std::uint32_t pos = 0;     // its index in set_links_
+    double outside = 0;        // capacity less the rates of the flows outside S
+    std::uint32_t in_set = 0;  // flows of S on it
+    // During a fill:
     std::uint32_t unfixed = 0;  // flows of S on it not yet fixed
-    std::uint32_t seen = 0;     // == round_: collected this round
+    double left = 0;            // capacity not taken by the flows outside S and those fixed
+    double level = 0;           // the share at which it fixed flows of S (-1: none)
+    double most = 0;            // the highest rate of a flow of S on it
   };
 
   void join(std::uint32_t flow);  // adds to S
@@ -85,14 +91,14 @@ class MaxMinSolver {
   std::vector<Flow> flows_;
   std::vector<Link> links_;
   std::vector<std::uint32_t> free_;
-  std::vector<std::uint32_t> added_;        // since the last solve
-  std::vector<std::uint32_t> freed_links_;  // links a removed flow crossed
-  std::vector<std::uint32_t> set_;          // S
-  std::vector<std::uint32_t> set_links_;    // the links S crosses, this round
-  std::vector<std::pair<double, std::uint32_t>> heap_;
+  std::vector<std::uint32_t> added_;                    // since the last solve
+  std::vector<std::uint32_t> freed_links_;              // links a removed flow crossed
+  std::vector<std::uint32_t> set_;                      // S
+  std::vector<std::uint32_t> set_links_;                // the links S crosses, this round
+  std::vector<double> shares_;                          // per link of set_links_: its share for the unfixed flows of S
+  std::vector<std::pair<double, std::uint32_t>> heap_;  // (share, index in set_links_)
   std::vector<Change> changes_;
   std::uint32_t solve_ = 0;
-  std::uint32_t round_ = 0;
   std::uint64_t flows_resolved_ = 0;
   std::uint64_t rounds_ = 0;
 };
