@@ -11,6 +11,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include "config/fabric_keys.h"
 #include "config/nearest_key.h"
 #include "core/error.h"
 #include "core/read_file.h"
@@ -199,6 +200,7 @@ network::TopologySpec parse_custom(const YAML::Node& root, const std::string& so
   spec.dims.push_back({network::DimensionKind::kSwitch, fabric->npu_count(),
                        first.bytes_per_ns * 1e9 / static_cast<double>(1u << 30), first.latency_ns});
   spec.fabric = std::move(fabric);
+  read_fabric_keys(root, source, spec);
   return spec;
 }
 
@@ -219,6 +221,7 @@ std::vector<std::string> network_keys() {
   std::vector<std::string> keys;
   for (const Param& p : params()) keys.emplace_back(p.key);
   keys.emplace_back(kTopologyFileKey);
+  for (const std::string& key : fabric_keys()) keys.push_back(key);
   return keys;
 }
 
@@ -280,6 +283,7 @@ network::TopologySpec parse_network(const std::string& text, const std::string& 
     }
     spec.dims.push_back(d);
   }
+  read_fabric_keys(root, source, spec);
   if (warnings != nullptr) {
     const std::vector<std::string> known = network_keys();
     for (const std::string& key : unknown) {
@@ -317,6 +321,7 @@ std::string describe_network_keys() {
                      "with topology: [ Custom ] alone: the network as a graph in a topology text file (ASTRA-sim's, "
                      "ns-3's or SimAI's form), relative to this file; the other keys are then ignored",
                      readers_of(kTopologyFileKey));
+  out += describe_fabric_keys(readers_of);
   return out;
 }
 

@@ -29,7 +29,9 @@ std::unique_ptr<Network> make_flow(const Topology& topology, EventQueue& queue, 
                                    bool /*symmetric: not shift-invariant, never asked*/) {
   auto fabric =
       topology.spec().fabric ? topology.spec().fabric : std::make_shared<const Fabric>(fabric_of_dimensions(topology));
-  return std::make_unique<FlowNetwork>(std::move(fabric), queue, sink);
+  return std::make_unique<FlowNetwork>(std::move(fabric), queue, sink,
+                                       FlowOptions{.routing = topology.spec().routing,
+                                                   .nic_bytes_per_ns = topology.spec().nic_bytes_per_ns});
 }
 
 std::deque<BackendInfo>& table() {
@@ -54,15 +56,16 @@ std::deque<BackendInfo>& table() {
        .params = analytical_keys(),
        .make = &make_congestion_aware},
       {.name = "flow",
-       .models = "flow level: every message a flow on its ECMP route through the network drawn as a graph, each "
-                 "flow at its max-min fair share of the links it crosses, re-solved as flows start and end, plus "
-                 "the path's latency",
+       .models = "flow level: every message a flow on its route (ECMP, d-mod-k or fixed) through the network "
+                 "drawn as a graph, each flow at its max-min fair share of the links it crosses (and of its NICs, "
+                 "when capped), re-solved incrementally as flows start and end, plus the path's latency",
        .ignores = "packets: queue build-up, congestion control, PFC, and the first byte's head start",
        .shift_invariant = false,
-       .has_links = false,  // per-link utilisation is not reported yet
+       .has_links = true,
        .own_engine = true,
        .routes_fabric = true,
-       .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file"},
+       .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file", "routing", "ecmp_seed",
+                  "routes_file", "nic_bandwidth"},
        .make = &make_flow},
   };
   return rows;

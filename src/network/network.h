@@ -29,6 +29,9 @@ class LinkObserver {
   virtual ~LinkObserver() = default;
   // `link` serialises a message from `start` to `end`.
   virtual void on_link_busy(std::uint32_t link, Tick start, Tick end) = 0;
+  // `link` carries a flow from `start` to `end` at `share` of its capacity (0 < share <= 1), for
+  // backends that share links between flows at once (flow level).
+  virtual void on_link_share(std::uint32_t link, Tick start, Tick end, double share) = 0;
 };
 
 class Network {

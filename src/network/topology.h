@@ -10,6 +10,7 @@
 
 #include "core/types.h"
 #include "network/fabric/fabric.h"
+#include "network/fabric/routing.h"
 
 namespace chakrasim::network {
 
@@ -31,6 +32,10 @@ struct TopologySpec {
   // that route through one (their row says routes_fabric). `dims` is then one Switch dimension
   // of all its NPUs, for the collective algorithms, which reason in dimensions.
   std::shared_ptr<const Fabric> fabric = nullptr;
+  // For the backends that route through a graph (the dimensions' own graph when no fabric is
+  // given): how routes are chosen, and a cap on each NPU's injection and reception (0: none).
+  RoutingSpec routing = {};
+  double nic_bytes_per_ns = 0;
 };
 
 // Bytes per ns for a bandwidth in GiB/s (the network YAML's "GB/s"), computed in the reference's

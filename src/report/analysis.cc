@@ -1,6 +1,7 @@
 #include "report/analysis.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -122,31 +123,36 @@ std::vector<NodeSpan> critical_path(const chakra::Graph& graph, const std::vecto
   return path;
 }
 
-void LinkLog::on_link_busy(std::uint32_t link, Tick start, Tick end) {
+void LinkLog::on_link_busy(std::uint32_t link, Tick start, Tick end) { on_link_share(link, start, end, 1.0); }
+
+void LinkLog::on_link_share(std::uint32_t link, Tick start, Tick end, double share) {
   if (link >= busy_.size()) busy_.resize(link + 1);
-  busy_[link].emplace_back(start, end);
+  busy_[link].push_back({start, end, share});
 }
 
 std::vector<Tick> LinkLog::busy_per_bin(std::uint32_t link, Tick horizon, std::uint32_t bins) const {
-  std::vector<Tick> out(bins, 0);
-  if (link >= busy_.size() || horizon == 0 || bins == 0) return out;
-  for (const auto& [start, end] : busy_[link]) {
-    for (std::uint32_t b = static_cast<std::uint32_t>(start * bins / horizon); b < bins; ++b) {
-      const Tick bin_start = horizon * b / bins, bin_end = horizon * (b + 1) / bins;
-      if (bin_start >= end) break;
-      const Tick from = std::max(start, bin_start), to = std::min(end, bin_end);
-      if (to > from) out[b] += to - from;
+  std::vector<double> sum(bins, 0);
+  if (link < busy_.size() && horizon > 0) {
+    for (const auto& [start, end, share] : busy_[link]) {
+      for (std::uint32_t b = static_cast<std::uint32_t>(start * bins / horizon); b < bins; ++b) {
+        const Tick bin_start = horizon * b / bins, bin_end = horizon * (b + 1) / bins;
+        if (bin_start >= end) break;
+        const Tick from = std::max(start, bin_start), to = std::min(end, bin_end);
+        if (to > from) sum[b] += static_cast<double>(to - from) * share;
+      }
     }
   }
+  std::vector<Tick> out(bins, 0);
+  for (std::uint32_t b = 0; b < bins; ++b) out[b] = static_cast<Tick>(std::llround(sum[b]));
   return out;
 }
 
 Tick LinkLog::busy_total(std::uint32_t link) const {
-  Tick total = 0;
+  double total = 0;
   if (link < busy_.size()) {
-    for (const auto& [start, end] : busy_[link]) total += end - start;
+    for (const auto& [start, end, share] : busy_[link]) total += static_cast<double>(end - start) * share;
   }
-  return total;
+  return static_cast<Tick>(std::llround(total));
 }
 
 }  // namespace chakrasim::report

@@ -56,17 +56,25 @@ std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const Node
 // through the parent that ended last, to a node with no parents. In time order.
 std::vector<NodeSpan> critical_path(const chakra::Graph& graph, const std::vector<NodeSpan>& spans);
 
-// Every link's busy intervals, as the backend reports them.
+// Every link's busy intervals, as the backend reports them. A flow carried at a share of a
+// link's capacity counts as that share of the time busy: busy time is the time the link would
+// need at full rate for what it carried.
 class LinkLog final : public network::LinkObserver {
  public:
   void on_link_busy(std::uint32_t link, Tick start, Tick end) override;
-  // Busy time of `link` in each of `bins` equal slices of [0, horizon).
+  void on_link_share(std::uint32_t link, Tick start, Tick end, double share) override;
+  // Busy time of `link` in each of `bins` equal slices of [0, horizon), rounded to the ns.
   std::vector<Tick> busy_per_bin(std::uint32_t link, Tick horizon, std::uint32_t bins) const;
   Tick busy_total(std::uint32_t link) const;
   std::uint32_t links() const { return static_cast<std::uint32_t>(busy_.size()); }
 
  private:
-  std::vector<std::vector<std::pair<Tick, Tick>>> busy_;
+  struct Busy {
+    Tick start;
+    Tick end;
+    double share;
+  };
+  std::vector<std::vector<Busy>> busy_;
 };
 
 }  // namespace chakrasim::report

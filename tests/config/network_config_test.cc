@@ -304,8 +304,8 @@ TEST(NetworkConfigWarnings, LoadNamesThePath) {
 }
 
 TEST(NetworkConfigKeys, TheTableListsEveryKeyWithItsUnitAndReaders) {
-  EXPECT_EQ(network_keys(),
-            (std::vector<std::string>{"topology", "npus_count", "bandwidth", "latency", "topology_file"}));
+  EXPECT_EQ(network_keys(), (std::vector<std::string>{"topology", "npus_count", "bandwidth", "latency", "topology_file",
+                                                      "routing", "ecmp_seed", "routes_file", "nic_bandwidth"}));
   const std::string table = describe_network_keys();
   for (const std::string& key : network_keys()) EXPECT_THAT(table, HasSubstr("  " + key + " "));
   EXPECT_THAT(table, HasSubstr("GB/s, GB = 2^30 B"));

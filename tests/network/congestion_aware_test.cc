@@ -29,6 +29,7 @@ struct Recorder final : ArrivalSink, LinkObserver {
   explicit Recorder(const EventQueue& q) : queue(q) {}
   void on_arrival(std::uint64_t message) override { arrived[message] = queue.now(); }
   void on_link_busy(std::uint32_t link, Tick start, Tick end) override { busy.emplace_back(link, start, end); }
+  void on_link_share(std::uint32_t, Tick, Tick, double) override { ADD_FAILURE() << "links are not shared here"; }
   const EventQueue& queue;
   std::map<std::uint64_t, Tick> arrived;
   std::vector<Busy> busy;

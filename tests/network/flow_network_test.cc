@@ -32,7 +32,8 @@ std::shared_ptr<const Fabric> star(std::uint32_t npus, double bytes_per_ns, doub
 }
 
 struct Harness {
-  explicit Harness(std::shared_ptr<const Fabric> fabric) : recorder(queue), net(std::move(fabric), queue, recorder) {}
+  explicit Harness(std::shared_ptr<const Fabric> fabric, FlowOptions options = {})
+      : recorder(queue), net(std::move(fabric), queue, recorder, std::move(options)) {}
   // The event loop's contract (network.h): queue events up to t, then the backend's work at t.
   void run() {
     for (;;) {
@@ -119,9 +120,12 @@ TEST(FlowNetwork, DisjointFlowsAndEmptyMessages) {
   EXPECT_EQ(h.net.active_flows(), 0u);
 }
 
-// A permutation on a non-blocking two-tier fat-tree runs at line rate; at 2:1 oversubscription
-// of the leaves, the flows leaving a leaf share half as many up-links: half the rate.
-TEST(FlowNetwork, PermutationOnAFatTreeFullAndOversubscribed) {
+// A shift permutation (NPU r to r + 8) on a two-tier fat-tree of 4 leaves of 8 NPUs, every link
+// 10 B/ns, 10000 bytes per flow. With d-mod-k the 8 flows leaving a leaf take up-links dst mod
+// (spines): 8 distinct ones when there are 8 spines, so every flow runs at line rate, 1000 ns;
+// with 4 spines (2:1 at the leaves) two flows share each up-link and each down-link: 5 B/ns,
+// 2000 ns, exactly. ECMP hashes and may collide: it can only be slower.
+TEST(FlowNetwork, ShiftPermutationOnAFatTreeAtLineRateAndAtHalfWhenOversubscribed) {
   for (const std::uint32_t spines : {8u, 4u}) {
     SCOPED_TRACE(spines);
     SwitchedClusterSpec spec;
@@ -129,18 +133,145 @@ TEST(FlowNetwork, PermutationOnAFatTreeFullAndOversubscribed) {
     spec.children = {8, 4};
     spec.parents = {1, spines};
     spec.tier_links = {{10, 0}, {10, 0}};
-    Harness h(std::make_shared<Fabric>(switched_cluster(spec, "ft")));
-    // NPU r sends to the NPU in the same place under the next leaf: every flow leaves its leaf.
-    for (NpuId r = 0; r < 32; ++r) h.net.send(r, (r + 8) % 32, 10000, r);
-    h.run();
-    // ECMP may put two flows on one up-link; the slowest flow bounds the step. Non-blocking:
-    // each leaf's 8 flows over 8 up-links; with hashing collisions some share, so only the
-    // lower bound is exact: no flow beats line rate, and at 2:1 none beats half of it.
+    const auto fabric = std::make_shared<const Fabric>(switched_cluster(spec, "ft"));
+    const Tick expected = spines == 8 ? 1000 : 2000;
+    Harness dmodk(fabric, FlowOptions{.routing = {.kind = RoutingKind::kDestinationModK}});
+    for (NpuId r = 0; r < 32; ++r) dmodk.net.send(r, (r + 8) % 32, 10000, r);
+    dmodk.run();
+    ASSERT_EQ(dmodk.recorder.arrived.size(), 32u);
+    for (const auto& [message, at] : dmodk.recorder.arrived) EXPECT_EQ(at, expected) << "flow " << message;
+
+    Harness ecmp(fabric);
+    for (NpuId r = 0; r < 32; ++r) ecmp.net.send(r, (r + 8) % 32, 10000, r);
+    ecmp.run();
     Tick slowest = 0;
-    for (const auto& [message, at] : h.recorder.arrived) slowest = std::max(slowest, at);
-    EXPECT_GE(slowest, spines == 8 ? 1000u : 2000u);
-    EXPECT_EQ(h.recorder.arrived.size(), 32u);
+    for (const auto& [message, at] : ecmp.recorder.arrived) slowest = std::max(slowest, at);
+    EXPECT_GE(slowest, expected);
   }
+}
+
+// The same on a three-tier k = 4 fat-tree (16 NPUs, pods of 4, 4 core switches), NPU r to
+// r + 8: d-mod-k picks the aggregation switch by dst mod 2 and the core by (dst / 2) mod 2, so
+// the 4 flows into a pod come down 4 distinct cores and 2 distinct aggregation switches per
+// leaf: line rate, 1000 ns, for every flow.
+TEST(FlowNetwork, ShiftPermutationOnAThreeTierFatTreeAtLineRate) {
+  SwitchedClusterSpec spec;
+  spec.npus = 16;
+  spec.children = {2, 2, 4};
+  spec.parents = {1, 2, 2};
+  spec.tier_links = {{10, 0}, {10, 0}, {10, 0}};
+  Harness h(std::make_shared<const Fabric>(switched_cluster(spec, "ft3")),
+            FlowOptions{.routing = {.kind = RoutingKind::kDestinationModK}});
+  for (NpuId r = 0; r < 16; ++r) h.net.send(r, (r + 8) % 16, 10000, r);
+  h.run();
+  ASSERT_EQ(h.recorder.arrived.size(), 16u);
+  for (const auto& [message, at] : h.recorder.arrived) EXPECT_EQ(at, 1000u) << "flow " << message;
+}
+
+// NPUs 0, 1 under leaf 4, NPUs 2, 3 under leaf 5, spines 6 and 7; every cable 10 B/ns.
+std::shared_ptr<const Fabric> two_leaves_two_spines() {
+  auto f = std::make_shared<Fabric>();
+  for (int r = 0; r < 4; ++r) f->add_node(FabricNodeKind::kNpu);
+  for (int s = 0; s < 4; ++s) f->add_node(FabricNodeKind::kScaleOutSwitch);
+  f->add_cable(0, 4, 10, 0);
+  f->add_cable(1, 4, 10, 0);
+  f->add_cable(2, 5, 10, 0);
+  f->add_cable(3, 5, 10, 0);
+  for (std::uint32_t leaf : {4u, 5u}) {
+    for (std::uint32_t spine : {6u, 7u}) f->add_cable(leaf, spine, 10, 0);
+  }
+  f->finish("two leaves");
+  return f;
+}
+
+// Fixed routes send 0 -> 2 and 1 -> 3 both over spine 6: they share its links, 5 B/ns each,
+// 2000 ns for 10000 bytes; d-mod-k alone would part them (dst 2 and 3 mod 2), 1000 ns.
+TEST(FlowNetwork, FixedRoutesAreFollowed) {
+  const auto fabric = two_leaves_two_spines();
+  auto fixed = std::make_shared<const FixedRoutes>(read_fixed_routes("0 4 6 5 2\n1 4 6 5 3\n", "routes", *fabric));
+  for (const bool pinned : {true, false}) {
+    SCOPED_TRACE(pinned);
+    FlowOptions options{.routing = {.kind = RoutingKind::kDestinationModK}};
+    if (pinned) options.routing.fixed = fixed;
+    Harness h(fabric, options);
+    h.net.send(0, 2, 10000, 0);
+    h.net.send(1, 3, 10000, 1);
+    h.run();
+    EXPECT_EQ(h.recorder.arrived.at(0), pinned ? 2000u : 1000u);
+    EXPECT_EQ(h.recorder.arrived.at(1), pinned ? 2000u : 1000u);
+  }
+}
+
+// A NIC cap of 10 B/ns on a star of 100 B/ns links: NPU 0 sending to 1 and 2 at once splits its
+// NIC, 5 B/ns each (2000 ns for 10000 bytes); 1 and 2 sending to 3 split 3's NIC the same way.
+// Without the cap the two flows share NPU 0's one link (or NPU 3's): 50 B/ns each, 200 ns.
+TEST(FlowNetwork, NicCapSharesWhatAnNpuSendsAndReceives) {
+  for (const double nic : {10.0, 0.0}) {
+    SCOPED_TRACE(nic);
+    Harness out(star(4, 100, 0), FlowOptions{.nic_bytes_per_ns = nic});
+    out.net.send(0, 1, 10000, 0);
+    out.net.send(0, 2, 10000, 1);
+    out.run();
+    EXPECT_EQ(out.recorder.arrived.at(0), nic > 0 ? 2000u : 200u);
+    EXPECT_EQ(out.recorder.arrived.at(1), nic > 0 ? 2000u : 200u);
+    Harness in(star(4, 100, 0), FlowOptions{.nic_bytes_per_ns = nic});
+    in.net.send(1, 3, 10000, 0);
+    in.net.send(2, 3, 10000, 1);
+    in.run();
+    EXPECT_EQ(in.recorder.arrived.at(0), nic > 0 ? 2000u : 200u);
+    EXPECT_EQ(in.recorder.arrived.at(1), nic > 0 ? 2000u : 200u);
+  }
+}
+
+// What each link carried, as busy time at full rate: share x duration summed per link.
+struct CarriedLog final : LinkObserver {
+  void on_link_busy(std::uint32_t, Tick, Tick) override { ADD_FAILURE() << "flows share links"; }
+  void on_link_share(std::uint32_t link, Tick start, Tick end, double share) override {
+    busy[link] += static_cast<double>(end - start) * share;
+  }
+  std::map<std::uint32_t, double> busy;
+};
+
+// NPUs 0 and 1 send 10000 bytes each to NPU 2 over a star of 10 B/ns links: they share the link
+// into NPU 2, 5 B/ns each, for 2000 ns. That link is busy all 2000 ns; each sender's link is
+// half used over the same time, 1000 ns at full rate; NPU 2's link out carries nothing.
+TEST(FlowNetwork, ReportsWhatEachLinkCarried) {
+  const auto fabric = star(3, 10, 0);
+  Harness h(fabric);
+  CarriedLog log;
+  h.net.observe_links(&log);
+  EXPECT_EQ(h.net.link_count(), fabric->link_count());
+  h.net.send(0, 2, 10000, 0);
+  h.net.send(1, 2, 10000, 1);
+  h.run();
+  auto link = [&](std::uint32_t from, std::uint32_t to) {
+    for (std::uint32_t id = 0; id < fabric->link_count(); ++id) {
+      if (fabric->link(id).from == from && fabric->link(id).to == to) return id;
+    }
+    ADD_FAILURE() << "no link " << from << " -> " << to;
+    return 0u;
+  };
+  EXPECT_DOUBLE_EQ(log.busy[link(3, 2)], 2000.0);
+  EXPECT_DOUBLE_EQ(log.busy[link(0, 3)], 1000.0);
+  EXPECT_DOUBLE_EQ(log.busy[link(1, 3)], 1000.0);
+  EXPECT_EQ(log.busy.count(link(2, 3)), 0u);
+  EXPECT_EQ(h.net.link_name(link(0, 3)), "NPU 0 (node 0) -> scale-out switch 3");
+}
+
+// With a NIC cap, each NPU's NIC out and NIC in are links of their own, after the fabric's.
+TEST(FlowNetwork, NicsAreReportedAsLinks) {
+  const auto fabric = star(2, 10, 0);
+  Harness h(fabric, FlowOptions{.nic_bytes_per_ns = 4});
+  CarriedLog log;
+  h.net.observe_links(&log);
+  ASSERT_EQ(h.net.link_count(), fabric->link_count() + 4);
+  EXPECT_EQ(h.net.link_name(fabric->link_count() + 1), "NPU 1 NIC out");
+  EXPECT_EQ(h.net.link_name(fabric->link_count() + 2), "NPU 0 NIC in");
+  h.net.send(0, 1, 4000, 0);  // at the cap, 4 B/ns: 1000 ns, the NICs full, the links at 40%
+  h.run();
+  EXPECT_DOUBLE_EQ(log.busy[fabric->link_count()], 1000.0);
+  EXPECT_DOUBLE_EQ(log.busy[fabric->link_count() + 3], 1000.0);
+  EXPECT_DOUBLE_EQ(log.busy[0], 400.0);
 }
 
 }  // namespace

@@ -1,6 +1,10 @@
 #include "network/fabric/routing.h"
 
+#include <charconv>
 #include <limits>
+#include <sstream>
+
+#include "core/error.h"
 
 namespace chakrasim::network {
 namespace {
@@ -18,8 +22,8 @@ std::uint64_t mix(std::uint64_t x) {
 
 }  // namespace
 
-EcmpRouter::EcmpRouter(const Fabric& fabric, std::uint64_t seed)
-    : fabric_(fabric), seed_(seed), in_links_(fabric.node_count()) {
+EcmpRouter::EcmpRouter(const Fabric& fabric, RoutingSpec spec)
+    : fabric_(fabric), spec_(std::move(spec)), in_links_(fabric.node_count()) {
   for (std::uint32_t id = 0; id < fabric.link_count(); ++id) in_links_[fabric.link(id).to].push_back(id);
 }
 
@@ -52,15 +56,30 @@ std::uint32_t EcmpRouter::hops(NpuId src, NpuId dst) const {
 
 void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector<std::uint32_t>& links) const {
   links.clear();
+  if (spec_.fixed) {
+    const auto it = spec_.fixed->find(route_key(src, dst));
+    if (it != spec_.fixed->end()) {
+      links = it->second;
+      return;
+    }
+  }
   const std::uint32_t target = fabric_.npu_node(dst);
   const std::vector<std::uint32_t>& d = distances_to(target);
   std::uint32_t at = fabric_.npu_node(src);
-  const std::uint64_t flow = mix(flow_key ^ mix(seed_));
+  const std::uint64_t flow = mix(flow_key ^ mix(spec_.seed));
+  std::uint64_t divisor = 1;  // d-mod-k: the product of the earlier choices' candidate counts
   while (at != target) {
     // The links one hop closer; Fabric::finish checked that every NPU reaches every other.
     std::uint32_t candidates = 0;
     for (std::uint32_t id : fabric_.out_links(at)) candidates += d[fabric_.link(id).to] + 1 == d[at];
-    std::uint64_t pick = mix(flow ^ at) % candidates;
+    std::uint64_t pick = 0;
+    if (spec_.kind == RoutingKind::kEcmp) {
+      pick = mix(flow ^ at) % candidates;
+    } else {
+      pick = (dst / divisor) % candidates;
+      // Past the NPU count every further choice would be the first: stop growing.
+      divisor = std::min<std::uint64_t>(divisor * candidates, std::uint64_t{1} << 40);
+    }
     for (std::uint32_t id : fabric_.out_links(at)) {
       if (d[fabric_.link(id).to] + 1 != d[at]) continue;
       if (pick-- == 0) {
@@ -70,6 +89,68 @@ void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector
       }
     }
   }
+}
+
+}  // namespace chakrasim::network
+
+namespace chakrasim::network {
+
+FixedRoutes read_fixed_routes(const std::string& text, const std::string& source, const Fabric& fabric) {
+  std::vector<std::int64_t> npu_of(fabric.node_count(), -1);
+  for (NpuId r = 0; r < fabric.npu_count(); ++r) npu_of[fabric.npu_node(r)] = r;
+  FixedRoutes routes;
+  std::size_t line_number = 0, begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(begin, end - begin);
+    begin = end + 1;
+    ++line_number;
+    if (const std::size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    std::istringstream in(line);
+    std::vector<std::uint32_t> nodes;
+    std::string word;
+    while (in >> word) {
+      std::uint64_t node = 0;
+      const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), node);
+      if (ec != std::errc() || ptr != word.data() + word.size() || node >= fabric.node_count()) {
+        fail("{}: line {}: \"{}\" is not a node of the topology; expected node ids 0 to {}", source, line_number, word,
+             fabric.node_count() - 1);
+      }
+      nodes.push_back(static_cast<std::uint32_t>(node));
+    }
+    if (nodes.empty()) continue;
+    if (nodes.size() < 2 || npu_of[nodes.front()] < 0 || npu_of[nodes.back()] < 0 || nodes.front() == nodes.back()) {
+      fail("{}: line {}: expected a route from one NPU's node to another's, through the nodes between", source,
+           line_number);
+    }
+    std::vector<std::uint32_t> links;
+    for (std::size_t k = 0; k + 1 < nodes.size(); ++k) {
+      constexpr std::uint32_t kNoLink = std::numeric_limits<std::uint32_t>::max();
+      std::uint32_t found = kNoLink;
+      for (std::uint32_t id : fabric.out_links(nodes[k])) {
+        if (fabric.link(id).to == nodes[k + 1]) {
+          found = id;
+          break;
+        }
+      }
+      if (found == kNoLink) {
+        fail("{}: line {}: no link from node {} to node {}; expected each step of a route over a link", source,
+             line_number, nodes[k], nodes[k + 1]);
+      }
+      if (k > 0 && fabric.kind(nodes[k]) == FabricNodeKind::kNpu && !fabric.npus_forward()) {
+        fail("{}: line {}: the route passes through NPU node {}, and this topology's NPUs do not forward", source,
+             line_number, nodes[k]);
+      }
+      links.push_back(found);
+    }
+    const auto src = static_cast<NpuId>(npu_of[nodes.front()]), dst = static_cast<NpuId>(npu_of[nodes.back()]);
+    if (!routes.emplace(route_key(src, dst), std::move(links)).second) {
+      fail("{}: line {}: a second route from NPU {} to NPU {}; expected one route per pair", source, line_number, src,
+           dst);
+    }
+  }
+  return routes;
 }
 
 }  // namespace chakrasim::network

@@ -1,8 +1,16 @@
 // Routes through a Fabric: shortest paths by hop count, with equal-cost multi-path (ECMP)
 // choices made per flow. At each node on the way the flow takes one of the links that bring it a
-// hop closer, picked by a hash of the flow's key, the node and a seed: one flow keeps one path
-// (no reordering), different flows spread over the equal paths, and the same seed gives the same
-// routes on every run and machine.
+// hop closer, picked by
+//  * ECMP (the default): a hash of the flow's key, the node and a seed: one flow keeps one path
+//    (no reordering), different flows spread over the equal paths at random, and the same seed
+//    gives the same routes on every run and machine. Hashing collides: two flows leaving a leaf
+//    may share one of its up-links while another idles, as on real Ethernet fabrics.
+//  * d-mod-k: the destination alone, as InfiniBand fat-tree routing does: at the i-th choice on
+//    the way, among c candidates (in link order), the one numbered (dst / c_1 / ... / c_{i-1})
+//    mod c, where c_j are the earlier choices' candidate counts. On a fat-tree numbered leaf by
+//    leaf, the NPUs under one leaf then leave it by distinct up-links when they send to distinct
+//    consecutive NPUs, so a shift permutation runs without collisions.
+//  * fixed routes, given per pair of NPUs (a routes file): pairs not listed are routed as above.
 //
 // Distances to a destination are found by one breadth-first search over the reversed links the
 // first time a route to it is asked for, and kept: nodes x destinations x 4 bytes in the worst
@@ -11,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -18,9 +27,29 @@
 
 namespace chakrasim::network {
 
+enum class RoutingKind : std::uint8_t { kEcmp, kDestinationModK };
+
+// A route fixed by the user: the links from one NPU to another, first link first.
+using FixedRoutes = std::unordered_map<std::uint64_t, std::vector<std::uint32_t>>;
+inline std::uint64_t route_key(NpuId src, NpuId dst) { return (std::uint64_t{src} << 32) | dst; }
+
+struct RoutingSpec {
+  RoutingKind kind = RoutingKind::kEcmp;
+  std::uint64_t seed = 1;  // ECMP's hash seed
+  std::shared_ptr<const FixedRoutes> fixed = nullptr;
+};
+
+// Reads a routes file: one route per line, the fabric's node ids from the source NPU's node to
+// the destination NPU's node ("0 1030 1040 1031 7"), each step over a link of `fabric` (the first
+// such link where cables run in parallel); '#' starts a comment. Throws Error naming the file and
+// line for a step without a link, a route that does not start and end at NPUs, or a pair given
+// twice.
+FixedRoutes read_fixed_routes(const std::string& text, const std::string& source, const Fabric& fabric);
+
 class EcmpRouter {
  public:
-  EcmpRouter(const Fabric& fabric, std::uint64_t seed);
+  EcmpRouter(const Fabric& fabric, std::uint64_t seed) : EcmpRouter(fabric, RoutingSpec{.seed = seed}) {}
+  EcmpRouter(const Fabric& fabric, RoutingSpec spec);
 
   // The links from NPU `src` to NPU `dst` (src != dst) for the flow `flow_key`, first link first,
   // appended to `links` after clearing it.
@@ -33,7 +62,7 @@ class EcmpRouter {
   const std::vector<std::uint32_t>& distances_to(std::uint32_t node) const;
 
   const Fabric& fabric_;
-  std::uint64_t seed_;
+  RoutingSpec spec_;
   std::vector<std::vector<std::uint32_t>> in_links_;  // per node, the links entering it
   mutable std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> distances_;
 };

@@ -9,21 +9,24 @@ namespace chakrasim::network {
 
 namespace {
 
-std::vector<double> capacities(const Fabric& fabric) {
+// The fabric's links, then with a NIC cap each NPU's NIC out and NIC in.
+std::vector<double> capacities(const Fabric& fabric, double nic_bytes_per_ns) {
   std::vector<double> out(fabric.link_count());
   for (std::uint32_t id = 0; id < out.size(); ++id) out[id] = fabric.link(id).bytes_per_ns;
+  if (nic_bytes_per_ns > 0) out.resize(out.size() + 2 * std::size_t{fabric.npu_count()}, nic_bytes_per_ns);
   return out;
 }
 
 }  // namespace
 
 FlowNetwork::FlowNetwork(std::shared_ptr<const Fabric> fabric, EventQueue& queue, ArrivalSink& sink,
-                         std::uint64_t ecmp_seed)
+                         FlowOptions options)
     : fabric_(std::move(fabric)),
-      router_(*fabric_, ecmp_seed),
+      router_(*fabric_, std::move(options.routing)),
+      nic_limited_(options.nic_bytes_per_ns > 0),
       queue_(queue),
       sink_(sink),
-      solver_(capacities(*fabric_)) {}
+      solver_(capacities(*fabric_, options.nic_bytes_per_ns)) {}
 
 void FlowNetwork::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) {
   router_.route(src, dst, next_flow_key_++, route_);
@@ -34,6 +37,10 @@ void FlowNetwork::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t 
                                [&] { return fmt::format("an empty message from NPU {} to NPU {}", src, dst); });
     queue_.schedule(at, EventTarget::kNetwork, 0, dst, message);
     return;
+  }
+  if (nic_limited_) {
+    route_.push_back(fabric_->link_count() + src);
+    route_.push_back(fabric_->link_count() + fabric_->npu_count() + dst);
   }
   const std::uint32_t id = solver_.add(route_);
   if (id >= flows_.size()) flows_.resize(id + 1);
@@ -53,6 +60,7 @@ void FlowNetwork::apply(const std::vector<MaxMinSolver::Change>& changes) {
   const double now = static_cast<double>(queue_.now());
   for (const MaxMinSolver::Change& change : changes) {
     Flow& f = flows_[change.flow];
+    if (observer_ != nullptr && change.old_rate > 0) report_segment(change.flow, change.old_rate);
     f.remaining_bytes = std::max(0.0, f.remaining_bytes - change.old_rate * (now - f.updated_at));
     f.updated_at = now;
     f.rate = solver_.rate(change.flow);
@@ -79,6 +87,7 @@ void FlowNetwork::finish(std::uint32_t id) {
   Flow& f = flows_[id];
   f.active = false;
   --active_;
+  if (observer_ != nullptr) report_segment(id, f.rate);
   solver_.remove(id);
   // The last byte arrives the path latency after it was sent, truncated once, as the
   // congestion-aware backend truncates latency plus serialisation.
@@ -99,6 +108,25 @@ void FlowNetwork::advance_to(Tick t) {
     }
     apply(solver_.solve());
   }
+}
+
+void FlowNetwork::report_segment(std::uint32_t id, double rate) {
+  const auto from = static_cast<Tick>(flows_[id].updated_at);
+  const Tick to = queue_.now();
+  if (to <= from) return;
+  for (std::uint32_t l : solver_.links_of(id)) {
+    observer_->on_link_share(l, from, to, std::min(1.0, rate / solver_.capacity(l)));
+  }
+}
+
+std::string FlowNetwork::link_name(std::uint32_t link) const {
+  const std::uint32_t fabric_links = fabric_->link_count();
+  if (link >= fabric_links) {
+    const std::uint32_t nic = link - fabric_links;
+    return nic < fabric_->npu_count() ? fmt::format("NPU {} NIC out", nic)
+                                      : fmt::format("NPU {} NIC in", nic - fabric_->npu_count());
+  }
+  return fabric_->link_name(link);
 }
 
 void FlowNetwork::handle(const Event& event) { sink_.on_arrival(event.arg); }

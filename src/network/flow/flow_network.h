@@ -24,16 +24,30 @@
 
 namespace chakrasim::network {
 
+struct FlowOptions {
+  RoutingSpec routing = {};
+  // Caps each NPU's sending and receiving, over all its links together (0: no cap): two more
+  // links per NPU, its NIC out and in, that every flow from or to it crosses.
+  double nic_bytes_per_ns = 0;
+};
+
 class FlowNetwork final : public Network {
  public:
-  FlowNetwork(std::shared_ptr<const Fabric> fabric, EventQueue& queue, ArrivalSink& sink, std::uint64_t ecmp_seed = 1);
+  FlowNetwork(std::shared_ptr<const Fabric> fabric, EventQueue& queue, ArrivalSink& sink, std::uint64_t ecmp_seed = 1)
+      : FlowNetwork(std::move(fabric), queue, sink, FlowOptions{.routing = {.seed = ecmp_seed}}) {}
+  FlowNetwork(std::shared_ptr<const Fabric> fabric, EventQueue& queue, ArrivalSink& sink, FlowOptions options);
 
   void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) override;
   void handle(const Event& event) override;
   Tick next_event_time() const override;
   void advance_to(Tick t) override;
 
-  // No link_count() yet: per-link utilisation for reports is still to come (the row's has_links).
+  // The fabric's links, then (with a NIC cap) each NPU's NIC out and NIC in. Their use is
+  // reported per rate segment of every flow: from a rate change to the next, each link the flow
+  // crosses carries it at rate / capacity of its capacity.
+  std::uint32_t link_count() const override { return solver_.link_count(); }
+  std::string link_name(std::uint32_t link) const override;
+  void observe_links(LinkObserver* observer) override { observer_ = observer; }
 
   // For tests: the current rate of the flow carrying `message` (bytes per ns), 0 when none.
   double rate_of(std::uint64_t message) const;
@@ -64,9 +78,13 @@ class FlowNetwork final : public Network {
   // reschedules its completion.
   void apply(const std::vector<MaxMinSolver::Change>& changes);
   void finish(std::uint32_t flow);
+  // Tells the observer of what flow `id` carried at `rate` from its last change to now.
+  void report_segment(std::uint32_t id, double rate);
 
   std::shared_ptr<const Fabric> fabric_;
   EcmpRouter router_;
+  bool nic_limited_ = false;
+  LinkObserver* observer_ = nullptr;
   EventQueue& queue_;
   ArrivalSink& sink_;
   MaxMinSolver solver_;
