@@ -53,6 +53,7 @@ struct RunOptions {
   std::string timeline_window;
   std::string group_names;
   std::string stats_csv;
+  std::string flows_csv;
   std::string report_dir;
 };
 
@@ -188,11 +189,17 @@ std::vector<NpuId> shown_npus(const RunOptions& o, NpuId npus) {
 void prepare_outputs(const RunOptions& o) {
   if (!o.json.empty()) prepare_output_file(o.json, "--json");
   if (!o.stats_csv.empty()) prepare_output_file(o.stats_csv, "--stats");
+  if (!o.flows_csv.empty()) prepare_output_file(o.flows_csv, "--flows");
   if (!o.timeline.empty()) prepare_output_file(o.timeline, "--timeline");
   if (!o.report_dir.empty()) prepare_output_dir(o.report_dir, "--report");
 }
 
 int run(const RunOptions& o) {
+  if (!o.flows_csv.empty() && !network::find_backend(o.backend).has_flows) {
+    fail("--flows {}: the {} backend does not carry messages as flows; expected a flow-level backend (--backend "
+         "flow)",
+         o.flows_csv, o.backend);
+  }
   prepare_outputs(o);
   const report::TimeWindow window = parse_time_window(o.timeline_window);
   ProgressLine progress(ProgressLine::mode_for(o.quiet, o.progress, isatty(STDERR_FILENO) != 0));
@@ -220,15 +227,21 @@ int run(const RunOptions& o) {
   }
   report::NodeLog log(npus, std::move(selected));
   report::LinkLog links;
+  report::FlowLog flows;
+  const bool has_flows = network::find_backend(inputs.backend).has_flows;
   sim::Hooks hooks;
   if (progress.on()) hooks.progress = [&progress](const sim::Progress& p) { progress.show(progress_text(p)); };
-  const sim::Result result = report::simulate_recorded(inputs, log, report ? &links : nullptr, hooks);
+  const bool record_flows = has_flows && (report || !o.flows_csv.empty());
+  const sim::Result result =
+      report::simulate_recorded(inputs, log, report ? &links : nullptr, hooks, record_flows ? &flows : nullptr);
   progress.clear();
   if (!o.timeline.empty()) report::write_timeline(o.timeline, inputs, result, log, shown, window);
   if (!o.stats_csv.empty()) report::write_node_csv(o.stats_csv, inputs, log, shown);
+  if (!o.flows_csv.empty()) report::write_flow_csv(o.flows_csv, flows);
   if (report) {
     const std::string page =
-        report::write_html_report(o.report_dir, inputs, result, log, &links, {o.workload, o.system, o.network});
+        report::write_html_report(o.report_dir, inputs, result, log, &links, {o.workload, o.system, o.network},
+                                  record_flows ? &flows : nullptr);
     if (!o.quiet) std::cerr << "report: " << page << "\n";
   }
   if (o.astra_stats) {
@@ -296,6 +309,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--report", o->report_dir,
                   "Write DIR/index.html: a self-contained page with per-NPU breakdowns, collectives (algbw, "
                   "busbw), link utilisation and the critical path");
+  cmd->add_option("--flows", o->flows_csv,
+                  "Write one CSV row per message carried as a flow (src, dst, bytes, start, arrival, completion, "
+                  "hops, Gb/s); flow-level backends only");
   cmd->add_option("--stats", o->stats_csv,
                   "Write one CSV row per executed node (npu, id, name, type, start, end, bytes, group)");
   cmd->add_flag_callback(

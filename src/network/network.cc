@@ -64,6 +64,7 @@ std::deque<BackendInfo>& table() {
        .has_links = true,
        .own_engine = true,
        .routes_fabric = true,
+       .has_flows = true,
        .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file", "routing", "ecmp_seed",
                   "routes_file", "nic_bandwidth"},
        .make = &make_flow},

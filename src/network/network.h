@@ -34,6 +34,22 @@ class LinkObserver {
   virtual void on_link_share(std::uint32_t link, Tick start, Tick end, double share) = 0;
 };
 
+// One message carried as a flow, told when its last byte has arrived (flow-level backends).
+struct FlowRecord {
+  NpuId src = 0;
+  NpuId dst = 0;
+  std::uint64_t bytes = 0;
+  Tick start = 0;    // sent
+  Tick arrival = 0;  // its last byte at dst
+  std::uint32_t hops = 0;
+};
+
+class FlowObserver {
+ public:
+  virtual ~FlowObserver() = default;
+  virtual void on_flow(const FlowRecord& flow) = 0;
+};
+
 class Network {
  public:
   virtual ~Network() = default;
@@ -44,6 +60,8 @@ class Network {
   // The network dimension link `link` belongs to (reports summarise links per dimension).
   virtual std::uint32_t link_dimension(std::uint32_t /*link*/) const { return 0; }
   virtual void observe_links(LinkObserver* /*observer*/) {}
+  // Backends whose row says has_flows tell this observer of every message they carried.
+  virtual void observe_flows(FlowObserver* /*observer*/) {}
   // Sends `bytes` from `src` to `dst` (src != dst) at the current tick; the sink hears of
   // `message` when its last byte has arrived at `dst`.
   virtual void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) = 0;
@@ -88,6 +106,7 @@ struct BackendInfo {
   bool has_links;                   // reports per-link figures (link_count() > 0, observe_links)
   bool own_engine;                  // has its own event engine: next_event_time() may be other than kNeverTick
   bool routes_fabric = false;       // routes through a network drawn as a graph (topology: [ Custom ])
+  bool has_flows = false;           // reports every message as a flow (observe_flows)
   std::vector<const char*> params;  // the network YAML keys it reads (config/network_config.h)
   BackendFactory make;
 };

@@ -190,7 +190,7 @@ void section_critical_path(std::string& html, const sim::Inputs& inputs, const s
 }  // namespace
 
 std::string html_report(const sim::Inputs& inputs, const sim::Result& result, const NodeLog& log, const LinkLog* links,
-                        const ReportSources& sources) {
+                        const ReportSources& sources, const FlowLog* flows) {
   std::string html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>chakrasim run "
                      "report</title>\n<style>";
   html += kStyle;
@@ -199,6 +199,7 @@ std::string html_report(const sim::Inputs& inputs, const sim::Result& result, co
   html::section_npu_classes(html, inputs, result, kMaxNpuBars);
   section_collectives(html, inputs, result, log);
   section_links(html, result, links);
+  if (flows != nullptr) section_flows(html, *flows);
   section_critical_path(html, inputs, result, log);
   // Marks a page that loaded and parsed to the end; the headless-browser test reads it.
   html += "<script>document.documentElement.dataset.charts = document.querySelectorAll('svg').length;</script>\n";
@@ -207,12 +208,13 @@ std::string html_report(const sim::Inputs& inputs, const sim::Result& result, co
 }
 
 std::string write_html_report(const std::string& dir, const sim::Inputs& inputs, const sim::Result& result,
-                              const NodeLog& log, const LinkLog* links, const ReportSources& sources) {
+                              const NodeLog& log, const LinkLog* links, const ReportSources& sources,
+                              const FlowLog* flows) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) fail("{}: cannot create the report directory: {}", dir, ec.message());
   const std::string path = (std::filesystem::path(dir) / "index.html").string();
-  write_file_atomically(path, html_report(inputs, result, log, links, sources), "the report");
+  write_file_atomically(path, html_report(inputs, result, log, links, sources, flows), "the report");
   return path;
 }
 

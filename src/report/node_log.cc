@@ -53,10 +53,12 @@ void NodeLog::on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, 
   }
 }
 
-sim::Result simulate_recorded(const sim::Inputs& inputs, NodeLog& log, network::LinkObserver* links, sim::Hooks hooks) {
+sim::Result simulate_recorded(const sim::Inputs& inputs, NodeLog& log, network::LinkObserver* links, sim::Hooks hooks,
+                              network::FlowObserver* flows) {
   hooks.nodes = &log;
   hooks.collectives = &log;
   hooks.links = links;
+  hooks.flows = flows;
   hooks.symmetric_ok = true;
   sim::Result result = sim::simulate(inputs, hooks);
   log.take_npu0_for_all(result.symmetric);

@@ -66,10 +66,10 @@ class NodeLog final : public workload::NodeObserver, public system::CollectiveOb
   std::vector<std::vector<std::uint32_t>> open_phases_;  // per NPU: indices of running phases
 };
 
-// Runs `inputs` with `log` (and `links`, when given) listening, besides what `hooks` already
+// Runs `inputs` with `log` (and `links`, `flows`, when given) listening, besides what `hooks` already
 // has (a progress line, say). A symmetric run stays one: the log then takes NPU 0's record for
 // every NPU's, which is exact.
 sim::Result simulate_recorded(const sim::Inputs& inputs, NodeLog& log, network::LinkObserver* links = nullptr,
-                              sim::Hooks hooks = {});
+                              sim::Hooks hooks = {}, network::FlowObserver* flows = nullptr);
 
 }  // namespace chakrasim::report

@@ -307,6 +307,7 @@ struct Layers {
     system.observe(hooks.collectives);
     system.attach(*network);
     network->observe_links(hooks.links);
+    network->observe_flows(hooks.flows);
     system.set_groups(inputs.groups);
     for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {
       if (!inputs.custom_algorithms[k].empty()) {
@@ -453,7 +454,8 @@ Result simulate(const Inputs& inputs, const Hooks& hooks) {
   const network::Topology topology(inputs.network);
   const network::BackendInfo& backend = network::find_backend(inputs.backend);
   // A symmetric run simulates NPU 0 alone (sim/symmetry.h), unless an observer wants every NPU.
-  const bool observed = hooks.nodes != nullptr || hooks.collectives != nullptr || hooks.links != nullptr;
+  const bool observed =
+      hooks.nodes != nullptr || hooks.collectives != nullptr || hooks.links != nullptr || hooks.flows != nullptr;
   const bool symmetric = inputs.allow_symmetry && (!observed || hooks.symmetric_ok) && is_symmetric(inputs);
   Result result;
   {

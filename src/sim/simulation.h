@@ -28,7 +28,8 @@ class CollectiveObserver;
 }
 namespace chakrasim::network {
 class LinkObserver;
-}
+class FlowObserver;
+}  // namespace chakrasim::network
 
 namespace chakrasim::sim {
 
@@ -116,6 +117,7 @@ struct Hooks {
   workload::NodeObserver* nodes = nullptr;
   system::CollectiveObserver* collectives = nullptr;
   network::LinkObserver* links = nullptr;  // told of every link's use (backends with has_links)
+  network::FlowObserver* flows = nullptr;  // told of every flow (backends with has_flows)
   bool symmetric_ok = false;
   // Called every `progress_every_s` of wall time (checked every 65536 events), from the
   // simulation's own thread.

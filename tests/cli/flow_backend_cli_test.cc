@@ -1,7 +1,9 @@
 // The flow backend where its model and congestion-aware's coincide: ring collectives on rings,
 // where each link carries one message at a time and every message crosses one link. Both then
 // charge latency plus serialisation, truncated once: the figures agree to the ns.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -51,6 +53,60 @@ TEST(FlowBackend, AgreesWithCongestionAwareWhereTheModelsCoincide) {
                                 (dir / "system.json").string(), "--network", (dir / "net.yml").string(), "--backend",
                                 "flow"})),
             "117.780");  // µs
+}
+
+// The demo's all-reduce on an 8-NPU ring with --flows and --report: one CSV row per message
+// (the ring all-reduce, in 4 chunks, sends 2 x 7 steps from each of 8 NPUs per chunk: 448 flows,
+// each one hop), and the report has its link utilisation and flow sections. An analytical
+// backend refuses --flows.
+TEST(FlowBackend, FlowsCsvAndReport) {
+  const auto dir = temp_dir("flow_backend_csv");
+  ASSERT_EQ(run_binary({"demo", "--write-inputs", dir.string()}).exit_code, 0);
+  write_bytes(dir / "net.yml", "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n");
+  std::vector<std::string> args = {"run",
+                                   "--workload",
+                                   (dir / "all_reduce").string(),
+                                   "--system",
+                                   (dir / "system.json").string(),
+                                   "--network",
+                                   (dir / "net.yml").string(),
+                                   "--flows",
+                                   (dir / "flows.csv").string(),
+                                   "--report",
+                                   (dir / "report").string(),
+                                   "--backend",
+                                   "flow"};
+  const CommandResult r = run_binary(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = file_bytes(dir / "flows.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "src,dst,bytes,start_ns,arrival_ns,completion_ns,hops,gbps");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 448);
+  // Every flow crosses one ring link: 32 KiB at 50 GiB/s plus 500 ns, 1110 ns.
+  std::size_t rows = 0;
+  for (std::size_t at = csv.find('\n') + 1; at < csv.size(); at = csv.find('\n', at) + 1) {
+    const std::string row = csv.substr(at, csv.find('\n', at) - at);
+    std::vector<std::string> fields;
+    for (std::size_t from = 0; from <= row.size();) {
+      const std::size_t comma = std::min(row.find(',', from), row.size());
+      fields.push_back(row.substr(from, comma - from));
+      from = comma + 1;
+    }
+    ASSERT_EQ(fields.size(), 8u) << row;
+    EXPECT_EQ(fields[2], "32768") << row;
+    EXPECT_EQ(fields[5], "1110") << row;
+    EXPECT_EQ(fields[6], "1") << row;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 448u);
+  const std::string page = file_bytes(dir / "report" / "index.html");
+  EXPECT_THAT(page, ::testing::HasSubstr("<h2 id=\"links\">Link utilisation</h2>"));
+  EXPECT_THAT(page, ::testing::HasSubstr("<h2 id=\"flows\">Flows</h2>"));
+  EXPECT_THAT(page, ::testing::HasSubstr("448 flows; completion time (send to last byte) median 1.110"));
+
+  args.back() = "congestion-aware";
+  const CommandResult refused = run_binary(args);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, ::testing::HasSubstr("the congestion-aware backend does not carry messages as flows"));
 }
 
 }  // namespace

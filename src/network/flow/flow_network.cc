@@ -36,6 +36,9 @@ void FlowNetwork::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t 
     const Tick at = time_after(queue_.now(), ticks_from_ns(latency, [&] { return "a path's latency"; }),
                                [&] { return fmt::format("an empty message from NPU {} to NPU {}", src, dst); });
     queue_.schedule(at, EventTarget::kNetwork, 0, dst, message);
+    if (flow_observer_ != nullptr) {
+      flow_observer_->on_flow({src, dst, 0, queue_.now(), at, static_cast<std::uint32_t>(route_.size())});
+    }
     return;
   }
   if (nic_limited_) {
@@ -46,7 +49,10 @@ void FlowNetwork::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t 
   if (id >= flows_.size()) flows_.resize(id + 1);
   Flow& f = flows_[id];
   f.message = message;
+  f.src = src;
   f.dst = dst;
+  f.bytes = bytes;
+  f.start = queue_.now();
   f.remaining_bytes = static_cast<double>(bytes);
   f.rate = 0;
   f.updated_at = static_cast<double>(queue_.now());
@@ -88,6 +94,7 @@ void FlowNetwork::finish(std::uint32_t id) {
   f.active = false;
   --active_;
   if (observer_ != nullptr) report_segment(id, f.rate);
+  const auto hops = static_cast<std::uint32_t>(solver_.links_of(id).size()) - (nic_limited_ ? 2u : 0u);
   solver_.remove(id);
   // The last byte arrives the path latency after it was sent, truncated once, as the
   // congestion-aware backend truncates latency plus serialisation.
@@ -95,6 +102,7 @@ void FlowNetwork::finish(std::uint32_t id) {
                              return fmt::format("a flow's arrival at {} ns", f.finish_ns + f.latency_ns);
                            }));
   queue_.schedule(at, EventTarget::kNetwork, 0, f.dst, f.message);
+  if (flow_observer_ != nullptr) flow_observer_->on_flow({f.src, f.dst, f.bytes, f.start, at, hops});
 }
 
 void FlowNetwork::advance_to(Tick t) {

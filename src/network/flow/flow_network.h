@@ -48,6 +48,7 @@ class FlowNetwork final : public Network {
   std::uint32_t link_count() const override { return solver_.link_count(); }
   std::string link_name(std::uint32_t link) const override;
   void observe_links(LinkObserver* observer) override { observer_ = observer; }
+  void observe_flows(FlowObserver* observer) override { flow_observer_ = observer; }
 
   // For tests: the current rate of the flow carrying `message` (bytes per ns), 0 when none.
   double rate_of(std::uint64_t message) const;
@@ -58,7 +59,10 @@ class FlowNetwork final : public Network {
  private:
   struct Flow {
     std::uint64_t message = 0;
+    NpuId src = 0;
     NpuId dst = 0;
+    std::uint64_t bytes = 0;
+    Tick start = 0;
     double remaining_bytes = 0;
     double rate = 0;            // bytes per ns
     double finish_ns = 0;       // when the last byte leaves, at the current rate (exact)
@@ -85,6 +89,7 @@ class FlowNetwork final : public Network {
   EcmpRouter router_;
   bool nic_limited_ = false;
   LinkObserver* observer_ = nullptr;
+  FlowObserver* flow_observer_ = nullptr;
   EventQueue& queue_;
   ArrivalSink& sink_;
   MaxMinSolver solver_;
