@@ -7,6 +7,9 @@
 #include "network/analytical/congestion_unaware.h"
 #include "network/fabric/generators.h"
 #include "network/flow/flow_network.h"
+#ifdef CHAKRASIM_HAVE_NS3
+#include "network/ns3/ns3_network.h"
+#endif
 
 namespace chakrasim::network {
 namespace {
@@ -30,6 +33,30 @@ std::unique_ptr<Network> make_flow(const Topology& topology, EventQueue& queue, 
   auto fabric =
       topology.spec().fabric ? topology.spec().fabric : std::make_shared<const Fabric>(fabric_of_dimensions(topology));
   return std::make_unique<FlowNetwork>(std::move(fabric), queue, sink);
+}
+
+#ifdef CHAKRASIM_HAVE_NS3
+std::unique_ptr<Network> make_ns3(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
+                                  bool /*symmetric: not shift-invariant, never asked*/) {
+  auto fabric =
+      topology.spec().fabric ? topology.spec().fabric : std::make_shared<const Fabric>(fabric_of_dimensions(topology));
+  return std::make_unique<Ns3Network>(std::move(fabric), queue, sink);
+}
+#endif
+
+// Backends this build leaves out, and why: asking for one says so instead of "unknown".
+struct AbsentBackend {
+  const char* name;
+  const char* reason;
+};
+const std::vector<AbsentBackend>& absent_backends() {
+  static const std::vector<AbsentBackend> absent = {
+#ifndef CHAKRASIM_HAVE_NS3
+      {"ns3", "this chakrasim was built without ns-3 (libns3-dev was not found when it was configured, or "
+              "CHAKRASIM_NS3 was OFF); install libns3-dev and rebuild"},
+#endif
+  };
+  return absent;
 }
 
 std::deque<BackendInfo>& table() {
@@ -64,6 +91,19 @@ std::deque<BackendInfo>& table() {
        .routes_fabric = true,
        .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file"},
        .make = &make_flow},
+#ifdef CHAKRASIM_HAVE_NS3
+      {.name = "ns3",
+       .models = "packet level through ns-3: every message a TCP NewReno connection on the flow backend's ECMP route, "
+                 "packets serialised on every hop, drop-tail switch queues, handshake, slow start, loss recovery",
+       .ignores = "RDMA and lossless Ethernet (no PFC, DCQCN or HPCC), switch-internal contention beyond each output "
+                  "queue, host stack delays",
+       .shift_invariant = false,
+       .has_links = false,
+       .own_engine = true,
+       .routes_fabric = true,
+       .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file"},
+       .make = &make_ns3},
+#endif
   };
   return rows;
 }
@@ -75,6 +115,9 @@ const std::deque<BackendInfo>& backends() { return table(); }
 const BackendInfo& find_backend(const std::string& name) {
   for (const BackendInfo& b : backends()) {
     if (name == b.name) return b;
+  }
+  for (const AbsentBackend& a : absent_backends()) {
+    if (name == a.name) fail("network backend \"{}\" is not available: {}", name, a.reason);
   }
   std::string valid;
   for (const BackendInfo& b : backends()) valid += std::string(valid.empty() ? "" : ", ") + b.name;
