@@ -28,6 +28,7 @@
 #include <ns3/socket.h>
 #include <ns3/string.h>
 #include <ns3/tcp-socket-factory.h>
+#include <ns3/traffic-control-helper.h>
 #include <ns3/type-id.h>
 #include <ns3/uinteger.h>
 
@@ -307,8 +308,17 @@ Ns3Engine::Ns3Engine(std::uint32_t node_count, const std::vector<Ns3Link>& links
   };
   ns3::PointToPointHelper p2p;
   p2p.SetDeviceAttribute("Mtu", ns3::UintegerValue(settings.mtu_bytes));
+  // With RED in front, the device keeps a single packet waiting (ns-3 stops the queue disc while
+  // the device is full), so the queue that builds up is RED's and is marked.
   p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
-               ns3::QueueSizeValue(ns3::QueueSize(ns3::QueueSizeUnit::BYTES, settings.queue_bytes)));
+               ns3::QueueSizeValue(settings.red_ecn ? ns3::QueueSize(ns3::QueueSizeUnit::PACKETS, 1)
+                                                    : ns3::QueueSize(ns3::QueueSizeUnit::BYTES, settings.queue_bytes)));
+  ns3::TrafficControlHelper red;
+  const std::uint32_t queue_packets = std::max(settings.queue_bytes / settings.mtu_bytes, settings.mark_packets + 1);
+  red.SetRootQueueDisc("ns3::RedQueueDisc", "UseEcn", ns3::BooleanValue(true), "UseHardDrop", ns3::BooleanValue(false),
+                       "Gentle", ns3::BooleanValue(false), "QW", ns3::DoubleValue(1.0), "MinTh",
+                       ns3::DoubleValue(settings.mark_packets), "MaxTh", ns3::DoubleValue(settings.mark_packets),
+                       "MaxSize", ns3::QueueSizeValue(ns3::QueueSize(ns3::QueueSizeUnit::PACKETS, queue_packets)));
   e.link_hop.reserve(links.size());
   for (const Ns3Link& l : links) {
     const double bps = std::round(l.bytes_per_ns * 8e9);
@@ -316,6 +326,7 @@ Ns3Engine::Ns3Engine(std::uint32_t node_count, const std::vector<Ns3Link>& links
     p2p.SetDeviceAttribute("DataRate", ns3::DataRateValue(ns3::DataRate(static_cast<std::uint64_t>(bps))));
     p2p.SetChannelAttribute("Delay", ns3::TimeValue(ns_time(l.latency_ns)));
     ns3::NetDeviceContainer devices = p2p.Install(e.nodes.Get(l.from), e.nodes.Get(l.to));
+    if (settings.red_ecn) red.Install(devices.Get(0));
     e.link_hop.push_back({l.from, add_interface(l.from, devices.Get(0))});
     add_interface(l.to, devices.Get(1));
   }

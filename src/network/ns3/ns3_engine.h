@@ -30,9 +30,13 @@ struct Ns3Link {
 // The data-centre values the engine sets on ns-3 (its defaults are a wide-area network's);
 // docs/network.md says why each.
 struct Ns3Settings {
-  std::uint32_t mtu_bytes = 9000;        // jumbo frames on every device
-  std::uint32_t queue_bytes = 1u << 20;  // drop-tail queue per transmitting device
-  std::string tcp = "ns3::TcpNewReno";   // congestion control, by ns-3 TypeId name
+  std::uint32_t mtu_bytes = 9000;     // jumbo frames on every device
+  std::string tcp = "ns3::TcpDctcp";  // congestion control, by ns-3 TypeId name
+  // Each sending port's queue: RED marking ECN (DCTCP's step: every packet that finds at least
+  // mark_packets queued is marked) when red_ecn, else the device's drop-tail queue alone.
+  bool red_ecn = true;
+  std::uint32_t queue_bytes = 1u << 20;  // per port, dropped beyond
+  std::uint32_t mark_packets = 10;
   std::uint32_t initial_cwnd_segments = 10;
   double min_rto_ns = 200e3;            // ns-3's default is 1 s
   double clock_granularity_ns = 1e3;    // 1 ms by default
