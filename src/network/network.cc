@@ -93,8 +93,8 @@ std::deque<BackendInfo>& table() {
        .make = &make_flow},
 #ifdef CHAKRASIM_HAVE_NS3
       {.name = "ns3",
-       .models = "packet level through ns-3: every message a TCP NewReno connection on the flow backend's ECMP route, "
-                 "packets serialised on every hop, drop-tail switch queues, handshake, slow start, loss recovery",
+       .models = "packet level through ns-3: every message a DCTCP connection on the flow backend's ECMP route, "
+                 "packets serialised on every hop, RED queues marking ECN, handshake, slow start, loss recovery",
        .ignores = "RDMA and lossless Ethernet (no PFC, DCQCN or HPCC), switch-internal contention beyond each output "
                   "queue, host stack delays",
        .shift_invariant = false,

@@ -99,7 +99,6 @@ struct Ns3Engine::Impl {
   std::vector<std::uint32_t> free_connections;
   std::size_t open = 0;
   std::unordered_map<std::uint64_t, std::uint32_t> by_client;  // (sender << 16 | its port) -> connection
-  std::vector<std::vector<std::uint16_t>> free_ports;          // per node
   std::vector<std::uint32_t> next_port;                        // per node
   std::vector<ns3::Ptr<ns3::Socket>> listeners;
   std::vector<std::uint64_t> arrivals;
@@ -331,7 +330,6 @@ Ns3Engine::Ns3Engine(std::uint32_t node_count, const std::vector<Ns3Link>& links
     add_interface(l.to, devices.Get(1));
   }
 
-  e.free_ports.resize(node_count);
   e.next_port.assign(node_count, kFirstClientPort);
   Impl* self = impl_.get();
   for (std::uint32_t host : hosts) {
@@ -385,23 +383,25 @@ void Ns3Engine::start_flow(std::uint64_t at_ns, std::uint64_t bytes, std::uint64
 
 void Ns3Engine::Impl::open_connection(Impl* e, std::uint32_t id) {
   Connection& c = e->connections[id];
-  std::uint16_t port = 0;
-  if (!e->free_ports[c.src].empty()) {
-    port = e->free_ports[c.src].back();
-    e->free_ports[c.src].pop_back();
-  } else if (e->next_port[c.src] <= 0xffff) {
-    port = static_cast<std::uint16_t>(e->next_port[c.src]++);
-  } else {
-    e->fail_connection(id, "cannot start: the sender has 64512 connections open already, all its ports");
-    return;
-  }
-  c.port = port;
-  e->by_client[client_key(c.src, port)] = id;
+  // Ports go round from kFirstClientPort (skipping the server's): a port comes back after 64512
+  // connections from the same node, long after their TIME_WAIT; one still bound is skipped.
   c.client = ns3::Socket::CreateSocket(e->nodes.Get(c.src), ns3::TcpSocketFactory::GetTypeId());
-  if (c.client->Bind(ns3::InetSocketAddress(address_of(c.src), port)) != 0) {
-    e->fail_connection(id, "cannot bind its port");
+  bool bound = false;
+  for (std::uint32_t attempt = 0; attempt < 0x10000 && !bound; ++attempt) {
+    std::uint32_t& next = e->next_port[c.src];
+    if (next > 0xffff) next = kFirstClientPort;
+    const auto port = static_cast<std::uint16_t>(next++);
+    if (port == kServerPort || e->by_client.count(client_key(c.src, port)) != 0) continue;
+    if (c.client->Bind(ns3::InetSocketAddress(address_of(c.src), port)) == 0) {
+      c.port = port;
+      bound = true;
+    }
+  }
+  if (!bound) {
+    e->fail_connection(id, "cannot start: every port of the sender is taken");
     return;
   }
+  e->by_client[client_key(c.src, c.port)] = id;
   c.client->SetConnectCallback(ns3::MakeBoundCallback(&Impl::on_connected, e, id),
                                ns3::MakeBoundCallback(&Impl::on_connect_failed, e, id));
   c.client->SetSendCallback(ns3::MakeBoundCallback(&Impl::on_send_space, e, id));
@@ -475,8 +475,8 @@ void Ns3Engine::Impl::on_error_close(Impl* e, std::uint32_t id, ns3::Ptr<ns3::So
 
 void Ns3Engine::Impl::release(Impl* e, std::uint32_t id) {
   Connection& c = e->connections[id];
-  e->by_client.erase(client_key(c.src, c.port));
-  e->free_ports[c.src].push_back(c.port);
+  const auto it = e->by_client.find(client_key(c.src, c.port));
+  if (it != e->by_client.end() && it->second == id) e->by_client.erase(it);
   c.client = nullptr;
   c.server = nullptr;
   c.forward.clear();
