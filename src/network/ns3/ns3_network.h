@@ -1,7 +1,7 @@
 // The packet-level backend (`--backend ns3`): the Fabric simulated packet by packet by ns-3
 // (Debian's ns-3 3.37). Every node of the graph is an ns-3 node with an IPv4 stack, every
 // directed link a point-to-point channel of the link's bandwidth and latency with a drop-tail
-// queue at its sender, and every message a TCP connection (NewReno by default, see
+// queue at its sender (RED marking ECN), and every message a DCTCP connection (see
 // Ns3Settings) from the sending NPU to the receiving one, routed along the flow backend's ECMP
 // route (the same EcmpRouter, seed and flow keys; its ACKs take the reverse route of the same
 // key). The message arrives when the receiving application has read its last byte. A message
