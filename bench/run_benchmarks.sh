@@ -80,6 +80,20 @@ for concurrent in 100 1000; do
   echo "  $concurrent concurrent: median wall $(printf '%s\n' "${walls[@]}" | median) s; last run: $line"
 done
 
+if [ -x "$build/bench/chakrasim_ns3_bench" ]; then
+  echo
+  echo "ns3 backend, k = 8 fat-tree (128 NPUs, 100 Gb/s): median wall s of $runs runs:"
+  for c in "ring 4194304 4" "all-to-all 262144" "all-to-all 4096"; do
+    walls=()
+    for _ in $(seq "$runs"); do
+      # shellcheck disable=SC2086
+      line=$("$build/bench/chakrasim_ns3_bench" $c)
+      walls+=("$(sed -E 's/.*wall_s=([0-9.]+).*/\1/' <<< "$line")")
+    done
+    echo "  $c: median wall $(printf '%s\n' "${walls[@]}" | median) s; last run: $line"
+  done
+fi
+
 echo
 echo "Event queue microbenchmark:"
 "$build/bench/chakrasim_event_queue_bench" --benchmark_repetitions="$runs" --benchmark_report_aggregates_only=true

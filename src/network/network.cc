@@ -7,6 +7,9 @@
 #include "network/analytical/congestion_unaware.h"
 #include "network/fabric/generators.h"
 #include "network/flow/flow_network.h"
+#ifdef CHAKRASIM_HAVE_NS3
+#include "network/ns3/ns3_network.h"
+#endif
 
 namespace chakrasim::network {
 namespace {
@@ -32,6 +35,30 @@ std::unique_ptr<Network> make_flow(const Topology& topology, EventQueue& queue, 
   return std::make_unique<FlowNetwork>(std::move(fabric), queue, sink,
                                        FlowOptions{.routing = topology.spec().routing,
                                                    .nic_bytes_per_ns = topology.spec().nic_bytes_per_ns});
+}
+
+#ifdef CHAKRASIM_HAVE_NS3
+std::unique_ptr<Network> make_ns3(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
+                                  bool /*symmetric: not shift-invariant, never asked*/) {
+  auto fabric =
+      topology.spec().fabric ? topology.spec().fabric : std::make_shared<const Fabric>(fabric_of_dimensions(topology));
+  return std::make_unique<Ns3Network>(std::move(fabric), queue, sink);
+}
+#endif
+
+// Backends this build leaves out, and why: asking for one says so instead of "unknown".
+struct AbsentBackend {
+  const char* name;
+  const char* reason;
+};
+const std::vector<AbsentBackend>& absent_backends() {
+  static const std::vector<AbsentBackend> absent = {
+#ifndef CHAKRASIM_HAVE_NS3
+      {"ns3", "this chakrasim was built without ns-3 (libns3-dev was not found when it was configured, or "
+              "CHAKRASIM_NS3 was OFF); install libns3-dev and rebuild"},
+#endif
+  };
+  return absent;
 }
 
 std::deque<BackendInfo>& table() {
@@ -68,6 +95,19 @@ std::deque<BackendInfo>& table() {
        .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file", "routing", "ecmp_seed",
                   "routes_file", "nic_bandwidth"},
        .make = &make_flow},
+#ifdef CHAKRASIM_HAVE_NS3
+      {.name = "ns3",
+       .models = "packet level through ns-3: every message a DCTCP connection on the flow backend's ECMP route, "
+                 "packets serialised on every hop, RED queues marking ECN, handshake, slow start, loss recovery",
+       .ignores = "RDMA and lossless Ethernet (no PFC, DCQCN or HPCC), switch-internal contention beyond each output "
+                  "queue, host stack delays",
+       .shift_invariant = false,
+       .has_links = false,
+       .own_engine = true,
+       .routes_fabric = true,
+       .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file"},
+       .make = &make_ns3},
+#endif
   };
   return rows;
 }
@@ -79,6 +119,9 @@ const std::deque<BackendInfo>& backends() { return table(); }
 const BackendInfo& find_backend(const std::string& name) {
   for (const BackendInfo& b : backends()) {
     if (name == b.name) return b;
+  }
+  for (const AbsentBackend& a : absent_backends()) {
+    if (name == a.name) fail("network backend \"{}\" is not available: {}", name, a.reason);
   }
   std::string valid;
   for (const BackendInfo& b : backends()) valid += std::string(valid.empty() ? "" : ", ") + b.name;

@@ -195,9 +195,9 @@ TEST(Cli, MissingWorkloadNamesThePath) {
 TEST(Cli, UnknownBackendListsTheValidOnes) {
   DemoFiles f("cli_backend");
   const CommandResult r =
-      run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network, "--backend", "ns3"});
+      run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network, "--backend", "htsim"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("\"ns3\""));
+  EXPECT_THAT(r.err, HasSubstr("\"htsim\""));
   EXPECT_THAT(r.err, HasSubstr("congestion-unaware"));
 }
 

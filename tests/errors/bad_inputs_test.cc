@@ -412,10 +412,10 @@ std::vector<Case> catalogue() {
                {"--num-queues-per-dim", "value 0 ", "expected an integer of at least 1"}});
   c.push_back({"UnknownBackend",
                [](CaseFiles& s) {
-                 s.extra_args = {"--backend", "ns3"};
+                 s.extra_args = {"--backend", "htsim"};
                },
                1,
-               {"backend", "\"ns3\"", "congestion-unaware", "congestion-aware"}});
+               {"backend", "\"htsim\"", "congestion-unaware", "congestion-aware"}});
   c.push_back({"SystemPathIsADirectory",
                [](CaseFiles& s) {
                  s.system = (s.dir / "system.d").string();

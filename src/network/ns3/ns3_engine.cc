@@ -1,0 +1,518 @@
+// Compiled as C++17 (the only file that includes ns-3's headers): see ns3_engine.h.
+#include "network/ns3/ns3_engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include <ns3/boolean.h>
+#include <ns3/config.h>
+#include <ns3/data-rate.h>
+#include <ns3/double.h>
+#include <ns3/heap-scheduler.h>
+#include <ns3/inet-socket-address.h>
+#include <ns3/internet-stack-helper.h>
+#include <ns3/ipv4-route.h>
+#include <ns3/ipv4-routing-helper.h>
+#include <ns3/ipv4-routing-protocol.h>
+#include <ns3/ipv4.h>
+#include <ns3/node-container.h>
+#include <ns3/node.h>
+#include <ns3/nstime.h>
+#include <ns3/object-factory.h>
+#include <ns3/packet.h>
+#include <ns3/point-to-point-helper.h>
+#include <ns3/queue-size.h>
+#include <ns3/scheduler.h>
+#include <ns3/simulator.h>
+#include <ns3/socket.h>
+#include <ns3/string.h>
+#include <ns3/tcp-socket-factory.h>
+#include <ns3/traffic-control-helper.h>
+#include <ns3/type-id.h>
+#include <ns3/uinteger.h>
+
+#include "core/error.h"
+
+namespace chakrasim::network {
+namespace {
+
+// Every node has one IPv4 address, on all its interfaces: 10.0.0.1 + node index.
+constexpr std::uint32_t kFirstAddress = 0x0A000001u;
+ns3::Ipv4Address address_of(std::uint32_t node) { return ns3::Ipv4Address(kFirstAddress + node); }
+// Receivers listen on this port; senders bind ports from kFirstClientPort up, one per open
+// connection of theirs, so that (sender, its port) names a connection in either direction.
+constexpr std::uint16_t kServerPort = 80;
+constexpr std::uint32_t kFirstClientPort = 1024;
+
+// The simulator's event list, with a look at its head: ns-3 has no public "next event time",
+// but a scheduler's PeekNext() is public. The engine installs this one and finds it again
+// through `current`.
+class PeekScheduler : public ns3::HeapScheduler {
+ public:
+  static ns3::TypeId GetTypeId() {
+    static ns3::TypeId tid = ns3::TypeId("chakrasim::PeekScheduler")
+                                 .SetParent<ns3::HeapScheduler>()
+                                 .SetGroupName("chakrasim")
+                                 .AddConstructor<PeekScheduler>();
+    return tid;
+  }
+  PeekScheduler() { current = this; }
+  ~PeekScheduler() override {
+    if (current == this) current = nullptr;
+  }
+  static PeekScheduler* current;
+};
+PeekScheduler* PeekScheduler::current = nullptr;
+
+bool engine_alive = false;
+
+}  // namespace
+
+struct Ns3Engine::Impl {
+  struct Hop {
+    std::uint32_t node;
+    std::uint32_t interface;
+  };
+  struct Connection {
+    std::uint64_t tag = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t unsent = 0;
+    std::uint64_t received = 0;
+    std::uint32_t src = 0;
+    std::uint32_t dst = 0;
+    std::uint16_t port = 0;
+    std::uint32_t closed = 0;  // ends closed, of 2
+    bool delivered = false;
+    bool closing = false;
+    std::vector<Hop> forward, reverse;
+    ns3::Ptr<ns3::Socket> client, server;
+  };
+
+  Ns3Settings settings;
+  ns3::NodeContainer nodes;
+  std::uint32_t first_node_id = 0;
+  // Per node, per interface: the route out of it (made once, handed to every packet).
+  std::vector<std::vector<ns3::Ptr<ns3::Ipv4Route>>> routes;
+  std::vector<Hop> link_hop;  // per fabric link: its sending node and interface there
+  std::vector<Connection> connections;
+  std::vector<std::uint32_t> free_connections;
+  std::size_t open = 0;
+  std::unordered_map<std::uint64_t, std::uint32_t> by_client;  // (sender << 16 | its port) -> connection
+  std::vector<std::uint32_t> next_port;                        // per node
+  std::vector<ns3::Ptr<ns3::Socket>> listeners;
+  std::vector<std::uint64_t> arrivals;
+  std::string error;
+
+  static std::uint64_t client_key(std::uint32_t node, std::uint16_t port) {
+    return (static_cast<std::uint64_t>(node) << 16) | port;
+  }
+
+  // The interface `node` sends a packet on, from its TCP ports and addresses; false when the
+  // packet belongs to no open connection (a stray segment after both ends closed).
+  bool next_interface(std::uint32_t node, const ns3::Packet& packet, const ns3::Ipv4Header& header,
+                      std::uint32_t& interface) const {
+    std::uint8_t ports[4];
+    if (packet.CopyData(ports, 4) != 4) return false;
+    const std::uint16_t src_port = static_cast<std::uint16_t>(ports[0] << 8 | ports[1]);
+    const std::uint16_t dst_port = static_cast<std::uint16_t>(ports[2] << 8 | ports[3]);
+    const bool forward = dst_port == kServerPort;
+    const std::uint32_t client = (forward ? header.GetSource() : header.GetDestination()).Get() - kFirstAddress;
+    const auto it = by_client.find(client_key(client, forward ? src_port : dst_port));
+    if (it == by_client.end()) return false;
+    const Connection& c = connections[it->second];
+    for (const Hop& h : forward ? c.forward : c.reverse) {
+      if (h.node == node) {
+        interface = h.interface;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void fail_connection(std::uint32_t id, const char* what) {
+    if (error.empty()) {
+      const Connection& c = connections[id];
+      error = "ns-3: the TCP connection of a message of " + std::to_string(c.bytes) + " bytes from node " +
+              std::to_string(c.src) + " to node " + std::to_string(c.dst) + " " + what;
+    }
+    ns3::Simulator::Stop();
+  }
+
+  static void open_connection(Impl* e, std::uint32_t id);
+  static void on_connected(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket);
+  static void on_connect_failed(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket);
+  static void on_send_space(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket, std::uint32_t room);
+  static bool on_request(Impl* e, ns3::Ptr<ns3::Socket> socket, const ns3::Address& from);
+  static void on_accept(Impl* e, ns3::Ptr<ns3::Socket> socket, const ns3::Address& from);
+  static void on_receive(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket);
+  static void on_close(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket);
+  static void on_error_close(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket);
+  static void release(Impl* e, std::uint32_t id);
+  void fill(std::uint32_t id);
+};
+
+namespace {
+
+// Routes every packet along its connection's path, which the engine was given: at each node a
+// hash lookup by the packet's sender and port, no table scan.
+class FlowRouting : public ns3::Ipv4RoutingProtocol {
+ public:
+  static ns3::TypeId GetTypeId() {
+    static ns3::TypeId tid = ns3::TypeId("chakrasim::FlowRouting")
+                                 .SetParent<ns3::Ipv4RoutingProtocol>()
+                                 .SetGroupName("chakrasim")
+                                 .AddConstructor<FlowRouting>();
+    return tid;
+  }
+  void bind(const Ns3Engine::Impl* engine, std::uint32_t node) {
+    engine_ = engine;
+    node_ = node;
+  }
+
+  ns3::Ptr<ns3::Ipv4Route> RouteOutput(ns3::Ptr<ns3::Packet> p, const ns3::Ipv4Header& header,
+                                       ns3::Ptr<ns3::NetDevice> /*oif*/, ns3::Socket::SocketErrno& sockerr) override {
+    std::uint32_t interface = 0;
+    if (!p) {  // a socket asking which source address to use: the node's one, on any interface
+      sockerr = ns3::Socket::ERROR_NOTERROR;
+      return engine_->routes[node_].size() > 1 ? engine_->routes[node_][1] : nullptr;
+    }
+    if (!engine_->next_interface(node_, *p, header, interface)) {
+      sockerr = ns3::Socket::ERROR_NOROUTETOHOST;
+      return nullptr;
+    }
+    sockerr = ns3::Socket::ERROR_NOTERROR;
+    return engine_->routes[node_][interface];
+  }
+
+  bool RouteInput(ns3::Ptr<const ns3::Packet> p, const ns3::Ipv4Header& header, ns3::Ptr<const ns3::NetDevice> idev,
+                  UnicastForwardCallback ucb, MulticastForwardCallback /*mcb*/, LocalDeliverCallback lcb,
+                  ErrorCallback ecb) override {
+    if (header.GetDestination() == address_of(node_)) {
+      lcb(p, header, static_cast<std::uint32_t>(ipv4_->GetInterfaceForDevice(idev)));
+      return true;
+    }
+    std::uint32_t interface = 0;
+    if (!engine_->next_interface(node_, *p, header, interface)) {
+      ecb(p, header, ns3::Socket::ERROR_NOROUTETOHOST);
+      return true;
+    }
+    ucb(engine_->routes[node_][interface], p, header);
+    return true;
+  }
+
+  void NotifyInterfaceUp(std::uint32_t) override {}
+  void NotifyInterfaceDown(std::uint32_t) override {}
+  void NotifyAddAddress(std::uint32_t, ns3::Ipv4InterfaceAddress) override {}
+  void NotifyRemoveAddress(std::uint32_t, ns3::Ipv4InterfaceAddress) override {}
+  void SetIpv4(ns3::Ptr<ns3::Ipv4> ipv4) override { ipv4_ = ipv4; }
+  void PrintRoutingTable(ns3::Ptr<ns3::OutputStreamWrapper>, ns3::Time::Unit) const override {}
+
+ protected:
+  void DoDispose() override {
+    ipv4_ = nullptr;
+    ns3::Ipv4RoutingProtocol::DoDispose();
+  }
+
+ private:
+  const Ns3Engine::Impl* engine_ = nullptr;
+  std::uint32_t node_ = 0;
+  ns3::Ptr<ns3::Ipv4> ipv4_;
+};
+
+class FlowRoutingHelper : public ns3::Ipv4RoutingHelper {
+ public:
+  FlowRoutingHelper(const Ns3Engine::Impl* engine, std::uint32_t first_node_id)
+      : engine_(engine), first_node_id_(first_node_id) {}
+  FlowRoutingHelper* Copy() const override { return new FlowRoutingHelper(*this); }
+  ns3::Ptr<ns3::Ipv4RoutingProtocol> Create(ns3::Ptr<ns3::Node> node) const override {
+    ns3::Ptr<FlowRouting> routing = ns3::CreateObject<FlowRouting>();
+    routing->bind(engine_, node->GetId() - first_node_id_);
+    return routing;
+  }
+
+ private:
+  const Ns3Engine::Impl* engine_;
+  std::uint32_t first_node_id_;
+};
+
+ns3::Time ns_time(double ns) { return ns3::Time::FromDouble(ns, ns3::Time::NS); }
+
+void set_default(const std::string& name, const ns3::AttributeValue& value) {
+  if (!ns3::Config::SetDefaultFailSafe(name, value)) {
+    fail("ns-3 has no attribute {} (or refused its value): this build's ns-3 does not match the backend", name);
+  }
+}
+
+}  // namespace
+
+Ns3Engine::Ns3Engine(std::uint32_t node_count, const std::vector<Ns3Link>& links,
+                     const std::vector<std::uint32_t>& hosts, const Ns3Settings& settings)
+    : impl_(std::make_unique<Impl>()) {
+  if (engine_alive) {
+    fail("the ns3 backend runs one network per process (ns-3's simulator is a singleton), and one exists already");
+  }
+  if (ns3::Time::GetResolution() != ns3::Time::NS) fail("ns-3's time resolution is not 1 ns");
+  engine_alive = true;
+  Impl& e = *impl_;
+  e.settings = settings;
+
+  ns3::ObjectFactory scheduler;
+  scheduler.SetTypeId(PeekScheduler::GetTypeId());
+  ns3::Simulator::SetScheduler(scheduler);
+
+  const ns3::TypeId tcp = [&] {
+    ns3::TypeId id;
+    if (!ns3::TypeId::LookupByNameFailSafe(settings.tcp, &id)) fail("ns-3 has no TCP variant {}", settings.tcp);
+    return id;
+  }();
+  set_default("ns3::TcpL4Protocol::SocketType", ns3::TypeIdValue(tcp));
+  // IPv4 and TCP headers with the timestamp option take 20 + 32 bytes of every packet.
+  set_default("ns3::TcpSocket::SegmentSize", ns3::UintegerValue(settings.mtu_bytes - 52));
+  set_default("ns3::TcpSocket::InitialCwnd", ns3::UintegerValue(settings.initial_cwnd_segments));
+  set_default("ns3::TcpSocket::SndBufSize", ns3::UintegerValue(settings.socket_buffer_bytes));
+  set_default("ns3::TcpSocket::RcvBufSize", ns3::UintegerValue(settings.socket_buffer_bytes));
+  set_default("ns3::TcpSocket::DelAckCount", ns3::UintegerValue(settings.delayed_ack_count));
+  set_default("ns3::TcpSocket::DelAckTimeout", ns3::TimeValue(ns_time(settings.delayed_ack_timeout_ns)));
+  set_default("ns3::TcpSocket::ConnTimeout", ns3::TimeValue(ns_time(settings.connect_timeout_ns)));
+  set_default("ns3::TcpSocket::TcpNoDelay", ns3::BooleanValue(true));
+  set_default("ns3::TcpSocketBase::MinRto", ns3::TimeValue(ns_time(settings.min_rto_ns)));
+  set_default("ns3::TcpSocketBase::ClockGranularity", ns3::TimeValue(ns_time(settings.clock_granularity_ns)));
+  // TIME_WAIT lasts two of these: a closed connection's port is reused only once both ends
+  // have closed, and a stray segment afterwards finds no route and is dropped.
+  set_default("ns3::TcpSocketBase::MaxSegLifetime", ns3::DoubleValue(1e-6));
+
+  e.nodes.Create(node_count);
+  e.first_node_id = e.nodes.Get(0)->GetId();
+  FlowRoutingHelper routing(impl_.get(), e.first_node_id);
+  ns3::InternetStackHelper stack;
+  stack.SetIpv6StackInstall(false);
+  stack.SetRoutingHelper(routing);
+  stack.Install(e.nodes);
+
+  e.routes.resize(node_count);
+  for (std::uint32_t n = 0; n < node_count; ++n) e.routes[n].push_back(nullptr);  // the loopback interface
+  auto add_interface = [&](std::uint32_t node, ns3::Ptr<ns3::NetDevice> device) {
+    ns3::Ptr<ns3::Ipv4> ipv4 = e.nodes.Get(node)->GetObject<ns3::Ipv4>();
+    const std::uint32_t interface = ipv4->AddInterface(device);
+    ipv4->AddAddress(interface, ns3::Ipv4InterfaceAddress(address_of(node), ns3::Ipv4Mask(0xffffffffu)));
+    ipv4->SetUp(interface);
+    ns3::Ptr<ns3::Ipv4Route> route = ns3::Create<ns3::Ipv4Route>();
+    route->SetSource(address_of(node));
+    route->SetGateway(ns3::Ipv4Address::GetAny());
+    route->SetOutputDevice(device);
+    if (e.routes[node].size() <= interface) e.routes[node].resize(interface + 1);
+    e.routes[node][interface] = route;
+    return interface;
+  };
+  ns3::PointToPointHelper p2p;
+  p2p.SetDeviceAttribute("Mtu", ns3::UintegerValue(settings.mtu_bytes));
+  // With RED in front, the device keeps a single packet waiting (ns-3 stops the queue disc while
+  // the device is full), so the queue that builds up is RED's and is marked.
+  p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
+               ns3::QueueSizeValue(settings.red_ecn ? ns3::QueueSize(ns3::QueueSizeUnit::PACKETS, 1)
+                                                    : ns3::QueueSize(ns3::QueueSizeUnit::BYTES, settings.queue_bytes)));
+  ns3::TrafficControlHelper red;
+  const std::uint32_t queue_packets = std::max(settings.queue_bytes / settings.mtu_bytes, settings.mark_packets + 1);
+  red.SetRootQueueDisc("ns3::RedQueueDisc", "UseEcn", ns3::BooleanValue(true), "UseHardDrop", ns3::BooleanValue(false),
+                       "Gentle", ns3::BooleanValue(false), "QW", ns3::DoubleValue(1.0), "MinTh",
+                       ns3::DoubleValue(settings.mark_packets), "MaxTh", ns3::DoubleValue(settings.mark_packets),
+                       "MaxSize", ns3::QueueSizeValue(ns3::QueueSize(ns3::QueueSizeUnit::PACKETS, queue_packets)));
+  e.link_hop.reserve(links.size());
+  for (const Ns3Link& l : links) {
+    const double bps = std::round(l.bytes_per_ns * 8e9);
+    if (!(bps >= 1 && bps < 1.8e19)) fail("ns-3: a link of {} bytes/ns has no bit rate ns-3 can hold", l.bytes_per_ns);
+    p2p.SetDeviceAttribute("DataRate", ns3::DataRateValue(ns3::DataRate(static_cast<std::uint64_t>(bps))));
+    p2p.SetChannelAttribute("Delay", ns3::TimeValue(ns_time(l.latency_ns)));
+    ns3::NetDeviceContainer devices = p2p.Install(e.nodes.Get(l.from), e.nodes.Get(l.to));
+    if (settings.red_ecn) red.Install(devices.Get(0));
+    e.link_hop.push_back({l.from, add_interface(l.from, devices.Get(0))});
+    add_interface(l.to, devices.Get(1));
+  }
+
+  e.next_port.assign(node_count, kFirstClientPort);
+  Impl* self = impl_.get();
+  for (std::uint32_t host : hosts) {
+    ns3::Ptr<ns3::Socket> listener = ns3::Socket::CreateSocket(e.nodes.Get(host), ns3::TcpSocketFactory::GetTypeId());
+    if (listener->Bind(ns3::InetSocketAddress(address_of(host), kServerPort)) != 0 || listener->Listen() != 0) {
+      fail("ns-3: node {} cannot listen for connections", host);
+    }
+    listener->SetAcceptCallback(ns3::MakeBoundCallback(&Impl::on_request, self),
+                                ns3::MakeBoundCallback(&Impl::on_accept, self));
+    e.listeners.push_back(listener);
+  }
+}
+
+Ns3Engine::~Ns3Engine() {
+  for (Impl::Connection& c : impl_->connections) {
+    c.client = nullptr;
+    c.server = nullptr;
+  }
+  impl_->listeners.clear();
+  impl_->routes.clear();
+  ns3::Simulator::Destroy();
+  impl_.reset();
+  engine_alive = false;
+}
+
+void Ns3Engine::start_flow(std::uint64_t at_ns, std::uint64_t bytes, std::uint64_t tag,
+                           const std::vector<std::uint32_t>& path, const std::vector<std::uint32_t>& reverse_path) {
+  Impl& e = *impl_;
+  const std::uint64_t now = now_ns();
+  if (at_ns < now) fail("ns-3: a message sent at {} ns, but ns-3's clock reads {} ns already", at_ns, now);
+  std::uint32_t id = 0;
+  if (e.free_connections.empty()) {
+    id = static_cast<std::uint32_t>(e.connections.size());
+    e.connections.emplace_back();
+  } else {
+    id = e.free_connections.back();
+    e.free_connections.pop_back();
+  }
+  Impl::Connection& c = e.connections[id];
+  c = Impl::Connection{};
+  c.tag = tag;
+  c.bytes = bytes;
+  c.unsent = bytes;
+  c.src = e.link_hop[path.front()].node;
+  for (std::uint32_t link : path) c.forward.push_back(e.link_hop[link]);
+  for (std::uint32_t link : reverse_path) c.reverse.push_back(e.link_hop[link]);
+  c.dst = e.link_hop[reverse_path.front()].node;
+  ++e.open;
+  ns3::Simulator::Schedule(ns3::NanoSeconds(static_cast<std::int64_t>(at_ns - now)), &Impl::open_connection, &e, id);
+}
+
+void Ns3Engine::Impl::open_connection(Impl* e, std::uint32_t id) {
+  Connection& c = e->connections[id];
+  // Ports go round from kFirstClientPort (skipping the server's): a port comes back after 64512
+  // connections from the same node, long after their TIME_WAIT; one still bound is skipped.
+  c.client = ns3::Socket::CreateSocket(e->nodes.Get(c.src), ns3::TcpSocketFactory::GetTypeId());
+  bool bound = false;
+  for (std::uint32_t attempt = 0; attempt < 0x10000 && !bound; ++attempt) {
+    std::uint32_t& next = e->next_port[c.src];
+    if (next > 0xffff) next = kFirstClientPort;
+    const auto port = static_cast<std::uint16_t>(next++);
+    if (port == kServerPort || e->by_client.count(client_key(c.src, port)) != 0) continue;
+    if (c.client->Bind(ns3::InetSocketAddress(address_of(c.src), port)) == 0) {
+      c.port = port;
+      bound = true;
+    }
+  }
+  if (!bound) {
+    e->fail_connection(id, "cannot start: every port of the sender is taken");
+    return;
+  }
+  e->by_client[client_key(c.src, c.port)] = id;
+  c.client->SetConnectCallback(ns3::MakeBoundCallback(&Impl::on_connected, e, id),
+                               ns3::MakeBoundCallback(&Impl::on_connect_failed, e, id));
+  c.client->SetSendCallback(ns3::MakeBoundCallback(&Impl::on_send_space, e, id));
+  c.client->SetCloseCallbacks(ns3::MakeBoundCallback(&Impl::on_close, e, id),
+                              ns3::MakeBoundCallback(&Impl::on_error_close, e, id));
+  c.client->Connect(ns3::InetSocketAddress(address_of(c.dst), kServerPort));
+}
+
+void Ns3Engine::Impl::fill(std::uint32_t id) {
+  Connection& c = connections[id];
+  if (!c.client || c.closing) return;
+  while (c.unsent > 0) {
+    const std::uint32_t room = c.client->GetTxAvailable();
+    if (room == 0) break;
+    const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(c.unsent, room));
+    const int sent = c.client->Send(ns3::Create<ns3::Packet>(n));
+    if (sent <= 0) break;
+    c.unsent -= static_cast<std::uint64_t>(sent);
+  }
+  if (c.unsent == 0) {  // FIN follows the last byte
+    c.closing = true;
+    c.client->Close();
+  }
+}
+
+void Ns3Engine::Impl::on_connected(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket>) { e->fill(id); }
+
+void Ns3Engine::Impl::on_connect_failed(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket>) {
+  e->fail_connection(id, "could not be opened (the SYN was lost more times than ns-3 retries)");
+}
+
+void Ns3Engine::Impl::on_send_space(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket>, std::uint32_t) { e->fill(id); }
+
+bool Ns3Engine::Impl::on_request(Impl*, ns3::Ptr<ns3::Socket>, const ns3::Address&) { return true; }
+
+void Ns3Engine::Impl::on_accept(Impl* e, ns3::Ptr<ns3::Socket> socket, const ns3::Address& from) {
+  const ns3::InetSocketAddress peer = ns3::InetSocketAddress::ConvertFrom(from);
+  const auto it = e->by_client.find(client_key(peer.GetIpv4().Get() - kFirstAddress, peer.GetPort()));
+  if (it == e->by_client.end()) {
+    socket->Close();
+    return;
+  }
+  const std::uint32_t id = it->second;
+  Connection& c = e->connections[id];
+  c.server = socket;
+  socket->SetRecvCallback(ns3::MakeBoundCallback(&Impl::on_receive, e, id));
+  socket->SetCloseCallbacks(ns3::MakeBoundCallback(&Impl::on_close, e, id),
+                            ns3::MakeBoundCallback(&Impl::on_error_close, e, id));
+  on_receive(e, id, socket);
+}
+
+void Ns3Engine::Impl::on_receive(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket) {
+  Connection& c = e->connections[id];
+  while (ns3::Ptr<ns3::Packet> p = socket->Recv()) c.received += p->GetSize();
+  if (!c.delivered && c.received >= c.bytes) {
+    c.delivered = true;
+    e->arrivals.push_back(c.tag);
+    socket->Close();
+    ns3::Simulator::Stop();  // after this event: the caller reports the arrival at this very ns
+  }
+}
+
+void Ns3Engine::Impl::on_close(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket>) {
+  if (++e->connections[id].closed == 2) ns3::Simulator::ScheduleNow(&Impl::release, e, id);
+}
+
+void Ns3Engine::Impl::on_error_close(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket) {
+  if (!e->connections[id].delivered) e->fail_connection(id, "was reset or timed out before its last byte arrived");
+  on_close(e, id, socket);
+}
+
+void Ns3Engine::Impl::release(Impl* e, std::uint32_t id) {
+  Connection& c = e->connections[id];
+  const auto it = e->by_client.find(client_key(c.src, c.port));
+  if (it != e->by_client.end() && it->second == id) e->by_client.erase(it);
+  c.client = nullptr;
+  c.server = nullptr;
+  c.forward.clear();
+  c.reverse.clear();
+  e->free_connections.push_back(id);
+  --e->open;
+}
+
+std::uint64_t Ns3Engine::next_event_ns() const {
+  const PeekScheduler* s = PeekScheduler::current;
+  if (s == nullptr || s->IsEmpty()) return kNoEvent;
+  return s->PeekNext().key.m_ts;
+}
+
+std::uint64_t Ns3Engine::now_ns() const { return static_cast<std::uint64_t>(ns3::Simulator::Now().GetTimeStep()); }
+
+void Ns3Engine::run_until(std::uint64_t until_ns) {
+  if (next_event_ns() > until_ns) return;
+  const std::uint64_t now = now_ns();
+  const ns3::EventId stop = ns3::Simulator::Schedule(ns3::NanoSeconds(static_cast<std::int64_t>(until_ns - now)),
+                                                     static_cast<void (*)()>(&ns3::Simulator::Stop));
+  ns3::Simulator::Run();
+  // Stopped by an arrival first: the stop event stays behind, cancelled (cheaper than removing
+  // it from the heap); ns-3 skips it when its time comes.
+  if (!stop.IsExpired()) ns3::Simulator::Cancel(stop);
+  if (!impl_->error.empty()) throw Error(impl_->error);
+}
+
+std::vector<std::uint64_t> Ns3Engine::take_arrivals() {
+  std::vector<std::uint64_t> out;
+  out.swap(impl_->arrivals);
+  return out;
+}
+
+std::uint64_t Ns3Engine::events() const { return ns3::Simulator::GetEventCount(); }
+
+std::size_t Ns3Engine::open_connections() const { return impl_->open; }
+
+}  // namespace chakrasim::network

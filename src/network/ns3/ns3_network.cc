@@ -1,0 +1,81 @@
+#include "network/ns3/ns3_network.h"
+
+#include <algorithm>
+
+#include "core/sim_time.h"
+
+namespace chakrasim::network {
+namespace {
+
+std::vector<Ns3Link> links_of(const Fabric& fabric) {
+  std::vector<Ns3Link> links;
+  links.reserve(fabric.link_count());
+  for (const FabricLink& l : fabric.links()) links.push_back({l.from, l.to, l.bytes_per_ns, l.latency_ns});
+  return links;
+}
+
+std::vector<std::uint32_t> hosts_of(const Fabric& fabric) {
+  std::vector<std::uint32_t> hosts;
+  for (NpuId r = 0; r < fabric.npu_count(); ++r) hosts.push_back(fabric.npu_node(r));
+  return hosts;
+}
+
+}  // namespace
+
+Ns3Network::Ns3Network(std::shared_ptr<const Fabric> fabric, EventQueue& queue, ArrivalSink& sink,
+                       const Ns3Settings& settings, std::uint64_t ecmp_seed)
+    : fabric_(std::move(fabric)),
+      router_(*fabric_, ecmp_seed),
+      queue_(queue),
+      sink_(sink),
+      engine_(fabric_->node_count(), links_of(*fabric_), hosts_of(*fabric_), settings) {}
+
+void Ns3Network::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) {
+  // The same flow keys as the flow backend, so that both take the same routes.
+  const std::uint64_t key = next_flow_key_++;
+  router_.route(src, dst, key, route_);
+  if (bytes == 0) {  // no connection: the path's latency alone
+    double latency = 0;
+    for (std::uint32_t id : route_) latency += fabric_->link(id).latency_ns;
+    const Tick at = time_after(queue_.now(), ticks_from_ns(latency, [&] { return "a path's latency"; }),
+                               [&] { return fmt::format("an empty message from NPU {} to NPU {}", src, dst); });
+    queue_.schedule(at, EventTarget::kNetwork, 0, dst, message);
+    return;
+  }
+  router_.route(dst, src, key, reverse_);
+  engine_.start_flow(queue_.now(), bytes, message, route_, reverse_);
+  ++in_flight_;
+}
+
+void Ns3Network::handle(const Event& event) { sink_.on_arrival(event.arg); }
+
+Tick Ns3Network::next_event_time() const {
+  if (!ready_.empty()) return ready_at_;
+  // With no message in flight, what ns-3 still has to do (closing handshakes, ACKs, cancelled
+  // timers) concerns no one until the next send, which runs it first.
+  if (in_flight_ == 0) return kNeverTick;
+  const std::uint64_t next = engine_.next_event_ns();
+  if (next == Ns3Engine::kNoEvent) return kNeverTick;
+  return std::max<Tick>(next, queue_.now());
+}
+
+void Ns3Network::advance_to(Tick t) {
+  for (;;) {
+    if (!ready_.empty() && ready_at_ <= t) {
+      const std::vector<std::uint64_t> arrived = std::move(ready_);
+      ready_.clear();
+      in_flight_ -= arrived.size();
+      for (std::uint64_t message : arrived) sink_.on_arrival(message);
+    }
+    if (in_flight_ == 0) return;
+    // Nothing happens in chakrasim before its queue's next event, but for an arrival: ns-3 may
+    // run up to that event, and stops at the first arrival on its way.
+    engine_.run_until(queue_.empty() ? kMaxSimulatedNs : queue_.next_time());
+    ready_ = engine_.take_arrivals();
+    if (ready_.empty()) return;
+    ready_at_ = engine_.now_ns();
+    if (ready_at_ > t) return;  // reported when the loop gets there
+  }
+}
+
+}  // namespace chakrasim::network
