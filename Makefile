@@ -7,8 +7,9 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 APT_PACKAGES := cmake make g++ libprotobuf-dev protobuf-compiler libyaml-cpp-dev \
   nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev libpugixml-dev libns3-dev
 # Only the tests need these: graphviz renders `chakra visualize` SVG/PDF, chromium loads the
-# HTML report headless, clang-format-14 checks that the tree follows .clang-format.
-TEST_APT_PACKAGES := graphviz chromium clang-format-14
+# HTML report headless, clang-format-14 checks that the tree follows .clang-format, SimGrid is
+# the oracle the flow backend is checked against (tests/network/flow_simgrid_test.cc).
+TEST_APT_PACKAGES := graphviz chromium clang-format-14 libsimgrid-dev
 
 .PHONY: all deps test-deps configure build simulator run test test-asan fuzz bench clean
 
@@ -42,7 +43,8 @@ simulator: configure
 run: simulator
 	@$(BUILD)/chakrasim demo
 
-test: build test-deps
+# test-deps first: the build looks for SimGrid when it configures.
+test: test-deps build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer (gcc).
