@@ -30,6 +30,7 @@ FlowNetwork::FlowNetwork(std::shared_ptr<const Fabric> fabric, EventQueue& queue
 
 void FlowNetwork::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) {
   router_.route(src, dst, next_flow_key_++, route_);
+  if (route_.empty()) bytes = 0;  // to itself: nothing crosses a link
   double latency = 0;
   for (std::uint32_t id : route_) latency += fabric_->link(id).latency_ns;
   if (bytes == 0) {  // nothing to share: the path's latency alone
@@ -55,7 +56,9 @@ void FlowNetwork::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t 
   f.start = queue_.now();
   f.remaining_bytes = static_cast<double>(bytes);
   f.rate = 0;
-  f.updated_at = static_cast<double>(queue_.now());
+  // A flow that ended within this ns, after its start, may have moved the clock past it.
+  clock_ns_ = std::max(clock_ns_, static_cast<double>(queue_.now()));
+  f.updated_at = clock_ns_;
   f.latency_ns = latency;
   f.active = true;
   ++active_;
@@ -63,7 +66,7 @@ void FlowNetwork::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t 
 }
 
 void FlowNetwork::apply(const std::vector<MaxMinSolver::Change>& changes) {
-  const double now = static_cast<double>(queue_.now());
+  const double now = clock_ns_;
   for (const MaxMinSolver::Change& change : changes) {
     Flow& f = flows_[change.flow];
     if (observer_ != nullptr && change.old_rate > 0) report_segment(change.flow, change.old_rate);
@@ -72,21 +75,27 @@ void FlowNetwork::apply(const std::vector<MaxMinSolver::Change>& changes) {
     f.rate = solver_.rate(change.flow);
     ++f.version;
     if (f.rate <= 0) continue;  // never for positive capacities; a re-solve will give it a rate
-    // Exact in doubles; ticks truncate, as the analytical backends' delays do, so that where the
-    // models coincide (one message per link at a time) the figures agree to the ns.
-    const Tick left = ticks_from_ns(f.remaining_bytes / f.rate, [&] {
+    f.finish_ns = now + f.remaining_bytes / f.rate;
+    ticks_from_ns(f.finish_ns, [&] {  // a time the clock can hold, or a clear error now
       return fmt::format("a flow with {} bytes left at {} bytes/ns", f.remaining_bytes, f.rate);
     });
-    f.finish_ns = now + f.remaining_bytes / f.rate;
-    const Tick done = time_after(queue_.now(), left, [&] { return std::string("a flow"); });
-    completions_.push({done, change.flow, f.version});
+    completions_.push_back({f.finish_ns, change.flow, f.version});
+    std::push_heap(completions_.begin(), completions_.end(), std::greater<>());
+  }
+  // Each rate change leaves the flow's older completion in the heap, skipped when it comes up;
+  // when they outnumber the live ones, they go at once.
+  if (completions_.size() > 2 * active_ + 1024) {
+    std::erase_if(completions_,
+                  [&](const Completion& c) { return !flows_[c.flow].active || flows_[c.flow].version != c.version; });
+    std::make_heap(completions_.begin(), completions_.end(), std::greater<>());
   }
 }
 
 Tick FlowNetwork::next_event_time() const {
-  // Stale entries (older versions) are dropped in advance_to; one at the top only delays the
-  // answer to a time when nothing happens, which advance_to then skips.
-  return completions_.empty() ? kNeverTick : completions_.top().time;
+  // The ns in which the next flow ends. A stale entry (an older version) at the top only makes
+  // the answer a time when nothing happens, which advance_to then skips.
+  if (completions_.empty()) return kNeverTick;
+  return std::max(queue_.now(), static_cast<Tick>(completions_.front().finish_ns));
 }
 
 void FlowNetwork::finish(std::uint32_t id) {
@@ -106,21 +115,29 @@ void FlowNetwork::finish(std::uint32_t id) {
 }
 
 void FlowNetwork::advance_to(Tick t) {
-  // Finishing flows re-solves the others, which may end within the same ns: repeat until none is due.
-  while (!completions_.empty() && completions_.top().time <= t) {
-    while (!completions_.empty() && completions_.top().time <= t) {
-      const Completion c = completions_.top();
-      completions_.pop();
-      const Flow& f = flows_[c.flow];
-      if (f.active && f.version == c.version) finish(c.flow);
+  // The flows ending within ns t, in the order of their exact ends: each end re-solves the
+  // others at that exact time, so that they get the freed capacity neither early nor late; a
+  // re-solve may end more flows within t.
+  const double end_of_t = static_cast<double>(t) + 1.0;
+  while (!completions_.empty() && completions_.front().finish_ns < end_of_t) {
+    clock_ns_ = std::max(clock_ns_, completions_.front().finish_ns);
+    bool ended = false;
+    while (!completions_.empty() && completions_.front().finish_ns <= clock_ns_) {
+      const Completion c = completions_.front();
+      std::pop_heap(completions_.begin(), completions_.end(), std::greater<>());
+      completions_.pop_back();
+      if (flows_[c.flow].active && flows_[c.flow].version == c.version) {
+        finish(c.flow);
+        ended = true;
+      }
     }
-    apply(solver_.solve());
+    if (ended) apply(solver_.solve());
   }
 }
 
 void FlowNetwork::report_segment(std::uint32_t id, double rate) {
   const auto from = static_cast<Tick>(flows_[id].updated_at);
-  const Tick to = queue_.now();
+  const auto to = static_cast<Tick>(clock_ns_);
   if (to <= from) return;
   for (std::uint32_t l : solver_.links_of(id)) {
     observer_->on_link_share(l, from, to, std::min(1.0, rate / solver_.capacity(l)));

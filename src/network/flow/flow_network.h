@@ -1,20 +1,22 @@
-// The flow-level backend (`--backend flow`). Each message is a flow over its ECMP route through
-// a Fabric; every active flow gets its max-min fair share of the links it crosses, recomputed
-// whenever a flow starts or ends, incrementally: only the flows whose rate the change can move
-// are re-solved (max_min.h). A flow's last byte arrives the path's
-// latency after it has been sent (both kept exact, the sum truncated to the ns, as the analytical
-// backends truncate). This is the model SimGrid validated (CM02 without TCP
-// corrections); it captures oversubscription, incast and hot spots, and ignores packets: queue
-// build-up, congestion-control dynamics, PFC, and the first byte's head start.
+// The flow-level backend (`--backend flow`). Each message is a flow over its route through a
+// Fabric (routing.h: ECMP, d-mod-k or fixed); every active flow gets its max-min fair share of
+// the links it crosses, recomputed whenever a flow starts or ends, incrementally: only the flows
+// whose rate the change can move are re-solved (max_min.h). This is the model SimGrid validated
+// (CM02 without TCP corrections); it captures oversubscription, incast and hot spots, and ignores
+// packets: queue build-up, congestion-control dynamics, PFC, and the first byte's head start.
+//
+// Time is kept exact in doubles inside the backend: a flow ends at the exact time its last byte
+// leaves, and the others are re-solved at that time, not at a whole ns. Its last byte arrives the
+// path's latency later, truncated once to the ns, as the analytical backends truncate latency
+// plus serialisation, so that where the models coincide the figures agree to the ns.
 //
 // It has its own engine (network.h's contract): completions are kept in a heap here; the event
-// loop asks next_event_time() and calls advance_to(t). Arrivals go through the global queue, at
-// the completion time plus the path latency.
+// loop asks next_event_time() (the ns in which the next flow ends) and calls advance_to(t).
+// Arrivals go through the global queue.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <queue>
 #include <vector>
 
 #include "network/fabric/fabric.h"
@@ -72,10 +74,12 @@ class FlowNetwork final : public Network {
     bool active = false;
   };
   struct Completion {
-    Tick time;
+    double finish_ns;  // exact
     std::uint32_t flow;
     std::uint32_t version;
-    bool operator>(const Completion& o) const { return time != o.time ? time > o.time : flow > o.flow; }
+    bool operator>(const Completion& o) const {
+      return finish_ns != o.finish_ns ? finish_ns > o.finish_ns : flow > o.flow;
+    }
   };
 
   // Takes the solver's new rates: brings each changed flow's bytes up to now at its old rate and
@@ -96,7 +100,10 @@ class FlowNetwork final : public Network {
   std::vector<Flow> flows_;  // by the solver's flow id
   std::size_t active_ = 0;
   std::uint64_t next_flow_key_ = 0;
-  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
+  std::vector<Completion> completions_;  // a min-heap by exact end
+  // The exact time (ns) of the last change of rates: the queue's tick, or within it the exact end
+  // of a flow that has ended (never behind either).
+  double clock_ns_ = 0;
   std::vector<std::uint32_t> route_;  // scratch
 };
 
