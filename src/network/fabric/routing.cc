@@ -25,6 +25,14 @@ std::uint64_t mix(std::uint64_t x) {
 EcmpRouter::EcmpRouter(const Fabric& fabric, RoutingSpec spec)
     : fabric_(fabric), spec_(std::move(spec)), in_links_(fabric.node_count()) {
   for (std::uint32_t id = 0; id < fabric.link_count(); ++id) in_links_[fabric.link(id).to].push_back(id);
+  out_begin_.push_back(0);
+  for (std::uint32_t node = 0; node < fabric.node_count(); ++node) {
+    for (std::uint32_t id : fabric.out_links(node)) {
+      out_link_.push_back(id);
+      out_to_.push_back(fabric.link(id).to);
+    }
+    out_begin_.push_back(static_cast<std::uint32_t>(out_link_.size()));
+  }
 }
 
 const std::vector<std::uint32_t>& EcmpRouter::distances_to(std::uint32_t node) const {
@@ -70,8 +78,9 @@ void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector
   std::uint64_t divisor = 1;  // d-mod-k: the product of the earlier choices' candidate counts
   while (at != target) {
     // The links one hop closer; Fabric::finish checked that every NPU reaches every other.
+    const std::uint32_t closer = d[at] - 1, begin = out_begin_[at], end = out_begin_[at + 1];
     std::uint32_t candidates = 0;
-    for (std::uint32_t id : fabric_.out_links(at)) candidates += d[fabric_.link(id).to] + 1 == d[at];
+    for (std::uint32_t k = begin; k < end; ++k) candidates += d[out_to_[k]] == closer;
     std::uint64_t pick = 0;
     if (spec_.kind == RoutingKind::kEcmp) {
       pick = mix(flow ^ at) % candidates;
@@ -80,11 +89,11 @@ void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector
       // Past the NPU count every further choice would be the first: stop growing.
       divisor = std::min<std::uint64_t>(divisor * candidates, std::uint64_t{1} << 40);
     }
-    for (std::uint32_t id : fabric_.out_links(at)) {
-      if (d[fabric_.link(id).to] + 1 != d[at]) continue;
+    for (std::uint32_t k = begin; k < end; ++k) {
+      if (d[out_to_[k]] != closer) continue;
       if (pick-- == 0) {
-        links.push_back(id);
-        at = fabric_.link(id).to;
+        links.push_back(out_link_[k]);
+        at = out_to_[k];
         break;
       }
     }

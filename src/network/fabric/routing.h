@@ -64,6 +64,9 @@ class EcmpRouter {
   const Fabric& fabric_;
   RoutingSpec spec_;
   std::vector<std::vector<std::uint32_t>> in_links_;  // per node, the links entering it
+  // The links leaving each node and where they go, side by side (out_begin_[node] on): what a
+  // route's every hop reads, without visiting the links.
+  std::vector<std::uint32_t> out_begin_, out_link_, out_to_;
   mutable std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> distances_;
 };
 

@@ -187,6 +187,38 @@ void MaxMinSolver::fill() {
     if (at == kNone) return;
     const double share = shares_[at];
     const std::uint32_t bottleneck = set_links_[at];
+    // A flow outside S that holds more of this link than the share about to be fixed must give
+    // way: it joins S now rather than in another round. That only raises shares, the filling's
+    // order stays right: it returns more than the share to every link it crosses.
+    const double tolerance = kRelativeTolerance * links_[bottleneck].capacity;
+    bool joined = false;
+    for (const OnLink& e : links_[bottleneck].on) {
+      const Flow& g = flows_[e.flow];
+      if (g.in_set == solve_ || g.rate <= share + tolerance) continue;
+      const std::size_t known = shares_.size();
+      const double held = g.rate;
+      join(e.flow);  // adds the links S did not cross yet to set_links_
+      for (std::uint32_t l : links_of(e.flow)) {
+        Link& link = links_[l];
+        if (link.pos >= known) {
+          link.left = link.outside;
+          link.unfixed = link.in_set;
+          link.level = -1;
+          link.most = 0;
+          shares_.push_back(share_of(link));
+        } else {
+          link.left += held;
+          ++link.unfixed;
+          shares_[link.pos] = share_of(link);
+        }
+        if (!few) {
+          heap_.emplace_back(shares_[link.pos], link.pos);
+          std::push_heap(heap_.begin(), heap_.end(), later);
+        }
+      }
+      joined = true;
+    }
+    if (joined) continue;
     links_[bottleneck].level = share;
     for (const OnLink& e : links_[bottleneck].on) {
       Flow& f = flows_[e.flow];
