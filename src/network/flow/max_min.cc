@@ -57,6 +57,8 @@ void MaxMinSolver::remove(std::uint32_t id) {
     on.pop_back();
     freed_links_.push_back(f.links[k]);
   }
+  if (f.bottleneck != kNone) --links_[f.bottleneck].bottlenecked;
+  f.bottleneck = kNone;
   f.active = false;
   f.rate = 0;
   free_.push_back(id);
@@ -154,6 +156,7 @@ void MaxMinSolver::fill() {
     link.unfixed = link.in_set;
     link.level = -1;
     link.most = 0;
+    link.fixed_here = 0;
     shares_[i] = share_of(link);
   }
   // Smallest share first: the flows of S on that link are fixed at it, which takes the share
@@ -205,6 +208,7 @@ void MaxMinSolver::fill() {
           link.unfixed = link.in_set;
           link.level = -1;
           link.most = 0;
+          link.fixed_here = 0;
           shares_.push_back(share_of(link));
         } else {
           link.left += held;
@@ -225,7 +229,10 @@ void MaxMinSolver::fill() {
       if (f.in_set != solve_ || f.fixed) continue;
       f.fixed = true;
       f.rate = share;
+      if (f.bottleneck != kNone) --links_[f.bottleneck].bottlenecked;
       f.bottleneck = bottleneck;
+      ++links_[bottleneck].bottlenecked;
+      ++links_[bottleneck].fixed_here;
       for (std::uint32_t l : f.links) {
         Link& crossed = links_[l];
         crossed.left -= share;
@@ -248,6 +255,9 @@ bool MaxMinSolver::expand() {
   for (std::size_t i = 0; i < looked_at; ++i) {
     const std::uint32_t l = set_links_[i];
     const Link& link = links_[l];
+    // The filling already took in every flow that held too much of a link it fixed (above), so
+    // only a flow outside S whose bottleneck is this link can be wrong here: none, nothing to do.
+    if (link.bottlenecked == link.fixed_here) continue;
     const double tolerance = kRelativeTolerance * link.capacity;
     const bool full = link.left <= tolerance;
     for (const OnLink& e : link.on) {

@@ -72,16 +72,18 @@ class MaxMinSolver {
   struct Link {
     double capacity = 0;
     std::vector<OnLink> on;
+    std::uint32_t bottlenecked = 0;  // flows whose bottleneck it is
     // During a solve, once S crosses it:
     std::uint32_t seen = 0;    // == solve_: S crosses it
     std::uint32_t pos = 0;     // its index in set_links_
     double outside = 0;        // capacity less the rates of the flows outside S
     std::uint32_t in_set = 0;  // flows of S on it
     // During a fill:
-    std::uint32_t unfixed = 0;  // flows of S on it not yet fixed
-    double left = 0;            // capacity not taken by the flows outside S and those fixed
-    double level = 0;           // the share at which it fixed flows of S (-1: none)
-    double most = 0;            // the highest rate of a flow of S on it
+    std::uint32_t unfixed = 0;     // flows of S on it not yet fixed
+    double left = 0;               // capacity not taken by the flows outside S and those fixed
+    double level = 0;              // the share at which it fixed flows of S (-1: none)
+    double most = 0;               // the highest rate of a flow of S on it
+    std::uint32_t fixed_here = 0;  // flows of S it fixed
   };
 
   void join(std::uint32_t flow);  // adds to S
