@@ -73,29 +73,22 @@ void FlowNetwork::apply(const std::vector<MaxMinSolver::Change>& changes) {
     f.remaining_bytes = std::max(0.0, f.remaining_bytes - change.old_rate * (now - f.updated_at));
     f.updated_at = now;
     f.rate = solver_.rate(change.flow);
-    ++f.version;
-    if (f.rate <= 0) continue;  // never for positive capacities; a re-solve will give it a rate
+    if (f.rate <= 0) {  // never for positive capacities; a re-solve will give it a rate
+      completions_.erase(change.flow);
+      continue;
+    }
     f.finish_ns = now + f.remaining_bytes / f.rate;
     ticks_from_ns(f.finish_ns, [&] {  // a time the clock can hold, or a clear error now
       return fmt::format("a flow with {} bytes left at {} bytes/ns", f.remaining_bytes, f.rate);
     });
-    completions_.push_back({f.finish_ns, change.flow, f.version});
-    std::push_heap(completions_.begin(), completions_.end(), std::greater<>());
-  }
-  // Each rate change leaves the flow's older completion in the heap, skipped when it comes up;
-  // when they outnumber the live ones, they go at once.
-  if (completions_.size() > 2 * active_ + 1024) {
-    std::erase_if(completions_,
-                  [&](const Completion& c) { return !flows_[c.flow].active || flows_[c.flow].version != c.version; });
-    std::make_heap(completions_.begin(), completions_.end(), std::greater<>());
+    completions_.set(change.flow, f.finish_ns);
   }
 }
 
 Tick FlowNetwork::next_event_time() const {
-  // The ns in which the next flow ends. A stale entry (an older version) at the top only makes
-  // the answer a time when nothing happens, which advance_to then skips.
+  // The ns in which the next flow ends.
   if (completions_.empty()) return kNeverTick;
-  return std::max(queue_.now(), static_cast<Tick>(completions_.front().finish_ns));
+  return std::max(queue_.now(), static_cast<Tick>(completions_.top_ns()));
 }
 
 void FlowNetwork::finish(std::uint32_t id) {
@@ -119,19 +112,14 @@ void FlowNetwork::advance_to(Tick t) {
   // others at that exact time, so that they get the freed capacity neither early nor late; a
   // re-solve may end more flows within t.
   const double end_of_t = static_cast<double>(t) + 1.0;
-  while (!completions_.empty() && completions_.front().finish_ns < end_of_t) {
-    clock_ns_ = std::max(clock_ns_, completions_.front().finish_ns);
-    bool ended = false;
-    while (!completions_.empty() && completions_.front().finish_ns <= clock_ns_) {
-      const Completion c = completions_.front();
-      std::pop_heap(completions_.begin(), completions_.end(), std::greater<>());
-      completions_.pop_back();
-      if (flows_[c.flow].active && flows_[c.flow].version == c.version) {
-        finish(c.flow);
-        ended = true;
-      }
+  while (!completions_.empty() && completions_.top_ns() < end_of_t) {
+    clock_ns_ = std::max(clock_ns_, completions_.top_ns());
+    while (!completions_.empty() && completions_.top_ns() <= clock_ns_) {
+      const std::uint32_t id = completions_.top();
+      completions_.erase(id);
+      finish(id);
     }
-    if (ended) apply(solver_.solve());
+    apply(solver_.solve());
   }
 }
 

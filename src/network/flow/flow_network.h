@@ -21,6 +21,7 @@
 
 #include "network/fabric/fabric.h"
 #include "network/fabric/routing.h"
+#include "network/flow/completion_heap.h"
 #include "network/flow/max_min.h"
 #include "network/network.h"
 
@@ -66,20 +67,11 @@ class FlowNetwork final : public Network {
     std::uint64_t bytes = 0;
     Tick start = 0;
     double remaining_bytes = 0;
-    double rate = 0;            // bytes per ns
-    double finish_ns = 0;       // when the last byte leaves, at the current rate (exact)
-    double updated_at = 0;      // ns: remaining_bytes is as of this time
-    double latency_ns = 0;      // of the whole path
-    std::uint32_t version = 0;  // completions of older versions in the heap are stale
+    double rate = 0;        // bytes per ns
+    double finish_ns = 0;   // when the last byte leaves, at the current rate (exact)
+    double updated_at = 0;  // ns: remaining_bytes is as of this time
+    double latency_ns = 0;  // of the whole path
     bool active = false;
-  };
-  struct Completion {
-    double finish_ns;  // exact
-    std::uint32_t flow;
-    std::uint32_t version;
-    bool operator>(const Completion& o) const {
-      return finish_ns != o.finish_ns ? finish_ns > o.finish_ns : flow > o.flow;
-    }
   };
 
   // Takes the solver's new rates: brings each changed flow's bytes up to now at its old rate and
@@ -100,7 +92,7 @@ class FlowNetwork final : public Network {
   std::vector<Flow> flows_;  // by the solver's flow id
   std::size_t active_ = 0;
   std::uint64_t next_flow_key_ = 0;
-  std::vector<Completion> completions_;  // a min-heap by exact end
+  CompletionHeap completions_;  // the active flows by exact end
   // The exact time (ns) of the last change of rates: the queue's tick, or within it the exact end
   // of a flow that has ended (never behind either).
   double clock_ns_ = 0;
