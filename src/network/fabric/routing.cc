@@ -23,7 +23,7 @@ std::uint64_t mix(std::uint64_t x) {
 }  // namespace
 
 EcmpRouter::EcmpRouter(const Fabric& fabric, RoutingSpec spec)
-    : fabric_(fabric), spec_(std::move(spec)), in_links_(fabric.node_count()) {
+    : fabric_(fabric), spec_(std::move(spec)), in_links_(fabric.node_count()), distances_(fabric.node_count()) {
   for (std::uint32_t id = 0; id < fabric.link_count(); ++id) in_links_[fabric.link(id).to].push_back(id);
   out_begin_.push_back(0);
   for (std::uint32_t node = 0; node < fabric.node_count(); ++node) {
@@ -36,9 +36,8 @@ EcmpRouter::EcmpRouter(const Fabric& fabric, RoutingSpec spec)
 }
 
 const std::vector<std::uint32_t>& EcmpRouter::distances_to(std::uint32_t node) const {
-  auto [at, added] = distances_.try_emplace(node);
-  std::vector<std::uint32_t>& d = at->second;
-  if (!added) return d;
+  std::vector<std::uint32_t>& d = distances_[node];
+  if (!d.empty()) return d;
   d.assign(fabric_.node_count(), kUnreached);
   std::vector<std::uint32_t> frontier{node}, next;
   d[node] = 0;

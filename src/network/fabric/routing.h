@@ -67,7 +67,7 @@ class EcmpRouter {
   // The links leaving each node and where they go, side by side (out_begin_[node] on): what a
   // route's every hop reads, without visiting the links.
   std::vector<std::uint32_t> out_begin_, out_link_, out_to_;
-  mutable std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> distances_;
+  mutable std::vector<std::vector<std::uint32_t>> distances_;  // per destination node, once asked
 };
 
 }  // namespace chakrasim::network
