@@ -33,11 +33,17 @@ std::uint32_t MaxMinSolver::add(std::span<const std::uint32_t> links) {
     free_.pop_back();
   }
   Flow& f = flows_[id];
-  f.links.assign(links.begin(), links.end());
-  f.slot.resize(links.size());
-  for (std::uint32_t k = 0; k < f.links.size(); ++k) {
-    std::vector<OnLink>& on = links_[f.links[k]].on;
-    f.slot[k] = static_cast<std::uint32_t>(on.size());
+  if (id >= paths_.size()) {
+    paths_.resize(id + 1);
+    slots_.resize(id + 1);
+  }
+  std::vector<std::uint32_t>& path = paths_[id];
+  std::vector<std::uint32_t>& slot = slots_[id];
+  path.assign(links.begin(), links.end());
+  slot.resize(links.size());
+  for (std::uint32_t k = 0; k < path.size(); ++k) {
+    std::vector<OnLink>& on = links_[path[k]].on;
+    slot[k] = static_cast<std::uint32_t>(on.size());
     on.push_back({id, k});
   }
   f.rate = 0;
@@ -49,13 +55,15 @@ std::uint32_t MaxMinSolver::add(std::span<const std::uint32_t> links) {
 
 void MaxMinSolver::remove(std::uint32_t id) {
   Flow& f = flows_[id];
-  for (std::uint32_t k = 0; k < f.links.size(); ++k) {
-    std::vector<OnLink>& on = links_[f.links[k]].on;
+  const std::vector<std::uint32_t>& path = paths_[id];
+  const std::vector<std::uint32_t>& slot = slots_[id];
+  for (std::uint32_t k = 0; k < path.size(); ++k) {
+    std::vector<OnLink>& on = links_[path[k]].on;
     const OnLink moved = on.back();
-    on[f.slot[k]] = moved;
-    flows_[moved.flow].slot[moved.k] = f.slot[k];
+    on[slot[k]] = moved;
+    slots_[moved.flow][moved.k] = slot[k];
     on.pop_back();
-    freed_links_.push_back(f.links[k]);
+    freed_links_.push_back(path[k]);
   }
   if (f.bottleneck != kNone) --links_[f.bottleneck].bottlenecked;
   f.bottleneck = kNone;
@@ -78,7 +86,7 @@ void MaxMinSolver::join(std::uint32_t id) {
   set_.push_back(id);
   // Its links: what the flows outside S leave, and how many flows of S cross them. A link met
   // for the first time in this solve is summed up once; later joins only move one flow over.
-  for (std::uint32_t l : f.links) {
+  for (std::uint32_t l : paths_[id]) {
     Link& link = links_[l];
     if (link.seen == solve_) {
       link.outside += f.rate;
@@ -114,7 +122,7 @@ const std::vector<MaxMinSolver::Change>& MaxMinSolver::solve() {
   for (std::uint32_t id : added_) {
     if (!flows_[id].active || flows_[id].in_set == solve_) continue;
     join(id);
-    for (std::uint32_t l : flows_[id].links) {
+    for (std::uint32_t l : paths_[id]) {
       for (const OnLink& e : links_[l].on) {
         if (flows_[e.flow].bottleneck == l && flows_[e.flow].in_set != solve_) join(e.flow);
       }
@@ -233,7 +241,7 @@ void MaxMinSolver::fill() {
       f.bottleneck = bottleneck;
       ++links_[bottleneck].bottlenecked;
       ++links_[bottleneck].fixed_here;
-      for (std::uint32_t l : f.links) {
+      for (std::uint32_t l : paths_[e.flow]) {
         Link& crossed = links_[l];
         crossed.left -= share;
         crossed.most = share;  // shares only grow as the filling goes on

@@ -41,7 +41,7 @@ class MaxMinSolver {
   const std::vector<Change>& solve();
 
   double rate(std::uint32_t flow) const { return flows_[flow].rate; }
-  std::span<const std::uint32_t> links_of(std::uint32_t flow) const { return flows_[flow].links; }
+  std::span<const std::uint32_t> links_of(std::uint32_t flow) const { return paths_[flow]; }
   // Sum of the rates of the flows crossing `link`.
   double load(std::uint32_t link) const;
   double capacity(std::uint32_t link) const { return links_[link].capacity; }
@@ -62,8 +62,6 @@ class MaxMinSolver {
     double old_rate = 0;
     bool fixed = false;  // during a fill
     bool active = false;
-    std::vector<std::uint32_t> links;
-    std::vector<std::uint32_t> slot;  // slot[k]: this flow's index in links[k]'s `on`
   };
   struct OnLink {
     std::uint32_t flow;
@@ -90,7 +88,9 @@ class MaxMinSolver {
   void fill();                    // progressive filling of S over the links it crosses
   bool expand();                  // adds the flows outside S whose bottleneck broke; any?
 
-  std::vector<Flow> flows_;
+  std::vector<Flow> flows_;                        // kept small: the scans of a link's flows read them
+  std::vector<std::vector<std::uint32_t>> paths_;  // per flow: its links
+  std::vector<std::vector<std::uint32_t>> slots_;  // per flow: its index in each link's `on`
   std::vector<Link> links_;
   std::vector<std::uint32_t> free_;
   std::vector<std::uint32_t> added_;                    // since the last solve
