@@ -7,28 +7,51 @@
 namespace chakrasim::network {
 namespace {
 
-std::vector<Ns3Link> links_of(const Fabric& fabric) {
+// The engine's nodes are the fabric's, then (with a NIC cap) one host per NPU, behind its NIC.
+// Its links are the fabric's, then per NPU r its NIC out (host -> the NPU's fabric node) at
+// link_count + r and its NIC in at link_count + npus + r, of no latency.
+std::vector<Ns3Link> links_of(const Fabric& fabric, double nic_bytes_per_ns) {
   std::vector<Ns3Link> links;
   links.reserve(fabric.link_count());
   for (const FabricLink& l : fabric.links()) links.push_back({l.from, l.to, l.bytes_per_ns, l.latency_ns});
+  if (nic_bytes_per_ns > 0) {
+    for (NpuId r = 0; r < fabric.npu_count(); ++r) {
+      links.push_back({fabric.node_count() + r, fabric.npu_node(r), nic_bytes_per_ns, 0});
+    }
+    for (NpuId r = 0; r < fabric.npu_count(); ++r) {
+      links.push_back({fabric.npu_node(r), fabric.node_count() + r, nic_bytes_per_ns, 0});
+    }
+  }
   return links;
 }
 
-std::vector<std::uint32_t> hosts_of(const Fabric& fabric) {
+std::vector<std::uint32_t> hosts_of(const Fabric& fabric, double nic_bytes_per_ns) {
   std::vector<std::uint32_t> hosts;
-  for (NpuId r = 0; r < fabric.npu_count(); ++r) hosts.push_back(fabric.npu_node(r));
+  for (NpuId r = 0; r < fabric.npu_count(); ++r) {
+    hosts.push_back(nic_bytes_per_ns > 0 ? fabric.node_count() + r : fabric.npu_node(r));
+  }
   return hosts;
 }
 
 }  // namespace
 
-Ns3Network::Ns3Network(std::shared_ptr<const Fabric> fabric, EventQueue& queue, ArrivalSink& sink,
-                       const Ns3Settings& settings, std::uint64_t ecmp_seed)
+Ns3Network::Ns3Network(std::shared_ptr<const Fabric> fabric, EventQueue& queue, ArrivalSink& sink, Ns3Options options)
     : fabric_(std::move(fabric)),
-      router_(*fabric_, ecmp_seed),
+      router_(*fabric_, std::move(options.routing)),
+      nic_limited_(options.nic_bytes_per_ns > 0),
       queue_(queue),
       sink_(sink),
-      engine_(fabric_->node_count(), links_of(*fabric_), hosts_of(*fabric_), settings) {}
+      engine_(fabric_->node_count() + (nic_limited_ ? fabric_->npu_count() : 0),
+              links_of(*fabric_, options.nic_bytes_per_ns), hosts_of(*fabric_, options.nic_bytes_per_ns),
+              options.settings) {}
+
+void Ns3Network::engine_path(NpuId src, NpuId dst, const std::vector<std::uint32_t>& route,
+                             std::vector<std::uint32_t>& out) const {
+  out.clear();
+  if (nic_limited_) out.push_back(fabric_->link_count() + src);
+  out.insert(out.end(), route.begin(), route.end());
+  if (nic_limited_) out.push_back(fabric_->link_count() + fabric_->npu_count() + dst);
+}
 
 void Ns3Network::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) {
   // The same flow keys as the flow backend, so that both take the same routes.
@@ -42,8 +65,10 @@ void Ns3Network::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t m
     queue_.schedule(at, EventTarget::kNetwork, 0, dst, message);
     return;
   }
-  router_.route(dst, src, key, reverse_);
-  engine_.start_flow(queue_.now(), bytes, message, route_, reverse_);
+  engine_path(src, dst, route_, path_);
+  router_.route(dst, src, key, route_);
+  engine_path(dst, src, route_, reverse_path_);
+  engine_.start_flow(queue_.now(), bytes, message, path_, reverse_path_);
   ++in_flight_;
 }
 
