@@ -105,9 +105,10 @@ std::deque<BackendInfo>& table() {
        .ignores = "RDMA and lossless Ethernet (no PFC, DCQCN or HPCC), switch-internal contention beyond each output "
                   "queue, host stack delays",
        .shift_invariant = false,
-       .has_links = false,
+       .has_links = true,
        .own_engine = true,
        .routes_fabric = true,
+       .has_flows = true,
        .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file", "routing", "ecmp_seed",
                   "routes_file", "nic_bandwidth"},
        .make = &make_ns3},

@@ -157,6 +157,62 @@ TEST(Ns3Network, EmptyMessageTakesThePathLatency) {
   EXPECT_EQ(h.recorder.arrived.at(1), 1000u);
 }
 
+// Every message is told to a flow observer when it arrives, with its send and arrival times and
+// its hops; one of 0 bytes when it is sent.
+TEST(Ns3Network, TellsEveryFlow) {
+  struct Flows final : FlowObserver {
+    void on_flow(const FlowRecord& f) override { seen.push_back(f); }
+    std::vector<FlowRecord> seen;
+  } flows;
+  Harness<Ns3Network> h(star(3, 12.5, 500));
+  h.net.observe_flows(&flows);
+  h.net.send(0, 2, 0, 1);
+  h.net.send(0, 1, kMiB, 2);
+  h.run();
+  ASSERT_EQ(flows.seen.size(), 2u);
+  EXPECT_EQ(flows.seen[0].bytes, 0u);
+  EXPECT_EQ(flows.seen[0].arrival, 1000u);
+  EXPECT_EQ(flows.seen[1].src, 0u);
+  EXPECT_EQ(flows.seen[1].dst, 1u);
+  EXPECT_EQ(flows.seen[1].bytes, kMiB);
+  EXPECT_EQ(flows.seen[1].start, 0u);
+  EXPECT_EQ(flows.seen[1].arrival, h.recorder.arrived.at(2));
+  EXPECT_EQ(flows.seen[1].hops, 2u);
+}
+
+// Link use, per busy period: 1 MiB from NPU 0 to 1 keeps 0's up-link and 1's down-link busy for
+// its bytes on the wire (8948 of payload in 9002-byte frames: IPv4, TCP with timestamps, PPP), 84.4
+// µs, within 1 %; 1's up-link carries only the ACKs, a few per cent of that.
+TEST(Ns3Network, TellsLinkUse) {
+  struct Links final : LinkObserver {
+    void on_link_busy(std::uint32_t link, Tick start, Tick end) override {
+      EXPECT_GT(end, start);
+      EXPECT_GE(start, last_end[link]);
+      last_end[link] = end;
+      busy[link] += end - start;
+    }
+    void on_link_share(std::uint32_t, Tick, Tick, double) override { ADD_FAILURE() << "packets use whole links"; }
+    std::map<std::uint32_t, Tick> busy, last_end;
+  } links;
+  auto fabric = star(3, 12.5, 500);
+  Harness<Ns3Network> h(fabric);
+  EXPECT_EQ(h.net.link_count(), fabric->link_count());
+  h.net.observe_links(&links);
+  h.net.send(0, 1, kMiB, 1);
+  h.run();
+  auto link = [&](std::uint32_t from, std::uint32_t to) {
+    for (std::uint32_t l = 0; l < fabric->link_count(); ++l) {
+      if (fabric->link(l).from == from && fabric->link(l).to == to) return l;
+    }
+    return fabric->link_count();
+  };
+  const double wire = kMiB * 9002.0 / 8948 / 12.5;
+  EXPECT_NEAR(static_cast<double>(links.busy[link(0, 3)]), wire, 0.01 * wire);
+  EXPECT_NEAR(static_cast<double>(links.busy[link(3, 1)]), wire, 0.01 * wire);
+  EXPECT_LT(static_cast<double>(links.busy[link(1, 3)]), 0.05 * wire);
+  EXPECT_EQ(links.busy.count(link(2, 3)), 0u);
+}
+
 // ns-3's simulator is a singleton: a second network while one exists is refused.
 TEST(Ns3Network, OneAtATime) {
   Harness<Ns3Network> h(star(2, 12.5, 500));

@@ -123,7 +123,11 @@ struct Ns3Engine::Impl {
   std::uint32_t first_node_id = 0;
   // Per node, per interface: the route out of it (made once, handed to every packet).
   std::vector<std::vector<ns3::Ptr<ns3::Ipv4Route>>> routes;
-  std::vector<Hop> link_hop;  // per fabric link: its sending node and interface there
+  std::vector<Hop> link_hop;                          // per fabric link: its sending node and interface there
+  std::vector<ns3::Ptr<ns3::NetDevice>> link_device;  // per link: its sending device
+  std::vector<ns3::DataRate> link_rate;
+  Ns3LinkListener* link_listener = nullptr;
+  bool links_traced = false;
   std::vector<Connection> connections;
   std::unordered_map<std::uint64_t, std::uint32_t> by_client;          // (sender << 16 | its port) -> connection
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> idle;  // (src << 32 | dst) -> idle connections
@@ -184,6 +188,7 @@ struct Ns3Engine::Impl {
   static void on_accept(Impl* e, ns3::Ptr<ns3::Socket> socket, const ns3::Address& from);
   static void on_receive(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket);
   static void on_close(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket);
+  static void on_transmit(Impl* e, std::uint32_t link, ns3::Ptr<const ns3::Packet> packet);
   void fill(std::uint32_t id);
 };
 
@@ -379,6 +384,8 @@ Ns3Engine::Ns3Engine(std::uint32_t node_count, const std::vector<Ns3Link>& links
     ns3::NetDeviceContainer devices = p2p.Install(e.nodes.Get(l.from), e.nodes.Get(l.to));
     if (discs) port.Install(devices.Get(0));
     e.link_hop.push_back({l.from, add_interface(l.from, devices.Get(0))});
+    e.link_device.push_back(devices.Get(0));
+    e.link_rate.emplace_back(static_cast<std::uint64_t>(bps));
     add_interface(l.to, devices.Get(1));
   }
 
@@ -402,6 +409,7 @@ Ns3Engine::~Ns3Engine() {
   }
   impl_->listeners.clear();
   impl_->routes.clear();
+  impl_->link_device.clear();
   ns3::Simulator::Destroy();
   impl_.reset();
   engine_alive = false;
@@ -526,6 +534,26 @@ void Ns3Engine::Impl::on_receive(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket
 void Ns3Engine::Impl::on_close(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket>) {
   // Connections stay open for the engine's life: an end that closes was reset or timed out.
   e->fail_connection(id, "was reset or timed out");
+}
+
+void Ns3Engine::Impl::on_transmit(Impl* e, std::uint32_t link, ns3::Ptr<const ns3::Packet> packet) {
+  if (e->link_listener == nullptr) return;
+  // The point-to-point device takes this long to put the packet (with its PPP header) on the wire.
+  const std::int64_t start = ns3::Simulator::Now().GetTimeStep();
+  const std::int64_t took = e->link_rate[link].CalculateBytesTxTime(packet->GetSize()).GetTimeStep();
+  e->link_listener->on_transmit(link, static_cast<std::uint64_t>(start), static_cast<std::uint64_t>(start + took));
+}
+
+void Ns3Engine::listen_to_links(Ns3LinkListener* listener) {
+  Impl& e = *impl_;
+  if (!e.links_traced && listener != nullptr) {
+    e.links_traced = true;
+    for (std::uint32_t link = 0; link < e.link_device.size(); ++link) {
+      e.link_device[link]->TraceConnectWithoutContext("PhyTxBegin",
+                                                      ns3::MakeBoundCallback(&Impl::on_transmit, &e, link));
+    }
+  }
+  e.link_listener = listener;
 }
 
 std::uint64_t Ns3Engine::next_event_ns() const {

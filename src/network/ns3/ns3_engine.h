@@ -50,6 +50,14 @@ struct Ns3Settings {
   std::uint32_t socket_buffer_bytes = 16u << 20;
 };
 
+// Told of every packet a link starts to send (link ids as given to the engine), with the ns at
+// which its serialisation starts and ends.
+class Ns3LinkListener {
+ public:
+  virtual ~Ns3LinkListener() = default;
+  virtual void on_transmit(std::uint32_t link, std::uint64_t start_ns, std::uint64_t end_ns) = 0;
+};
+
 class Ns3Engine {
  public:
   static constexpr std::uint64_t kNoEvent = std::numeric_limits<std::uint64_t>::max();
@@ -79,6 +87,10 @@ class Ns3Engine {
   // event), all at now_ns(). Throws Error when a connection failed.
   void run_until(std::uint64_t until_ns);
   std::vector<std::uint64_t> take_arrivals();
+
+  // From now on, tells `listener` of every packet every link sends (ns-3 traces, connected on
+  // the first call: without a listener, packets cost nothing more).
+  void listen_to_links(Ns3LinkListener* listener);
 
   // ns-3 events run so far, and TCP connections opened so far (they stay open).
   std::uint64_t events() const;

@@ -43,7 +43,41 @@ Ns3Network::Ns3Network(std::shared_ptr<const Fabric> fabric, EventQueue& queue, 
       sink_(sink),
       engine_(fabric_->node_count() + (nic_limited_ ? fabric_->npu_count() : 0),
               links_of(*fabric_, options.nic_bytes_per_ns), hosts_of(*fabric_, options.nic_bytes_per_ns),
-              options.settings) {}
+              options.settings),
+      busy_(fabric_->link_count() + (nic_limited_ ? 2 * fabric_->npu_count() : 0)) {}
+
+std::string Ns3Network::link_name(std::uint32_t link) const {
+  const std::uint32_t fabric_links = fabric_->link_count();
+  if (link >= fabric_links) {
+    const std::uint32_t nic = link - fabric_links;
+    return nic < fabric_->npu_count() ? fmt::format("NPU {} NIC out", nic)
+                                      : fmt::format("NPU {} NIC in", nic - fabric_->npu_count());
+  }
+  return fabric_->link_name(link);
+}
+
+void Ns3Network::observe_links(LinkObserver* observer) {
+  link_observer_ = observer;
+  engine_.listen_to_links(observer != nullptr ? this : nullptr);
+}
+
+void Ns3Network::on_transmit(std::uint32_t link, std::uint64_t start_ns, std::uint64_t end_ns) {
+  Busy& b = busy_[link];
+  if (start_ns > b.end) {  // idle since b.end: the busy period before is complete
+    if (b.end > b.start) link_observer_->on_link_busy(link, b.start, b.end);
+    b.start = start_ns;
+  }
+  b.end = end_ns;
+}
+
+void Ns3Network::tell_busy_links() {
+  if (link_observer_ == nullptr) return;
+  for (std::uint32_t link = 0; link < busy_.size(); ++link) {
+    Busy& b = busy_[link];
+    if (b.end > b.start) link_observer_->on_link_busy(link, b.start, b.end);
+    b.start = b.end;
+  }
+}
 
 void Ns3Network::engine_path(NpuId src, NpuId dst, const std::vector<std::uint32_t>& route,
                              std::vector<std::uint32_t>& out) const {
@@ -63,12 +97,24 @@ void Ns3Network::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t m
     const Tick at = time_after(queue_.now(), ticks_from_ns(latency, [&] { return "a path's latency"; }),
                                [&] { return fmt::format("an empty message from NPU {} to NPU {}", src, dst); });
     queue_.schedule(at, EventTarget::kNetwork, 0, dst, message);
+    if (flow_observer_ != nullptr) {
+      flow_observer_->on_flow({src, dst, 0, queue_.now(), at, static_cast<std::uint32_t>(route_.size())});
+    }
     return;
   }
+  std::uint32_t tag = 0;
+  if (free_pending_.empty()) {
+    tag = static_cast<std::uint32_t>(pending_.size());
+    pending_.emplace_back();
+  } else {
+    tag = free_pending_.back();
+    free_pending_.pop_back();
+  }
+  pending_[tag] = {message, {src, dst, bytes, queue_.now(), 0, static_cast<std::uint32_t>(route_.size())}};
   engine_path(src, dst, route_, path_);
   router_.route(dst, src, key, route_);
   engine_path(dst, src, route_, reverse_path_);
-  engine_.start_flow(queue_.now(), bytes, message, path_, reverse_path_);
+  engine_.start_flow(queue_.now(), bytes, tag, path_, reverse_path_);
   ++in_flight_;
 }
 
@@ -90,9 +136,20 @@ void Ns3Network::advance_to(Tick t) {
       const std::vector<std::uint64_t> arrived = std::move(ready_);
       ready_.clear();
       in_flight_ -= arrived.size();
-      for (std::uint64_t message : arrived) sink_.on_arrival(message);
+      for (const std::uint64_t tag : arrived) {
+        Pending done = pending_[tag];  // a copy: the sink may send, and grow pending_
+        free_pending_.push_back(static_cast<std::uint32_t>(tag));
+        if (flow_observer_ != nullptr) {
+          done.record.arrival = queue_.now();
+          flow_observer_->on_flow(done.record);
+        }
+        sink_.on_arrival(done.message);
+      }
     }
-    if (in_flight_ == 0) return;
+    if (in_flight_ == 0) {
+      tell_busy_links();
+      return;
+    }
     // Nothing happens in chakrasim before its queue's next event, but for an arrival: ns-3 may
     // run up to that event, and stops at the first arrival on its way.
     engine_.run_until(queue_.empty() ? kMaxSimulatedNs : queue_.next_time());

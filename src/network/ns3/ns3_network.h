@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "network/fabric/fabric.h"
@@ -40,10 +41,19 @@ struct Ns3Options {
   Ns3Settings settings = {};
 };
 
-class Ns3Network final : public Network {
+class Ns3Network final : public Network, private Ns3LinkListener {
  public:
   Ns3Network(std::shared_ptr<const Fabric> fabric, EventQueue& queue, ArrivalSink& sink, Ns3Options options = {});
 
+  // The fabric's links, then (with a NIC cap) each NPU's NIC out and NIC in, as the flow
+  // backend numbers them. Their use is told per busy period: the packets a link sends back to
+  // back make one on_link_busy, told when the link falls idle or, at the latest, when no message
+  // is in flight any more (ACKs and handshakes after that are not told).
+  std::uint32_t link_count() const override { return static_cast<std::uint32_t>(busy_.size()); }
+  std::string link_name(std::uint32_t link) const override;
+  void observe_links(LinkObserver* observer) override;
+  // Every message, told when it has arrived (a message of 0 bytes when it is sent).
+  void observe_flows(FlowObserver* observer) override { flow_observer_ = observer; }
   void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) override;
   void handle(const Event& event) override;
   Tick next_event_time() const override;
@@ -56,6 +66,8 @@ class Ns3Network final : public Network {
   std::size_t connections() const { return engine_.connections(); }
 
  private:
+  void on_transmit(std::uint32_t link, std::uint64_t start_ns, std::uint64_t end_ns) override;
+  void tell_busy_links();
   // Appends the engine's links for a message from `src` to `dst` on the fabric route `route`.
   void engine_path(NpuId src, NpuId dst, const std::vector<std::uint32_t>& route,
                    std::vector<std::uint32_t>& out) const;
@@ -67,8 +79,22 @@ class Ns3Network final : public Network {
   ArrivalSink& sink_;
   Ns3Engine engine_;
   std::uint64_t next_flow_key_ = 0;
+  // A message sent with bytes, not yet arrived: the engine's tag is its index here.
+  struct Pending {
+    std::uint64_t message = 0;
+    FlowRecord record;
+  };
+  std::vector<Pending> pending_;
+  std::vector<std::uint32_t> free_pending_;
+  FlowObserver* flow_observer_ = nullptr;
+  LinkObserver* link_observer_ = nullptr;
+  struct Busy {
+    Tick start = 0;
+    Tick end = 0;  // start == end: idle, nothing to tell
+  };
+  std::vector<Busy> busy_;            // per link: its busy period so far
   std::uint64_t in_flight_ = 0;       // messages sent with bytes, not yet arrived
-  std::vector<std::uint64_t> ready_;  // arrived at ready_at_, not yet told to the sink
+  std::vector<std::uint64_t> ready_;  // tags of messages arrived at ready_at_, not yet told to the sink
   Tick ready_at_ = 0;
   std::vector<std::uint32_t> route_, path_, reverse_path_;  // scratch
 };
