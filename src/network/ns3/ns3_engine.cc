@@ -129,15 +129,19 @@ struct Ns3Engine::Impl {
   Ns3LinkListener* link_listener = nullptr;
   bool links_traced = false;
   std::vector<Connection> connections;
-  std::unordered_map<std::uint64_t, std::uint32_t> by_client;          // (sender << 16 | its port) -> connection
+  // Per sending node, per port of its from kFirstClientPort up (given out in order): the
+  // connection. Indexed, not hashed: it is looked up for every packet at every hop.
+  std::vector<std::vector<std::uint32_t>> by_client;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> idle;  // (src << 32 | dst) -> idle connections
-  std::vector<std::uint32_t> next_port;                                // per node
   std::vector<ns3::Ptr<ns3::Socket>> listeners;
   std::vector<std::uint64_t> arrivals;
   std::string error;
 
-  static std::uint64_t client_key(std::uint32_t node, std::uint16_t port) {
-    return (static_cast<std::uint64_t>(node) << 16) | port;
+  // The connection of client `node`'s `port`, or null when there is none.
+  const Connection* connection_of(std::uint32_t node, std::uint32_t port) const {
+    if (node >= by_client.size() || port < kFirstClientPort) return nullptr;
+    const std::vector<std::uint32_t>& ports = by_client[node];
+    return port - kFirstClientPort < ports.size() ? &connections[ports[port - kFirstClientPort]] : nullptr;
   }
   static std::uint64_t pair_key(std::uint32_t src, std::uint32_t dst) {
     return (static_cast<std::uint64_t>(src) << 32) | dst;
@@ -163,9 +167,9 @@ struct Ns3Engine::Impl {
     const std::uint16_t dst_port = static_cast<std::uint16_t>(ports[2] << 8 | ports[3]);
     const bool forward = dst_port == kServerPort;
     const std::uint32_t client = (forward ? header.GetSource() : header.GetDestination()).Get() - kFirstAddress;
-    const auto it = by_client.find(client_key(client, forward ? src_port : dst_port));
-    if (it == by_client.end()) return false;
-    const Connection& c = connections[it->second];
+    const Connection* found = connection_of(client, forward ? src_port : dst_port);
+    if (found == nullptr) return false;
+    const Connection& c = *found;
     return forward ? interface_on(c.forward, node, interface) || interface_on(c.old_forward, node, interface)
                    : interface_on(c.reverse, node, interface) || interface_on(c.old_reverse, node, interface);
   }
@@ -389,7 +393,7 @@ Ns3Engine::Ns3Engine(std::uint32_t node_count, const std::vector<Ns3Link>& links
     add_interface(l.to, devices.Get(1));
   }
 
-  e.next_port.assign(node_count, kFirstClientPort);
+  e.by_client.resize(node_count);
   Impl* self = impl_.get();
   for (std::uint32_t host : hosts) {
     ns3::Ptr<ns3::Socket> listener = ns3::Socket::CreateSocket(e.nodes.Get(host), ns3::TcpSocketFactory::GetTypeId());
@@ -453,17 +457,17 @@ void Ns3Engine::start_flow(std::uint64_t at_ns, std::uint64_t bytes, std::uint64
 void Ns3Engine::Impl::open_connection(Impl* e, std::uint32_t id) {
   Connection& c = e->connections[id];
   c.unsent = c.bytes;
-  // Ports go up from kFirstClientPort (skipping the server's), one per connection of the sender.
+  // Ports go up from kFirstClientPort, one per connection of the sender.
   c.client = ns3::Socket::CreateSocket(e->nodes.Get(c.src), ns3::TcpSocketFactory::GetTypeId());
-  std::uint32_t& next = e->next_port[c.src];
-  if (next == kServerPort) ++next;
-  if (next > 0xffff ||
-      c.client->Bind(ns3::InetSocketAddress(address_of(c.src), static_cast<std::uint16_t>(next))) != 0) {
-    e->fail_connection(id, "cannot start: every port of the sender is taken (a node keeps at most 64510 connections)");
+  std::vector<std::uint32_t>& ports = e->by_client[c.src];
+  const std::uint32_t port = kFirstClientPort + static_cast<std::uint32_t>(ports.size());
+  if (port > 0xffff ||
+      c.client->Bind(ns3::InetSocketAddress(address_of(c.src), static_cast<std::uint16_t>(port))) != 0) {
+    e->fail_connection(id, "cannot start: every port of the sender is taken (a node keeps at most 64512 connections)");
     return;
   }
-  c.port = static_cast<std::uint16_t>(next++);
-  e->by_client[client_key(c.src, c.port)] = id;
+  c.port = static_cast<std::uint16_t>(port);
+  ports.push_back(id);
   c.client->SetConnectCallback(ns3::MakeBoundCallback(&Impl::on_connected, e, id),
                                ns3::MakeBoundCallback(&Impl::on_connect_failed, e, id));
   c.client->SetSendCallback(ns3::MakeBoundCallback(&Impl::on_send_space, e, id));
@@ -505,12 +509,12 @@ bool Ns3Engine::Impl::on_request(Impl*, ns3::Ptr<ns3::Socket>, const ns3::Addres
 
 void Ns3Engine::Impl::on_accept(Impl* e, ns3::Ptr<ns3::Socket> socket, const ns3::Address& from) {
   const ns3::InetSocketAddress peer = ns3::InetSocketAddress::ConvertFrom(from);
-  const auto it = e->by_client.find(client_key(peer.GetIpv4().Get() - kFirstAddress, peer.GetPort()));
-  if (it == e->by_client.end()) {
+  const Connection* c = e->connection_of(peer.GetIpv4().Get() - kFirstAddress, peer.GetPort());
+  if (c == nullptr) {
     socket->Close();
     return;
   }
-  const std::uint32_t id = it->second;
+  const auto id = static_cast<std::uint32_t>(c - e->connections.data());
   e->connections[id].server = socket;
   socket->SetRecvCallback(ns3::MakeBoundCallback(&Impl::on_receive, e, id));
   socket->SetCloseCallbacks(ns3::MakeBoundCallback(&Impl::on_close, e, id),
