@@ -65,10 +65,10 @@ int main(int argc, char** argv) {
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("pattern=%s bytes=%llu messages=%llu arrived=%llu setup_s=%.3f wall_s=%.3f ns3_events=%llu "
-              "events_per_s=%.0f simulated_ns=%llu\n",
+              "events_per_s=%.0f simulated_ns=%llu connections=%zu\n",
               pattern.c_str(), static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(id),
               static_cast<unsigned long long>(sink.arrived), setup, wall,
               static_cast<unsigned long long>(net.ns3_events()), static_cast<double>(net.ns3_events()) / wall,
-              static_cast<unsigned long long>(queue.now()));
+              static_cast<unsigned long long>(queue.now()), net.connections());
   return 0;
 }

@@ -196,9 +196,12 @@ void prepare_outputs(const RunOptions& o) {
 
 int run(const RunOptions& o) {
   if (!o.flows_csv.empty() && !network::find_backend(o.backend).has_flows) {
-    fail("--flows {}: the {} backend does not carry messages as flows; expected a flow-level backend (--backend "
-         "flow)",
-         o.flows_csv, o.backend);
+    std::string which;
+    for (const network::BackendInfo& b : network::backends()) {
+      if (b.has_flows) which += std::string(which.empty() ? "" : " or ") + "--backend " + b.name;
+    }
+    fail("--flows {}: the {} backend does not carry messages as flows; expected a backend that does ({})", o.flows_csv,
+         o.backend, which);
   }
   prepare_outputs(o);
   const report::TimeWindow window = parse_time_window(o.timeline_window);

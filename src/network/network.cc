@@ -42,7 +42,9 @@ std::unique_ptr<Network> make_ns3(const Topology& topology, EventQueue& queue, A
                                   bool /*symmetric: not shift-invariant, never asked*/) {
   auto fabric =
       topology.spec().fabric ? topology.spec().fabric : std::make_shared<const Fabric>(fabric_of_dimensions(topology));
-  return std::make_unique<Ns3Network>(std::move(fabric), queue, sink);
+  return std::make_unique<Ns3Network>(std::move(fabric), queue, sink,
+                                      Ns3Options{.routing = topology.spec().routing,
+                                                 .nic_bytes_per_ns = topology.spec().nic_bytes_per_ns});
 }
 #endif
 
@@ -97,15 +99,18 @@ std::deque<BackendInfo>& table() {
        .make = &make_flow},
 #ifdef CHAKRASIM_HAVE_NS3
       {.name = "ns3",
-       .models = "packet level through ns-3: every message a DCTCP connection on the flow backend's ECMP route, "
-                 "packets serialised on every hop, RED queues marking ECN, handshake, slow start, loss recovery",
+       .models = "packet level through ns-3: messages on DCTCP connections kept open per NPU pair, each on the "
+                 "flow backend's route (ECMP, d-mod-k or fixed), packets serialised on every hop, RED queues marking "
+                 "ECN with ACKs served first, a NIC cap as a link, handshake, slow start, loss recovery",
        .ignores = "RDMA and lossless Ethernet (no PFC, DCQCN or HPCC), switch-internal contention beyond each output "
                   "queue, host stack delays",
        .shift_invariant = false,
-       .has_links = false,
+       .has_links = true,
        .own_engine = true,
        .routes_fabric = true,
-       .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file"},
+       .has_flows = true,
+       .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file", "routing", "ecmp_seed",
+                  "routes_file", "nic_bandwidth"},
        .make = &make_ns3},
 #endif
   };

@@ -12,6 +12,8 @@
 #include <ns3/heap-scheduler.h>
 #include <ns3/inet-socket-address.h>
 #include <ns3/internet-stack-helper.h>
+#include <ns3/ipv4-packet-filter.h>
+#include <ns3/ipv4-queue-disc-item.h>
 #include <ns3/ipv4-route.h>
 #include <ns3/ipv4-routing-helper.h>
 #include <ns3/ipv4-routing-protocol.h>
@@ -40,8 +42,8 @@ namespace {
 // Every node has one IPv4 address, on all its interfaces: 10.0.0.1 + node index.
 constexpr std::uint32_t kFirstAddress = 0x0A000001u;
 ns3::Ipv4Address address_of(std::uint32_t node) { return ns3::Ipv4Address(kFirstAddress + node); }
-// Receivers listen on this port; senders bind ports from kFirstClientPort up, one per open
-// connection of theirs, so that (sender, its port) names a connection in either direction.
+// Receivers listen on this port; senders bind ports from kFirstClientPort up, one per connection
+// of theirs, so that (sender, its port) names a connection in either direction.
 constexpr std::uint16_t kServerPort = 80;
 constexpr std::uint32_t kFirstClientPort = 1024;
 
@@ -67,6 +69,29 @@ PeekScheduler* PeekScheduler::current = nullptr;
 
 bool engine_alive = false;
 
+// Sorts what a port sends into two bands: 0 for TCP segments without payload (ACKs, SYN, FIN),
+// 1 for data. The packet handed to the queue starts with the TCP header; its data offset (the
+// high 4 bits of byte 12, in 32-bit words) is the header's length with options.
+class ControlFilter : public ns3::Ipv4PacketFilter {
+ public:
+  static ns3::TypeId GetTypeId() {
+    static ns3::TypeId tid = ns3::TypeId("chakrasim::ControlFilter")
+                                 .SetParent<ns3::Ipv4PacketFilter>()
+                                 .SetGroupName("chakrasim")
+                                 .AddConstructor<ControlFilter>();
+    return tid;
+  }
+
+ private:
+  std::int32_t DoClassify(ns3::Ptr<ns3::QueueDiscItem> item) const override {
+    const auto* ip = dynamic_cast<const ns3::Ipv4QueueDiscItem*>(ns3::PeekPointer(item));
+    std::uint8_t tcp[13];
+    if (ip == nullptr || item->GetPacket()->CopyData(tcp, sizeof tcp) != sizeof tcp) return 1;
+    const std::uint32_t header_bytes = (tcp[12] >> 4) * 4u;
+    return ip->GetHeader().GetPayloadSize() <= header_bytes ? 0 : 1;
+  }
+};
+
 }  // namespace
 
 struct Ns3Engine::Impl {
@@ -74,18 +99,22 @@ struct Ns3Engine::Impl {
     std::uint32_t node;
     std::uint32_t interface;
   };
+  // A TCP connection from host `src` to host `dst`, open from its first message on. It carries
+  // one message at a time; between messages it waits, idle, for the next one of the same pair.
   struct Connection {
-    std::uint64_t tag = 0;
-    std::uint64_t bytes = 0;
-    std::uint64_t unsent = 0;
-    std::uint64_t received = 0;
     std::uint32_t src = 0;
     std::uint32_t dst = 0;
     std::uint16_t port = 0;
-    std::uint32_t closed = 0;  // ends closed, of 2
-    bool delivered = false;
-    bool closing = false;
-    std::vector<Hop> forward, reverse;
+    bool connected = false;
+    bool busy = false;  // carrying a message not yet read in full at dst
+    // The message now (or last) carried.
+    std::uint64_t tag = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t unsent = 0;    // not yet handed to the socket
+    std::uint64_t received = 0;  // read at dst
+    // Its route, and the previous message's, which late packets of that one (a retransmission,
+    // a last ACK) may still be on.
+    std::vector<Hop> forward, reverse, old_forward, old_reverse;
     ns3::Ptr<ns3::Socket> client, server;
   };
 
@@ -94,22 +123,42 @@ struct Ns3Engine::Impl {
   std::uint32_t first_node_id = 0;
   // Per node, per interface: the route out of it (made once, handed to every packet).
   std::vector<std::vector<ns3::Ptr<ns3::Ipv4Route>>> routes;
-  std::vector<Hop> link_hop;  // per fabric link: its sending node and interface there
+  std::vector<Hop> link_hop;                          // per fabric link: its sending node and interface there
+  std::vector<ns3::Ptr<ns3::NetDevice>> link_device;  // per link: its sending device
+  std::vector<ns3::DataRate> link_rate;
+  Ns3LinkListener* link_listener = nullptr;
+  bool links_traced = false;
   std::vector<Connection> connections;
-  std::vector<std::uint32_t> free_connections;
-  std::size_t open = 0;
-  std::unordered_map<std::uint64_t, std::uint32_t> by_client;  // (sender << 16 | its port) -> connection
-  std::vector<std::uint32_t> next_port;                        // per node
+  // Per sending node, per port of its from kFirstClientPort up (given out in order): the
+  // connection. Indexed, not hashed: it is looked up for every packet at every hop.
+  std::vector<std::vector<std::uint32_t>> by_client;
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> idle;  // (src << 32 | dst) -> idle connections
   std::vector<ns3::Ptr<ns3::Socket>> listeners;
   std::vector<std::uint64_t> arrivals;
   std::string error;
 
-  static std::uint64_t client_key(std::uint32_t node, std::uint16_t port) {
-    return (static_cast<std::uint64_t>(node) << 16) | port;
+  // The connection of client `node`'s `port`, or null when there is none.
+  const Connection* connection_of(std::uint32_t node, std::uint32_t port) const {
+    if (node >= by_client.size() || port < kFirstClientPort) return nullptr;
+    const std::vector<std::uint32_t>& ports = by_client[node];
+    return port - kFirstClientPort < ports.size() ? &connections[ports[port - kFirstClientPort]] : nullptr;
+  }
+  static std::uint64_t pair_key(std::uint32_t src, std::uint32_t dst) {
+    return (static_cast<std::uint64_t>(src) << 32) | dst;
+  }
+
+  static bool interface_on(const std::vector<Hop>& route, std::uint32_t node, std::uint32_t& interface) {
+    for (const Hop& h : route) {
+      if (h.node == node) {
+        interface = h.interface;
+        return true;
+      }
+    }
+    return false;
   }
 
   // The interface `node` sends a packet on, from its TCP ports and addresses; false when the
-  // packet belongs to no open connection (a stray segment after both ends closed).
+  // packet belongs to no connection or `node` is on neither of its routes.
   bool next_interface(std::uint32_t node, const ns3::Packet& packet, const ns3::Ipv4Header& header,
                       std::uint32_t& interface) const {
     std::uint8_t ports[4];
@@ -118,16 +167,11 @@ struct Ns3Engine::Impl {
     const std::uint16_t dst_port = static_cast<std::uint16_t>(ports[2] << 8 | ports[3]);
     const bool forward = dst_port == kServerPort;
     const std::uint32_t client = (forward ? header.GetSource() : header.GetDestination()).Get() - kFirstAddress;
-    const auto it = by_client.find(client_key(client, forward ? src_port : dst_port));
-    if (it == by_client.end()) return false;
-    const Connection& c = connections[it->second];
-    for (const Hop& h : forward ? c.forward : c.reverse) {
-      if (h.node == node) {
-        interface = h.interface;
-        return true;
-      }
-    }
-    return false;
+    const Connection* found = connection_of(client, forward ? src_port : dst_port);
+    if (found == nullptr) return false;
+    const Connection& c = *found;
+    return forward ? interface_on(c.forward, node, interface) || interface_on(c.old_forward, node, interface)
+                   : interface_on(c.reverse, node, interface) || interface_on(c.old_reverse, node, interface);
   }
 
   void fail_connection(std::uint32_t id, const char* what) {
@@ -140,6 +184,7 @@ struct Ns3Engine::Impl {
   }
 
   static void open_connection(Impl* e, std::uint32_t id);
+  static void begin_message(Impl* e, std::uint32_t id);
   static void on_connected(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket);
   static void on_connect_failed(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket);
   static void on_send_space(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket, std::uint32_t room);
@@ -147,8 +192,7 @@ struct Ns3Engine::Impl {
   static void on_accept(Impl* e, ns3::Ptr<ns3::Socket> socket, const ns3::Address& from);
   static void on_receive(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket);
   static void on_close(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket);
-  static void on_error_close(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket);
-  static void release(Impl* e, std::uint32_t id);
+  static void on_transmit(Impl* e, std::uint32_t link, ns3::Ptr<const ns3::Packet> packet);
   void fill(std::uint32_t id);
 };
 
@@ -278,10 +322,6 @@ Ns3Engine::Ns3Engine(std::uint32_t node_count, const std::vector<Ns3Link>& links
   set_default("ns3::TcpSocket::TcpNoDelay", ns3::BooleanValue(true));
   set_default("ns3::TcpSocketBase::MinRto", ns3::TimeValue(ns_time(settings.min_rto_ns)));
   set_default("ns3::TcpSocketBase::ClockGranularity", ns3::TimeValue(ns_time(settings.clock_granularity_ns)));
-  // TIME_WAIT lasts two of these: a closed connection's port is reused only once both ends
-  // have closed, and a stray segment afterwards finds no route and is dropped.
-  set_default("ns3::TcpSocketBase::MaxSegLifetime", ns3::DoubleValue(1e-6));
-
   e.nodes.Create(node_count);
   e.first_node_id = e.nodes.Get(0)->GetId();
   FlowRoutingHelper routing(impl_.get(), e.first_node_id);
@@ -307,17 +347,38 @@ Ns3Engine::Ns3Engine(std::uint32_t node_count, const std::vector<Ns3Link>& links
   };
   ns3::PointToPointHelper p2p;
   p2p.SetDeviceAttribute("Mtu", ns3::UintegerValue(settings.mtu_bytes));
-  // With RED in front, the device keeps a single packet waiting (ns-3 stops the queue disc while
-  // the device is full), so the queue that builds up is RED's and is marked.
+  // With queue discs in front, the device keeps a single packet waiting (ns-3 stops the queue
+  // disc while the device is full), so the queues that build up are the discs', marked and
+  // sorted there. Without either, the device's own drop-tail queue is the port's queue.
+  const bool discs = settings.red_ecn || settings.ack_priority;
+  const ns3::QueueSize port_bytes(ns3::QueueSizeUnit::BYTES, settings.queue_bytes);
   p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
-               ns3::QueueSizeValue(settings.red_ecn ? ns3::QueueSize(ns3::QueueSizeUnit::PACKETS, 1)
-                                                    : ns3::QueueSize(ns3::QueueSizeUnit::BYTES, settings.queue_bytes)));
-  ns3::TrafficControlHelper red;
+               ns3::QueueSizeValue(discs ? ns3::QueueSize(ns3::QueueSizeUnit::PACKETS, 1) : port_bytes));
+  ns3::TrafficControlHelper port;
   const std::uint32_t queue_packets = std::max(settings.queue_bytes / settings.mtu_bytes, settings.mark_packets + 1);
-  red.SetRootQueueDisc("ns3::RedQueueDisc", "UseEcn", ns3::BooleanValue(true), "UseHardDrop", ns3::BooleanValue(false),
-                       "Gentle", ns3::BooleanValue(false), "QW", ns3::DoubleValue(1.0), "MinTh",
-                       ns3::DoubleValue(settings.mark_packets), "MaxTh", ns3::DoubleValue(settings.mark_packets),
-                       "MaxSize", ns3::QueueSizeValue(ns3::QueueSize(ns3::QueueSizeUnit::PACKETS, queue_packets)));
+  auto red = [&](auto add) {
+    add("ns3::RedQueueDisc", "UseEcn", ns3::BooleanValue(true), "UseHardDrop", ns3::BooleanValue(false), "Gentle",
+        ns3::BooleanValue(false), "QW", ns3::DoubleValue(1.0), "MinTh", ns3::DoubleValue(settings.mark_packets),
+        "MaxTh", ns3::DoubleValue(settings.mark_packets), "MaxSize",
+        ns3::QueueSizeValue(ns3::QueueSize(ns3::QueueSizeUnit::PACKETS, queue_packets)));
+  };
+  if (settings.ack_priority) {
+    // A strict-priority disc of two bands, sorted by ControlFilter (the priority map, which the
+    // filter overrides, names band 1 only).
+    ControlFilter::GetTypeId();
+    const std::uint16_t root =
+        port.SetRootQueueDisc("ns3::PrioQueueDisc", "Priomap", ns3::StringValue("1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1"));
+    port.AddPacketFilter(root, "chakrasim::ControlFilter");
+    const auto bands = port.AddQueueDiscClasses(root, 2, "ns3::QueueDiscClass");
+    port.AddChildQueueDisc(root, bands[0], "ns3::FifoQueueDisc", "MaxSize", ns3::QueueSizeValue(port_bytes));
+    if (settings.red_ecn) {
+      red([&](auto&&... args) { port.AddChildQueueDisc(root, bands[1], args...); });
+    } else {
+      port.AddChildQueueDisc(root, bands[1], "ns3::FifoQueueDisc", "MaxSize", ns3::QueueSizeValue(port_bytes));
+    }
+  } else if (settings.red_ecn) {
+    red([&](auto&&... args) { port.SetRootQueueDisc(args...); });
+  }
   e.link_hop.reserve(links.size());
   for (const Ns3Link& l : links) {
     const double bps = std::round(l.bytes_per_ns * 8e9);
@@ -325,12 +386,14 @@ Ns3Engine::Ns3Engine(std::uint32_t node_count, const std::vector<Ns3Link>& links
     p2p.SetDeviceAttribute("DataRate", ns3::DataRateValue(ns3::DataRate(static_cast<std::uint64_t>(bps))));
     p2p.SetChannelAttribute("Delay", ns3::TimeValue(ns_time(l.latency_ns)));
     ns3::NetDeviceContainer devices = p2p.Install(e.nodes.Get(l.from), e.nodes.Get(l.to));
-    if (settings.red_ecn) red.Install(devices.Get(0));
+    if (discs) port.Install(devices.Get(0));
     e.link_hop.push_back({l.from, add_interface(l.from, devices.Get(0))});
+    e.link_device.push_back(devices.Get(0));
+    e.link_rate.emplace_back(static_cast<std::uint64_t>(bps));
     add_interface(l.to, devices.Get(1));
   }
 
-  e.next_port.assign(node_count, kFirstClientPort);
+  e.by_client.resize(node_count);
   Impl* self = impl_.get();
   for (std::uint32_t host : hosts) {
     ns3::Ptr<ns3::Socket> listener = ns3::Socket::CreateSocket(e.nodes.Get(host), ns3::TcpSocketFactory::GetTypeId());
@@ -350,6 +413,7 @@ Ns3Engine::~Ns3Engine() {
   }
   impl_->listeners.clear();
   impl_->routes.clear();
+  impl_->link_device.clear();
   ns3::Simulator::Destroy();
   impl_.reset();
   engine_alive = false;
@@ -360,59 +424,66 @@ void Ns3Engine::start_flow(std::uint64_t at_ns, std::uint64_t bytes, std::uint64
   Impl& e = *impl_;
   const std::uint64_t now = now_ns();
   if (at_ns < now) fail("ns-3: a message sent at {} ns, but ns-3's clock reads {} ns already", at_ns, now);
+  const std::uint32_t src = e.link_hop[path.front()].node;
+  const std::uint32_t dst = e.link_hop[reverse_path.front()].node;
+  std::vector<std::uint32_t>& waiting = e.idle[Impl::pair_key(src, dst)];
+  const bool reuse = !waiting.empty();
   std::uint32_t id = 0;
-  if (e.free_connections.empty()) {
+  if (reuse) {
+    id = waiting.back();
+    waiting.pop_back();
+  } else {
     id = static_cast<std::uint32_t>(e.connections.size());
     e.connections.emplace_back();
-  } else {
-    id = e.free_connections.back();
-    e.free_connections.pop_back();
+    e.connections.back().src = src;
+    e.connections.back().dst = dst;
   }
   Impl::Connection& c = e.connections[id];
-  c = Impl::Connection{};
+  c.busy = true;
   c.tag = tag;
   c.bytes = bytes;
-  c.unsent = bytes;
-  c.src = e.link_hop[path.front()].node;
+  c.unsent = 0;  // handed to the socket from at_ns on (begin_message), not when an ACK makes room before
+  c.received = 0;
+  c.old_forward.swap(c.forward);
+  c.old_reverse.swap(c.reverse);
+  c.forward.clear();
+  c.reverse.clear();
   for (std::uint32_t link : path) c.forward.push_back(e.link_hop[link]);
   for (std::uint32_t link : reverse_path) c.reverse.push_back(e.link_hop[link]);
-  c.dst = e.link_hop[reverse_path.front()].node;
-  ++e.open;
-  ns3::Simulator::Schedule(ns3::NanoSeconds(static_cast<std::int64_t>(at_ns - now)), &Impl::open_connection, &e, id);
+  ns3::Simulator::Schedule(ns3::NanoSeconds(static_cast<std::int64_t>(at_ns - now)),
+                           reuse ? &Impl::begin_message : &Impl::open_connection, &e, id);
 }
 
 void Ns3Engine::Impl::open_connection(Impl* e, std::uint32_t id) {
   Connection& c = e->connections[id];
-  // Ports go round from kFirstClientPort (skipping the server's): a port comes back after 64512
-  // connections from the same node, long after their TIME_WAIT; one still bound is skipped.
+  c.unsent = c.bytes;
+  // Ports go up from kFirstClientPort, one per connection of the sender.
   c.client = ns3::Socket::CreateSocket(e->nodes.Get(c.src), ns3::TcpSocketFactory::GetTypeId());
-  bool bound = false;
-  for (std::uint32_t attempt = 0; attempt < 0x10000 && !bound; ++attempt) {
-    std::uint32_t& next = e->next_port[c.src];
-    if (next > 0xffff) next = kFirstClientPort;
-    const auto port = static_cast<std::uint16_t>(next++);
-    if (port == kServerPort || e->by_client.count(client_key(c.src, port)) != 0) continue;
-    if (c.client->Bind(ns3::InetSocketAddress(address_of(c.src), port)) == 0) {
-      c.port = port;
-      bound = true;
-    }
-  }
-  if (!bound) {
-    e->fail_connection(id, "cannot start: every port of the sender is taken");
+  std::vector<std::uint32_t>& ports = e->by_client[c.src];
+  const std::uint32_t port = kFirstClientPort + static_cast<std::uint32_t>(ports.size());
+  if (port > 0xffff ||
+      c.client->Bind(ns3::InetSocketAddress(address_of(c.src), static_cast<std::uint16_t>(port))) != 0) {
+    e->fail_connection(id, "cannot start: every port of the sender is taken (a node keeps at most 64512 connections)");
     return;
   }
-  e->by_client[client_key(c.src, c.port)] = id;
+  c.port = static_cast<std::uint16_t>(port);
+  ports.push_back(id);
   c.client->SetConnectCallback(ns3::MakeBoundCallback(&Impl::on_connected, e, id),
                                ns3::MakeBoundCallback(&Impl::on_connect_failed, e, id));
   c.client->SetSendCallback(ns3::MakeBoundCallback(&Impl::on_send_space, e, id));
   c.client->SetCloseCallbacks(ns3::MakeBoundCallback(&Impl::on_close, e, id),
-                              ns3::MakeBoundCallback(&Impl::on_error_close, e, id));
+                              ns3::MakeBoundCallback(&Impl::on_close, e, id));
   c.client->Connect(ns3::InetSocketAddress(address_of(c.dst), kServerPort));
+}
+
+void Ns3Engine::Impl::begin_message(Impl* e, std::uint32_t id) {
+  e->connections[id].unsent = e->connections[id].bytes;
+  e->fill(id);
 }
 
 void Ns3Engine::Impl::fill(std::uint32_t id) {
   Connection& c = connections[id];
-  if (!c.client || c.closing) return;
+  if (!c.connected) return;
   while (c.unsent > 0) {
     const std::uint32_t room = c.client->GetTxAvailable();
     if (room == 0) break;
@@ -421,13 +492,12 @@ void Ns3Engine::Impl::fill(std::uint32_t id) {
     if (sent <= 0) break;
     c.unsent -= static_cast<std::uint64_t>(sent);
   }
-  if (c.unsent == 0) {  // FIN follows the last byte
-    c.closing = true;
-    c.client->Close();
-  }
 }
 
-void Ns3Engine::Impl::on_connected(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket>) { e->fill(id); }
+void Ns3Engine::Impl::on_connected(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket>) {
+  e->connections[id].connected = true;
+  e->fill(id);
+}
 
 void Ns3Engine::Impl::on_connect_failed(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket>) {
   e->fail_connection(id, "could not be opened (the SYN was lost more times than ns-3 retries)");
@@ -439,50 +509,55 @@ bool Ns3Engine::Impl::on_request(Impl*, ns3::Ptr<ns3::Socket>, const ns3::Addres
 
 void Ns3Engine::Impl::on_accept(Impl* e, ns3::Ptr<ns3::Socket> socket, const ns3::Address& from) {
   const ns3::InetSocketAddress peer = ns3::InetSocketAddress::ConvertFrom(from);
-  const auto it = e->by_client.find(client_key(peer.GetIpv4().Get() - kFirstAddress, peer.GetPort()));
-  if (it == e->by_client.end()) {
+  const Connection* c = e->connection_of(peer.GetIpv4().Get() - kFirstAddress, peer.GetPort());
+  if (c == nullptr) {
     socket->Close();
     return;
   }
-  const std::uint32_t id = it->second;
-  Connection& c = e->connections[id];
-  c.server = socket;
+  const auto id = static_cast<std::uint32_t>(c - e->connections.data());
+  e->connections[id].server = socket;
   socket->SetRecvCallback(ns3::MakeBoundCallback(&Impl::on_receive, e, id));
   socket->SetCloseCallbacks(ns3::MakeBoundCallback(&Impl::on_close, e, id),
-                            ns3::MakeBoundCallback(&Impl::on_error_close, e, id));
+                            ns3::MakeBoundCallback(&Impl::on_close, e, id));
   on_receive(e, id, socket);
 }
 
 void Ns3Engine::Impl::on_receive(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket) {
   Connection& c = e->connections[id];
   while (ns3::Ptr<ns3::Packet> p = socket->Recv()) c.received += p->GetSize();
-  if (!c.delivered && c.received >= c.bytes) {
-    c.delivered = true;
+  if (c.busy && c.received >= c.bytes) {
+    // The message's bytes are all read; the sender's ACKs may still be on their way, but the
+    // connection may take the pair's next message now.
+    c.busy = false;
     e->arrivals.push_back(c.tag);
-    socket->Close();
+    e->idle[pair_key(c.src, c.dst)].push_back(id);
     ns3::Simulator::Stop();  // after this event: the caller reports the arrival at this very ns
   }
 }
 
 void Ns3Engine::Impl::on_close(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket>) {
-  if (++e->connections[id].closed == 2) ns3::Simulator::ScheduleNow(&Impl::release, e, id);
+  // Connections stay open for the engine's life: an end that closes was reset or timed out.
+  e->fail_connection(id, "was reset or timed out");
 }
 
-void Ns3Engine::Impl::on_error_close(Impl* e, std::uint32_t id, ns3::Ptr<ns3::Socket> socket) {
-  if (!e->connections[id].delivered) e->fail_connection(id, "was reset or timed out before its last byte arrived");
-  on_close(e, id, socket);
+void Ns3Engine::Impl::on_transmit(Impl* e, std::uint32_t link, ns3::Ptr<const ns3::Packet> packet) {
+  if (e->link_listener == nullptr) return;
+  // The point-to-point device takes this long to put the packet (with its PPP header) on the wire.
+  const std::int64_t start = ns3::Simulator::Now().GetTimeStep();
+  const std::int64_t took = e->link_rate[link].CalculateBytesTxTime(packet->GetSize()).GetTimeStep();
+  e->link_listener->on_transmit(link, static_cast<std::uint64_t>(start), static_cast<std::uint64_t>(start + took));
 }
 
-void Ns3Engine::Impl::release(Impl* e, std::uint32_t id) {
-  Connection& c = e->connections[id];
-  const auto it = e->by_client.find(client_key(c.src, c.port));
-  if (it != e->by_client.end() && it->second == id) e->by_client.erase(it);
-  c.client = nullptr;
-  c.server = nullptr;
-  c.forward.clear();
-  c.reverse.clear();
-  e->free_connections.push_back(id);
-  --e->open;
+void Ns3Engine::listen_to_links(Ns3LinkListener* listener) {
+  Impl& e = *impl_;
+  if (!e.links_traced && listener != nullptr) {
+    e.links_traced = true;
+    for (std::uint32_t link = 0; link < e.link_device.size(); ++link) {
+      e.link_device[link]->TraceConnectWithoutContext("PhyTxBegin",
+                                                      ns3::MakeBoundCallback(&Impl::on_transmit, &e, link));
+    }
+  }
+  e.link_listener = listener;
 }
 
 std::uint64_t Ns3Engine::next_event_ns() const {
@@ -513,6 +588,6 @@ std::vector<std::uint64_t> Ns3Engine::take_arrivals() {
 
 std::uint64_t Ns3Engine::events() const { return ns3::Simulator::GetEventCount(); }
 
-std::size_t Ns3Engine::open_connections() const { return impl_->open; }
+std::size_t Ns3Engine::connections() const { return impl_->connections.size(); }
 
 }  // namespace chakrasim::network

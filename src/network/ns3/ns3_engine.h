@@ -1,6 +1,7 @@
 // The ns-3 side of the packet-level backend: a Fabric rebuilt as ns-3 nodes joined by
-// point-to-point links, each message a TCP connection on routes given from outside, and ns-3's
-// clock driven in steps from outside. ns3_network.h is the Network on top of it.
+// point-to-point links, messages carried by TCP connections kept open between pairs of hosts on
+// routes given from outside, and ns-3's clock driven in steps from outside. ns3_network.h is the
+// Network on top of it.
 //
 // This header includes no ns-3 header and nothing of C++20: Debian's ns-3 3.37 headers do not
 // compile with g++ 12 in C++20 mode, so ns3_engine.cc is the one C++17 translation unit that
@@ -28,22 +29,33 @@ struct Ns3Link {
 };
 
 // The data-centre values the engine sets on ns-3 (its defaults are a wide-area network's);
-// docs/network.md says why each.
+// docs/network.md says why each, and what each was measured against.
 struct Ns3Settings {
   std::uint32_t mtu_bytes = 9000;     // jumbo frames on every device
   std::string tcp = "ns3::TcpDctcp";  // congestion control, by ns-3 TypeId name
-  // Each sending port's queue: RED marking ECN (DCTCP's step: every packet that finds at least
-  // mark_packets queued is marked) when red_ecn, else the device's drop-tail queue alone.
+  // Each sending port's data queue: RED marking ECN (DCTCP's step: every packet that finds at
+  // least mark_packets queued is marked) when red_ecn, else drop-tail.
   bool red_ecn = true;
   std::uint32_t queue_bytes = 1u << 20;  // per port, dropped beyond
-  std::uint32_t mark_packets = 10;
+  std::uint32_t mark_packets = 20;
+  // Segments without payload (ACKs, SYN, FIN) wait in a queue of their own at every port, served
+  // before data (strict priority), instead of behind the data going the same way.
+  bool ack_priority = true;
   std::uint32_t initial_cwnd_segments = 10;
   double min_rto_ns = 200e3;            // ns-3's default is 1 s
   double clock_granularity_ns = 1e3;    // 1 ms by default
   double connect_timeout_ns = 200e3;    // SYN retransmission; 3 s by default
-  std::uint32_t delayed_ack_count = 2;  // segments per ACK
+  std::uint32_t delayed_ack_count = 1;  // segments per ACK
   double delayed_ack_timeout_ns = 1e3;  // 200 ms by default
   std::uint32_t socket_buffer_bytes = 16u << 20;
+};
+
+// Told of every packet a link starts to send (link ids as given to the engine), with the ns at
+// which its serialisation starts and ends.
+class Ns3LinkListener {
+ public:
+  virtual ~Ns3LinkListener() = default;
+  virtual void on_transmit(std::uint32_t link, std::uint64_t start_ns, std::uint64_t end_ns) = 0;
 };
 
 class Ns3Engine {
@@ -58,9 +70,11 @@ class Ns3Engine {
   Ns3Engine(const Ns3Engine&) = delete;
   Ns3Engine& operator=(const Ns3Engine&) = delete;
 
-  // At ns-3 time `at_ns` (not before now_ns()), opens a TCP connection along `path` (link ids,
-  // first hop first; its ACKs take `reverse_path`) and sends `bytes` (> 0) on it; `tag` is
-  // reported by take_arrivals() when the receiving application has read the last byte.
+  // At ns-3 time `at_ns` (not before now_ns()), sends `bytes` (> 0) along `path` (link ids, first
+  // hop first; its ACKs take `reverse_path`), from the host at the start of `path` to the one at
+  // its end, on a TCP connection of that pair that carries no other message now: an idle one
+  // kept open since an earlier message (no handshake, its window as it was left), else a new one.
+  // `tag` is reported by take_arrivals() when the receiving application has read the last byte.
   void start_flow(std::uint64_t at_ns, std::uint64_t bytes, std::uint64_t tag, const std::vector<std::uint32_t>& path,
                   const std::vector<std::uint32_t>& reverse_path);
 
@@ -74,9 +88,13 @@ class Ns3Engine {
   void run_until(std::uint64_t until_ns);
   std::vector<std::uint64_t> take_arrivals();
 
-  // ns-3 events run so far, and connections not yet closed at both ends.
+  // From now on, tells `listener` of every packet every link sends (ns-3 traces, connected on
+  // the first call: without a listener, packets cost nothing more).
+  void listen_to_links(Ns3LinkListener* listener);
+
+  // ns-3 events run so far, and TCP connections opened so far (they stay open).
   std::uint64_t events() const;
-  std::size_t open_connections() const;
+  std::size_t connections() const;
 
   struct Impl;
 

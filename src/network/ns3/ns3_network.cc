@@ -7,28 +7,85 @@
 namespace chakrasim::network {
 namespace {
 
-std::vector<Ns3Link> links_of(const Fabric& fabric) {
+// The engine's nodes are the fabric's, then (with a NIC cap) one host per NPU, behind its NIC.
+// Its links are the fabric's, then per NPU r its NIC out (host -> the NPU's fabric node) at
+// link_count + r and its NIC in at link_count + npus + r, of no latency.
+std::vector<Ns3Link> links_of(const Fabric& fabric, double nic_bytes_per_ns) {
   std::vector<Ns3Link> links;
   links.reserve(fabric.link_count());
   for (const FabricLink& l : fabric.links()) links.push_back({l.from, l.to, l.bytes_per_ns, l.latency_ns});
+  if (nic_bytes_per_ns > 0) {
+    for (NpuId r = 0; r < fabric.npu_count(); ++r) {
+      links.push_back({fabric.node_count() + r, fabric.npu_node(r), nic_bytes_per_ns, 0});
+    }
+    for (NpuId r = 0; r < fabric.npu_count(); ++r) {
+      links.push_back({fabric.npu_node(r), fabric.node_count() + r, nic_bytes_per_ns, 0});
+    }
+  }
   return links;
 }
 
-std::vector<std::uint32_t> hosts_of(const Fabric& fabric) {
+std::vector<std::uint32_t> hosts_of(const Fabric& fabric, double nic_bytes_per_ns) {
   std::vector<std::uint32_t> hosts;
-  for (NpuId r = 0; r < fabric.npu_count(); ++r) hosts.push_back(fabric.npu_node(r));
+  for (NpuId r = 0; r < fabric.npu_count(); ++r) {
+    hosts.push_back(nic_bytes_per_ns > 0 ? fabric.node_count() + r : fabric.npu_node(r));
+  }
   return hosts;
 }
 
 }  // namespace
 
-Ns3Network::Ns3Network(std::shared_ptr<const Fabric> fabric, EventQueue& queue, ArrivalSink& sink,
-                       const Ns3Settings& settings, std::uint64_t ecmp_seed)
+Ns3Network::Ns3Network(std::shared_ptr<const Fabric> fabric, EventQueue& queue, ArrivalSink& sink, Ns3Options options)
     : fabric_(std::move(fabric)),
-      router_(*fabric_, ecmp_seed),
+      router_(*fabric_, std::move(options.routing)),
+      nic_limited_(options.nic_bytes_per_ns > 0),
       queue_(queue),
       sink_(sink),
-      engine_(fabric_->node_count(), links_of(*fabric_), hosts_of(*fabric_), settings) {}
+      engine_(fabric_->node_count() + (nic_limited_ ? fabric_->npu_count() : 0),
+              links_of(*fabric_, options.nic_bytes_per_ns), hosts_of(*fabric_, options.nic_bytes_per_ns),
+              options.settings),
+      busy_(fabric_->link_count() + (nic_limited_ ? 2 * fabric_->npu_count() : 0)) {}
+
+std::string Ns3Network::link_name(std::uint32_t link) const {
+  const std::uint32_t fabric_links = fabric_->link_count();
+  if (link >= fabric_links) {
+    const std::uint32_t nic = link - fabric_links;
+    return nic < fabric_->npu_count() ? fmt::format("NPU {} NIC out", nic)
+                                      : fmt::format("NPU {} NIC in", nic - fabric_->npu_count());
+  }
+  return fabric_->link_name(link);
+}
+
+void Ns3Network::observe_links(LinkObserver* observer) {
+  link_observer_ = observer;
+  engine_.listen_to_links(observer != nullptr ? this : nullptr);
+}
+
+void Ns3Network::on_transmit(std::uint32_t link, std::uint64_t start_ns, std::uint64_t end_ns) {
+  Busy& b = busy_[link];
+  if (start_ns > b.end) {  // idle since b.end: the busy period before is complete
+    if (b.end > b.start) link_observer_->on_link_busy(link, b.start, b.end);
+    b.start = start_ns;
+  }
+  b.end = end_ns;
+}
+
+void Ns3Network::tell_busy_links() {
+  if (link_observer_ == nullptr) return;
+  for (std::uint32_t link = 0; link < busy_.size(); ++link) {
+    Busy& b = busy_[link];
+    if (b.end > b.start) link_observer_->on_link_busy(link, b.start, b.end);
+    b.start = b.end;
+  }
+}
+
+void Ns3Network::engine_path(NpuId src, NpuId dst, const std::vector<std::uint32_t>& route,
+                             std::vector<std::uint32_t>& out) const {
+  out.clear();
+  if (nic_limited_) out.push_back(fabric_->link_count() + src);
+  out.insert(out.end(), route.begin(), route.end());
+  if (nic_limited_) out.push_back(fabric_->link_count() + fabric_->npu_count() + dst);
+}
 
 void Ns3Network::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) {
   // The same flow keys as the flow backend, so that both take the same routes.
@@ -40,10 +97,24 @@ void Ns3Network::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t m
     const Tick at = time_after(queue_.now(), ticks_from_ns(latency, [&] { return "a path's latency"; }),
                                [&] { return fmt::format("an empty message from NPU {} to NPU {}", src, dst); });
     queue_.schedule(at, EventTarget::kNetwork, 0, dst, message);
+    if (flow_observer_ != nullptr) {
+      flow_observer_->on_flow({src, dst, 0, queue_.now(), at, static_cast<std::uint32_t>(route_.size())});
+    }
     return;
   }
-  router_.route(dst, src, key, reverse_);
-  engine_.start_flow(queue_.now(), bytes, message, route_, reverse_);
+  std::uint32_t tag = 0;
+  if (free_pending_.empty()) {
+    tag = static_cast<std::uint32_t>(pending_.size());
+    pending_.emplace_back();
+  } else {
+    tag = free_pending_.back();
+    free_pending_.pop_back();
+  }
+  pending_[tag] = {message, {src, dst, bytes, queue_.now(), 0, static_cast<std::uint32_t>(route_.size())}};
+  engine_path(src, dst, route_, path_);
+  router_.route(dst, src, key, route_);
+  engine_path(dst, src, route_, reverse_path_);
+  engine_.start_flow(queue_.now(), bytes, tag, path_, reverse_path_);
   ++in_flight_;
 }
 
@@ -65,9 +136,20 @@ void Ns3Network::advance_to(Tick t) {
       const std::vector<std::uint64_t> arrived = std::move(ready_);
       ready_.clear();
       in_flight_ -= arrived.size();
-      for (std::uint64_t message : arrived) sink_.on_arrival(message);
+      for (const std::uint64_t tag : arrived) {
+        Pending done = pending_[tag];  // a copy: the sink may send, and grow pending_
+        free_pending_.push_back(static_cast<std::uint32_t>(tag));
+        if (flow_observer_ != nullptr) {
+          done.record.arrival = queue_.now();
+          flow_observer_->on_flow(done.record);
+        }
+        sink_.on_arrival(done.message);
+      }
     }
-    if (in_flight_ == 0) return;
+    if (in_flight_ == 0) {
+      tell_busy_links();
+      return;
+    }
     // Nothing happens in chakrasim before its queue's next event, but for an arrival: ns-3 may
     // run up to that event, and stops at the first arrival on its way.
     engine_.run_until(queue_.empty() ? kMaxSimulatedNs : queue_.next_time());
