@@ -17,6 +17,11 @@ namespace {
 // The keys of the analytical network YAML (docs/astra-sim-model.md §1.2). A function, not a
 // global, so that a row built during another file's static initialisation still gets them.
 std::vector<const char*> analytical_keys() { return {"topology", "npus_count", "bandwidth", "latency"}; }
+// What backends that route through a graph read besides: the graph and its routing and NICs.
+std::vector<const char*> graph_keys() {
+  return {"topology", "npus_count", "bandwidth",   "latency",      "topology_file",
+          "routing",  "ecmp_seed",  "routes_file", "nic_bandwidth"};
+}
 
 std::unique_ptr<Network> make_congestion_unaware(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
                                                  bool /*symmetric: nothing to fold, delays are per message*/) {
@@ -94,8 +99,7 @@ std::deque<BackendInfo>& table() {
        .own_engine = true,
        .routes_fabric = true,
        .has_flows = true,
-       .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file", "routing", "ecmp_seed",
-                  "routes_file", "nic_bandwidth"},
+       .params = graph_keys(),
        .make = &make_flow},
 #ifdef CHAKRASIM_HAVE_NS3
       {.name = "ns3",
@@ -109,8 +113,7 @@ std::deque<BackendInfo>& table() {
        .own_engine = true,
        .routes_fabric = true,
        .has_flows = true,
-       .params = {"topology", "npus_count", "bandwidth", "latency", "topology_file", "routing", "ecmp_seed",
-                  "routes_file", "nic_bandwidth"},
+       .params = graph_keys(),
        .make = &make_ns3},
 #endif
   };

@@ -42,6 +42,12 @@ std::string Fabric::link_name(std::uint32_t id) const {
   return fmt::format("{} -> {}", node_name(links_[id].from), node_name(links_[id].to));
 }
 
+std::string Fabric::link_or_nic_name(std::uint32_t id) const {
+  if (id < link_count()) return link_name(id);
+  const std::uint32_t nic = id - link_count();
+  return nic < npu_count() ? fmt::format("NPU {} NIC out", nic) : fmt::format("NPU {} NIC in", nic - npu_count());
+}
+
 void Fabric::finish(const std::string& source) {
   const std::uint32_t n = node_count();
   if (npu_nodes_.empty()) fail("{}: the fabric has no NPUs; expected at least one non-switch node", source);

@@ -65,6 +65,13 @@ class Fabric {
   std::string node_name(std::uint32_t node) const;
   std::string link_name(std::uint32_t id) const;
 
+  // Backends that cap each NPU's NIC number two more links per NPU after the fabric's: NPU r's
+  // NIC out at link_count() + r, its NIC in at link_count() + npu_count() + r.
+  std::uint32_t nic_out_link(NpuId npu) const { return link_count() + npu; }
+  std::uint32_t nic_in_link(NpuId npu) const { return link_count() + npu_count() + npu; }
+  // link_name for a fabric link, "NPU 3 NIC out" / "NPU 3 NIC in" for a NIC's.
+  std::string link_or_nic_name(std::uint32_t id) const;
+
  private:
   std::vector<FabricNodeKind> kinds_;
   std::vector<std::uint32_t> npu_nodes_;

@@ -43,8 +43,8 @@ void FlowNetwork::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t 
     return;
   }
   if (nic_limited_) {
-    route_.push_back(fabric_->link_count() + src);
-    route_.push_back(fabric_->link_count() + fabric_->npu_count() + dst);
+    route_.push_back(fabric_->nic_out_link(src));
+    route_.push_back(fabric_->nic_in_link(dst));
   }
   const std::uint32_t id = solver_.add(route_);
   if (id >= flows_.size()) flows_.resize(id + 1);
@@ -132,15 +132,7 @@ void FlowNetwork::report_segment(std::uint32_t id, double rate) {
   }
 }
 
-std::string FlowNetwork::link_name(std::uint32_t link) const {
-  const std::uint32_t fabric_links = fabric_->link_count();
-  if (link >= fabric_links) {
-    const std::uint32_t nic = link - fabric_links;
-    return nic < fabric_->npu_count() ? fmt::format("NPU {} NIC out", nic)
-                                      : fmt::format("NPU {} NIC in", nic - fabric_->npu_count());
-  }
-  return fabric_->link_name(link);
-}
+std::string FlowNetwork::link_name(std::uint32_t link) const { return fabric_->link_or_nic_name(link); }
 
 void FlowNetwork::handle(const Event& event) { sink_.on_arrival(event.arg); }
 

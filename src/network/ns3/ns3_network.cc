@@ -46,15 +46,7 @@ Ns3Network::Ns3Network(std::shared_ptr<const Fabric> fabric, EventQueue& queue, 
               options.settings),
       busy_(fabric_->link_count() + (nic_limited_ ? 2 * fabric_->npu_count() : 0)) {}
 
-std::string Ns3Network::link_name(std::uint32_t link) const {
-  const std::uint32_t fabric_links = fabric_->link_count();
-  if (link >= fabric_links) {
-    const std::uint32_t nic = link - fabric_links;
-    return nic < fabric_->npu_count() ? fmt::format("NPU {} NIC out", nic)
-                                      : fmt::format("NPU {} NIC in", nic - fabric_->npu_count());
-  }
-  return fabric_->link_name(link);
-}
+std::string Ns3Network::link_name(std::uint32_t link) const { return fabric_->link_or_nic_name(link); }
 
 void Ns3Network::observe_links(LinkObserver* observer) {
   link_observer_ = observer;
@@ -82,9 +74,9 @@ void Ns3Network::tell_busy_links() {
 void Ns3Network::engine_path(NpuId src, NpuId dst, const std::vector<std::uint32_t>& route,
                              std::vector<std::uint32_t>& out) const {
   out.clear();
-  if (nic_limited_) out.push_back(fabric_->link_count() + src);
+  if (nic_limited_) out.push_back(fabric_->nic_out_link(src));
   out.insert(out.end(), route.begin(), route.end());
-  if (nic_limited_) out.push_back(fabric_->link_count() + fabric_->npu_count() + dst);
+  if (nic_limited_) out.push_back(fabric_->nic_in_link(dst));
 }
 
 void Ns3Network::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) {
