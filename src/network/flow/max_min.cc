@@ -63,6 +63,8 @@ void MaxMinSolver::remove(std::uint32_t id) {
     on[slot[k]] = moved;
     slots_[moved.flow][moved.k] = slot[k];
     on.pop_back();
+    // The running sum restarts exact whenever the link empties.
+    links_[path[k]].load = on.empty() ? 0.0 : links_[path[k]].load - f.rate;
     freed_links_.push_back(path[k]);
   }
   if (f.bottleneck != kNone) --links_[f.bottleneck].bottlenecked;
@@ -96,15 +98,9 @@ void MaxMinSolver::join(std::uint32_t id) {
     link.seen = solve_;
     link.pos = static_cast<std::uint32_t>(set_links_.size());
     set_links_.push_back(l);
-    link.outside = link.capacity;
-    link.in_set = 0;
-    for (const OnLink& e : link.on) {
-      if (flows_[e.flow].in_set == solve_) {
-        ++link.in_set;
-      } else {
-        link.outside -= flows_[e.flow].rate;
-      }
-    }
+    // No other flow of S crosses it (it would have been met): all but this flow are outside.
+    link.outside = link.capacity - (link.load - f.rate);
+    link.in_set = 1;
   }
 }
 
@@ -144,7 +140,10 @@ const std::vector<MaxMinSolver::Change>& MaxMinSolver::solve() {
   } while (expand());
   flows_resolved_ += set_.size();
   for (std::uint32_t id : set_) {
-    if (flows_[id].rate != flows_[id].old_rate) changes_.push_back({id, flows_[id].old_rate});
+    const Flow& f = flows_[id];
+    if (f.rate == f.old_rate) continue;
+    changes_.push_back({id, f.old_rate});
+    for (std::uint32_t l : paths_[id]) links_[l].load += f.rate - f.old_rate;
   }
   return changes_;
 }

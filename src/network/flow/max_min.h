@@ -71,6 +71,7 @@ class MaxMinSolver {
     double capacity = 0;
     std::vector<OnLink> on;
     std::uint32_t bottlenecked = 0;  // flows whose bottleneck it is
+    double load = 0;                 // the rates of its flows, summed as they change
     // During a solve, once S crosses it:
     std::uint32_t seen = 0;    // == solve_: S crosses it
     std::uint32_t pos = 0;     // its index in set_links_
