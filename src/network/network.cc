@@ -33,11 +33,16 @@ std::unique_ptr<Network> make_congestion_aware(const Topology& topology, EventQu
   return std::make_unique<CongestionAware>(topology, queue, sink, symmetric);
 }
 
+// The graph a graph-routing backend routes through: the one the YAML names, or the dimensions
+// drawn as one.
+std::shared_ptr<const Fabric> fabric_of(const Topology& topology) {
+  return topology.spec().fabric ? topology.spec().fabric
+                                : std::make_shared<const Fabric>(fabric_of_dimensions(topology));
+}
+
 std::unique_ptr<Network> make_flow(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
                                    bool /*symmetric: not shift-invariant, never asked*/) {
-  auto fabric =
-      topology.spec().fabric ? topology.spec().fabric : std::make_shared<const Fabric>(fabric_of_dimensions(topology));
-  return std::make_unique<FlowNetwork>(std::move(fabric), queue, sink,
+  return std::make_unique<FlowNetwork>(fabric_of(topology), queue, sink,
                                        FlowOptions{.routing = topology.spec().routing,
                                                    .nic_bytes_per_ns = topology.spec().nic_bytes_per_ns});
 }
@@ -45,9 +50,7 @@ std::unique_ptr<Network> make_flow(const Topology& topology, EventQueue& queue, 
 #ifdef CHAKRASIM_HAVE_NS3
 std::unique_ptr<Network> make_ns3(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
                                   bool /*symmetric: not shift-invariant, never asked*/) {
-  auto fabric =
-      topology.spec().fabric ? topology.spec().fabric : std::make_shared<const Fabric>(fabric_of_dimensions(topology));
-  return std::make_unique<Ns3Network>(std::move(fabric), queue, sink,
+  return std::make_unique<Ns3Network>(fabric_of(topology), queue, sink,
                                       Ns3Options{.routing = topology.spec().routing,
                                                  .nic_bytes_per_ns = topology.spec().nic_bytes_per_ns});
 }
