@@ -1,5 +1,6 @@
 #include "network/fabric/routing.h"
 
+#include <array>
 #include <charconv>
 #include <limits>
 #include <sstream>
@@ -75,11 +76,17 @@ void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector
   std::uint32_t at = fabric_.npu_node(src);
   const std::uint64_t flow = mix(flow_key ^ mix(spec_.seed));
   std::uint64_t divisor = 1;  // d-mod-k: the product of the earlier choices' candidate counts
+  // Each hop's candidates, remembered in one pass (a node of more links is looked at twice).
+  std::array<std::uint32_t, 64> found{};
   while (at != target) {
     // The links one hop closer; Fabric::finish checked that every NPU reaches every other.
     const std::uint32_t closer = d[at] - 1, begin = out_begin_[at], end = out_begin_[at + 1];
     std::uint32_t candidates = 0;
-    for (std::uint32_t k = begin; k < end; ++k) candidates += d[out_to_[k]] == closer;
+    for (std::uint32_t k = begin; k < end; ++k) {
+      if (d[out_to_[k]] != closer) continue;
+      if (candidates < found.size()) found[candidates] = k;
+      ++candidates;
+    }
     std::uint64_t pick = 0;
     if (spec_.kind == RoutingKind::kEcmp) {
       pick = mix(flow ^ at) % candidates;
@@ -87,6 +94,12 @@ void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector
       pick = (dst / divisor) % candidates;
       // Past the NPU count every further choice would be the first: stop growing.
       divisor = std::min<std::uint64_t>(divisor * candidates, std::uint64_t{1} << 40);
+    }
+    if (candidates <= found.size()) {
+      const std::uint32_t k = found[pick];
+      links.push_back(out_link_[k]);
+      at = out_to_[k];
+      continue;
     }
     for (std::uint32_t k = begin; k < end; ++k) {
       if (d[out_to_[k]] != closer) continue;
