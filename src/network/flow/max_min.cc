@@ -161,7 +161,6 @@ void MaxMinSolver::fill() {
     Link& link = links_[set_links_[i]];
     link.left = link.outside;
     link.unfixed = link.in_set;
-    link.level = -1;
     link.most = 0;
     link.fixed_here = 0;
     shares_[i] = share_of(link);
@@ -213,7 +212,6 @@ void MaxMinSolver::fill() {
         if (link.pos >= known) {
           link.left = link.outside;
           link.unfixed = link.in_set;
-          link.level = -1;
           link.most = 0;
           link.fixed_here = 0;
           shares_.push_back(share_of(link));
@@ -230,7 +228,6 @@ void MaxMinSolver::fill() {
       joined = true;
     }
     if (joined) continue;
-    links_[bottleneck].level = share;
     for (const OnLink& e : links_[bottleneck].on) {
       Flow& f = flows_[e.flow];
       if (f.in_set != solve_ || f.fixed) continue;
@@ -270,11 +267,10 @@ bool MaxMinSolver::expand() {
     for (const OnLink& e : link.on) {
       const Flow& g = flows_[e.flow];
       if (g.in_set == solve_) continue;
-      // g takes more of a full link than the flows of S whose bottleneck it is: g must give way.
-      const bool holds_too_much = full && link.level >= 0 && g.rate > link.level + tolerance;
       // g's bottleneck is no longer one: it has room to grow, or a flow of S now beats it there.
-      const bool bottleneck_broken = g.bottleneck == l && (!full || link.most > g.rate + tolerance);
-      if (holds_too_much || bottleneck_broken) {
+      // (A flow holding more of a full link than the share its flows of S were fixed at joined
+      // during the filling, before that share was fixed.)
+      if (g.bottleneck == l && (!full || link.most > g.rate + tolerance)) {
         join(e.flow);
         grew = true;
       }

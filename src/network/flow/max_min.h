@@ -4,11 +4,12 @@
 // The allocation is max-min fair exactly when every flow has a bottleneck: a link it crosses
 // that is full and on which no flow gets more than it does. A change can only break that
 // condition for flows on the links it touches, so solve() re-solves a set S of flows, starting
-// from the new flows and the flows on the links a departed flow freed, by progressive filling
-// over what the other flows leave of each link. It then checks the flows outside S that share a
-// link with it: one whose bottleneck is no longer full or is now beaten by a flow of S, or one
-// that holds more of a full link than the flows of S that it leaves starved there, joins S, and
-// S is solved again. When no such flow remains, every flow has its bottleneck and the answer is
+// from the new flows with the flows their links bottleneck, and the flows a departed flow
+// bottlenecked, by progressive filling over what the other flows leave of each link. A flow
+// outside S that holds more of a link than the share about to be fixed there joins S during the
+// filling. After it, a flow outside S whose bottleneck is no longer full, or is now beaten by a
+// flow of S, joins S, and S is filled again. When no such flow remains, every flow has its
+// bottleneck and the answer is
 // the max-min allocation, found by touching the flows that change and their neighbours rather
 // than the whole connected component (which on a fat-tree is every flow).
 #pragma once
@@ -80,7 +81,6 @@ class MaxMinSolver {
     // During a fill:
     std::uint32_t unfixed = 0;     // flows of S on it not yet fixed
     double left = 0;               // capacity not taken by the flows outside S and those fixed
-    double level = 0;              // the share at which it fixed flows of S (-1: none)
     double most = 0;               // the highest rate of a flow of S on it
     std::uint32_t fixed_here = 0;  // flows of S it fixed
   };
