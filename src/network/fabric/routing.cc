@@ -10,7 +10,7 @@
 namespace chakrasim::network {
 namespace {
 
-constexpr std::uint32_t kUnreached = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint16_t kUnreached = std::numeric_limits<std::uint16_t>::max();
 
 // splitmix64's finaliser: every input bit moves every output bit, so neighbouring flow keys and
 // nodes pick independently.
@@ -36,19 +36,24 @@ EcmpRouter::EcmpRouter(const Fabric& fabric, RoutingSpec spec)
   }
 }
 
-const std::vector<std::uint32_t>& EcmpRouter::distances_to(std::uint32_t node) const {
-  std::vector<std::uint32_t>& d = distances_[node];
+const std::vector<std::uint16_t>& EcmpRouter::distances_to(std::uint32_t node) const {
+  std::vector<std::uint16_t>& d = distances_[node];
   if (!d.empty()) return d;
   d.assign(fabric_.node_count(), kUnreached);
   std::vector<std::uint32_t> frontier{node}, next;
   d[node] = 0;
   for (std::uint32_t hop = 1; !frontier.empty(); ++hop) {
+    if (hop >= kUnreached) {
+      throw Error(fmt::format("routing to {}: a shortest path of more than {} hops; expected fewer (distances are kept "
+                              "in 16 bits)",
+                              fabric_.node_name(node), kUnreached - 1));
+    }
     next.clear();
     for (std::uint32_t v : frontier) {
       for (std::uint32_t id : in_links_[v]) {
         const std::uint32_t u = fabric_.link(id).from;
         if (d[u] != kUnreached) continue;
-        d[u] = hop;
+        d[u] = static_cast<std::uint16_t>(hop);
         // An NPU is a route's end, not a hop on it, unless the fabric's NPUs forward (a torus).
         if (fabric_.npus_forward() || fabric_.kind(u) != FabricNodeKind::kNpu) next.push_back(u);
       }
@@ -72,7 +77,7 @@ void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector
     }
   }
   const std::uint32_t target = fabric_.npu_node(dst);
-  const std::vector<std::uint32_t>& d = distances_to(target);
+  const std::vector<std::uint16_t>& d = distances_to(target);
   std::uint32_t at = fabric_.npu_node(src);
   const std::uint64_t flow = mix(flow_key ^ mix(spec_.seed));
   std::uint64_t divisor = 1;  // d-mod-k: the product of the earlier choices' candidate counts

@@ -13,9 +13,27 @@ namespace {
 // orders is some 1e-15 of the capacity, and a flow of 1 ms would move by 1e-3 ns at this bound.
 constexpr double kRelativeTolerance = 1e-9;
 
+// The share of a link with no unfixed flow of S: never a level of the filling.
+constexpr double kNoShare = std::numeric_limits<double>::infinity();
+
 // Up to this many links, progressive filling finds each level's bottleneck by looking at every
 // link (the common case: a change touches a few flows); above, it keeps a heap of shares.
 constexpr std::size_t kScanLinks = 256;
+
+// The index of the first smallest value, kNone when all are infinite. Four running minima, then
+// a search for the first equal to their least: with one running minimum each compare would wait
+// for the one before.
+std::uint32_t first_smallest(std::span<const double> values) {
+  double lane[4] = {kNoShare, kNoShare, kNoShare, kNoShare};
+  std::size_t i = 0;
+  for (; i + 4 <= values.size(); i += 4) {
+    for (std::size_t j = 0; j < 4; ++j) lane[j] = std::min(lane[j], values[i + j]);
+  }
+  for (; i < values.size(); ++i) lane[0] = std::min(lane[0], values[i]);
+  const double smallest = std::min(std::min(lane[0], lane[1]), std::min(lane[2], lane[3]));
+  if (smallest == kNoShare) return MaxMinSolver::kNone;
+  return static_cast<std::uint32_t>(std::find(values.begin(), values.end(), smallest) - values.begin());
+}
 
 }  // namespace
 
@@ -88,7 +106,7 @@ void MaxMinSolver::join(std::uint32_t id) {
   set_.push_back(id);
   // Its links: what the flows outside S leave, and how many flows of S cross them. A link met
   // for the first time in this solve is summed up once; later joins only move one flow over.
-  for (std::uint32_t l : paths_[id]) {
+  for (std::uint32_t l : links_of(id)) {
     Link& link = links_[l];
     if (link.seen == solve_) {
       link.outside += f.rate;
@@ -118,7 +136,8 @@ const std::vector<MaxMinSolver::Change>& MaxMinSolver::solve() {
   for (std::uint32_t id : added_) {
     if (!flows_[id].active || flows_[id].in_set == solve_) continue;
     join(id);
-    for (std::uint32_t l : paths_[id]) {
+    for (std::uint32_t l : links_of(id)) {
+      if (links_[l].bottlenecked == 0) continue;
       for (const OnLink& e : links_[l].on) {
         if (flows_[e.flow].bottleneck == l && flows_[e.flow].in_set != solve_) join(e.flow);
       }
@@ -127,6 +146,7 @@ const std::vector<MaxMinSolver::Change>& MaxMinSolver::solve() {
   // A departed flow leaves room only for the flows it bottlenecked; every other flow on its
   // links has its bottleneck elsewhere, untouched, and keeps its rate.
   for (std::uint32_t l : freed_links_) {
+    if (links_[l].bottlenecked == 0) continue;
     for (const OnLink& e : links_[l].on) {
       if (flows_[e.flow].bottleneck == l && flows_[e.flow].in_set != solve_) join(e.flow);
     }
@@ -143,7 +163,7 @@ const std::vector<MaxMinSolver::Change>& MaxMinSolver::solve() {
     const Flow& f = flows_[id];
     if (f.rate == f.old_rate) continue;
     changes_.push_back({id, f.old_rate});
-    for (std::uint32_t l : paths_[id]) links_[l].load += f.rate - f.old_rate;
+    for (std::uint32_t l : links_of(id)) links_[l].load += f.rate - f.old_rate;
   }
   return changes_;
 }
@@ -152,7 +172,6 @@ void MaxMinSolver::fill() {
   for (std::uint32_t id : set_) flows_[id].fixed = false;
   // What the flows outside S leave of each link, shared by the flows of S on it: shares_[i] for
   // set_links_[i], infinite once no flow of S is left unfixed there.
-  constexpr double kNoShare = std::numeric_limits<double>::infinity();
   auto share_of = [&](const Link& link) {
     return link.unfixed == 0 ? kNoShare : std::max(0.0, link.left) / link.unfixed;
   };
@@ -179,13 +198,7 @@ void MaxMinSolver::fill() {
   for (;;) {
     std::uint32_t at = kNone;
     if (few) {  // a scan of a few doubles beats keeping a heap
-      double smallest = kNoShare;
-      for (std::uint32_t i = 0; i < shares_.size(); ++i) {
-        if (shares_[i] < smallest) {
-          smallest = shares_[i];
-          at = i;
-        }
-      }
+      at = first_smallest(shares_);
     } else {  // an entry whose share is no longer the link's is stale
       while (at == kNone && !heap_.empty()) {
         std::pop_heap(heap_.begin(), heap_.end(), later);
@@ -199,9 +212,12 @@ void MaxMinSolver::fill() {
     // A flow outside S that holds more of this link than the share about to be fixed must give
     // way: it joins S now rather than in another round. That only raises shares, the filling's
     // order stays right: it returns more than the share to every link it crosses.
-    const double tolerance = kRelativeTolerance * links_[bottleneck].capacity;
+    const Link& at_link = links_[bottleneck];
+    const double tolerance = kRelativeTolerance * at_link.capacity;
     bool joined = false;
-    for (const OnLink& e : links_[bottleneck].on) {
+    // When the flows outside S hold no more than the share between them, none can: no look.
+    const bool look = at_link.capacity - at_link.outside > share + tolerance;
+    for (const OnLink& e : look ? std::span<const OnLink>(at_link.on) : std::span<const OnLink>()) {
       const Flow& g = flows_[e.flow];
       if (g.in_set == solve_ || g.rate <= share + tolerance) continue;
       const std::size_t known = shares_.size();
@@ -237,7 +253,7 @@ void MaxMinSolver::fill() {
       f.bottleneck = bottleneck;
       ++links_[bottleneck].bottlenecked;
       ++links_[bottleneck].fixed_here;
-      for (std::uint32_t l : paths_[e.flow]) {
+      for (std::uint32_t l : links_of(e.flow)) {
         Link& crossed = links_[l];
         crossed.left -= share;
         crossed.most = share;  // shares only grow as the filling goes on
