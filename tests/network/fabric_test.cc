@@ -210,6 +210,20 @@ TEST(FabricGenerators, RailOptimisedPutsEachRailUnderItsLeaf) {
   EXPECT_EQ(router.hops(0, 4), 2u);  // same rail, other server: one leaf
   EXPECT_EQ(router.hops(0, 1), 2u);  // same server: the scale-up switch
   EXPECT_EQ(router.hops(0, 5), 4u);  // other rail, other server: a spine, never through another NPU
+  // No route passes through an NPU: NPU 0 to NPU 5 could also go leaf 0, NPU 4 (server 1, rail
+  // 0), its scale-up switch, NPU 5, as short, but these NPUs do not forward.
+  std::vector<std::uint32_t> route;
+  for (NpuId src = 0; src < 16; ++src) {
+    for (NpuId dst = 0; dst < 16; ++dst) {
+      for (std::uint64_t flow = 0; flow < 16 && src != dst; ++flow) {
+        router.route(src, dst, flow, route);
+        ASSERT_EQ(route.size(), router.hops(src, dst));
+        for (std::size_t k = 1; k < route.size(); ++k) {
+          ASSERT_NE(f.kind(f.link(route[k]).from), FabricNodeKind::kNpu) << src << " to " << dst << " flow " << flow;
+        }
+      }
+    }
+  }
 }
 
 TEST(FabricGenerators, PlanesAreSeparateFabrics) {
@@ -234,6 +248,11 @@ TEST(FabricGenerators, TorusNeighboursAndForwarding) {
   EXPECT_EQ(router.hops(0, 3), 1u);  // wraps round
   EXPECT_EQ(router.hops(0, 10), 4u);
   EXPECT_EQ(torus({2, 1}, {50, 100}, "t").link_count(), 2u);  // one cable between two
+  // Distances are kept in 16 bits: a ring of 140,000 NPUs is 70,000 hops across, and says so.
+  const Fabric ring = torus({140000}, {50, 100}, "ring");
+  const EcmpRouter far(ring, 1);
+  EXPECT_THAT(error_of([&] { far.hops(0, 70000); }), HasSubstr("a shortest path of more than 65534 hops"));
+  EXPECT_THAT(error_of([&] { far.hops(0, 70000); }), HasSubstr("65534 hops"));  // asked again: no half table
 }
 
 // A balanced dragonfly (a = 4, p = 2, h = 2: 9 groups): every two groups share one global cable,

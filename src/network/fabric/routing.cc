@@ -32,14 +32,14 @@ EcmpRouter::EcmpRouter(const Fabric& fabric, RoutingSpec spec)
       out_link_.push_back(id);
       out_to_.push_back(fabric.link(id).to);
     }
+    forwards_.push_back(fabric.npus_forward() || fabric.kind(node) != FabricNodeKind::kNpu ? 1 : 0);
     out_begin_.push_back(static_cast<std::uint32_t>(out_link_.size()));
   }
 }
 
 const std::vector<std::uint16_t>& EcmpRouter::distances_to(std::uint32_t node) const {
-  std::vector<std::uint16_t>& d = distances_[node];
-  if (!d.empty()) return d;
-  d.assign(fabric_.node_count(), kUnreached);
+  if (!distances_[node].empty()) return distances_[node];
+  std::vector<std::uint16_t> d(fabric_.node_count(), kUnreached);  // kept only when complete
   std::vector<std::uint32_t> frontier{node}, next;
   d[node] = 0;
   for (std::uint32_t hop = 1; !frontier.empty(); ++hop) {
@@ -60,11 +60,20 @@ const std::vector<std::uint16_t>& EcmpRouter::distances_to(std::uint32_t node) c
     }
     frontier.swap(next);
   }
-  return d;
+  distances_[node] = std::move(d);
+  return distances_[node];
+}
+
+std::uint32_t EcmpRouter::last_link_into(NpuId dst) const {
+  const std::vector<std::uint32_t>& in = in_links_[fabric_.npu_node(dst)];
+  if (in.size() != 1 || fabric_.kind(fabric_.link(in[0]).from) == FabricNodeKind::kNpu) return kNoLink;
+  return in[0];
 }
 
 std::uint32_t EcmpRouter::hops(NpuId src, NpuId dst) const {
-  return distances_to(fabric_.npu_node(dst))[fabric_.npu_node(src)];
+  const std::uint32_t last = last_link_into(dst);
+  if (last == kNoLink) return distances_to(fabric_.npu_node(dst))[fabric_.npu_node(src)];
+  return distances_to(fabric_.link(last).from)[fabric_.npu_node(src)] + 1u;
 }
 
 void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector<std::uint32_t>& links) const {
@@ -76,7 +85,11 @@ void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector
       return;
     }
   }
-  const std::uint32_t target = fabric_.npu_node(dst);
+  // Every shortest path into an NPU of one cable (from a switch) ends with that cable: route to
+  // the switch, then take it. The same choices, from a distance table per switch rather than per
+  // NPU (64 rather than 1024 on a k = 16 fat-tree: they stay in cache).
+  const std::uint32_t last = last_link_into(dst);
+  const std::uint32_t target = last == kNoLink ? fabric_.npu_node(dst) : fabric_.link(last).from;
   const std::vector<std::uint16_t>& d = distances_to(target);
   std::uint32_t at = fabric_.npu_node(src);
   const std::uint64_t flow = mix(flow_key ^ mix(spec_.seed));
@@ -86,9 +99,14 @@ void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector
   while (at != target) {
     // The links one hop closer; Fabric::finish checked that every NPU reaches every other.
     const std::uint32_t closer = d[at] - 1, begin = out_begin_[at], end = out_begin_[at + 1];
+    // An NPU that does not forward is as close as its own links make it, but is no way through:
+    // only the destination itself.
+    auto one_hop_closer = [&](std::uint32_t k) {
+      return d[out_to_[k]] == closer && (forwards_[out_to_[k]] != 0 || out_to_[k] == target);
+    };
     std::uint32_t candidates = 0;
     for (std::uint32_t k = begin; k < end; ++k) {
-      if (d[out_to_[k]] != closer) continue;
+      if (!one_hop_closer(k)) continue;
       if (candidates < found.size()) found[candidates] = k;
       ++candidates;
     }
@@ -107,7 +125,7 @@ void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector
       continue;
     }
     for (std::uint32_t k = begin; k < end; ++k) {
-      if (d[out_to_[k]] != closer) continue;
+      if (!one_hop_closer(k)) continue;
       if (pick-- == 0) {
         links.push_back(out_link_[k]);
         at = out_to_[k];
@@ -115,6 +133,7 @@ void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector
       }
     }
   }
+  if (last != kNoLink) links.push_back(last);
 }
 
 }  // namespace chakrasim::network

@@ -59,6 +59,9 @@ class EcmpRouter {
   std::uint32_t hops(NpuId src, NpuId dst) const;
 
  private:
+  static constexpr std::uint32_t kNoLink = 0xffffffffu;
+  // The one link into NPU `dst` when it has one only, from a switch (kNoLink otherwise).
+  std::uint32_t last_link_into(NpuId dst) const;
   const std::vector<std::uint16_t>& distances_to(std::uint32_t node) const;
 
   const Fabric& fabric_;
@@ -67,6 +70,7 @@ class EcmpRouter {
   // The links leaving each node and where they go, side by side (out_begin_[node] on): what a
   // route's every hop reads, without visiting the links.
   std::vector<std::uint32_t> out_begin_, out_link_, out_to_;
+  std::vector<char> forwards_;  // per node: a route may pass through it (a switch, or an NPU of a torus)
   // Per destination node, once asked: hops from every node (16 bits: twice as many fit in cache).
   mutable std::vector<std::vector<std::uint16_t>> distances_;
 };
