@@ -16,6 +16,7 @@ Command add_run_command(CLI::App& app);
 Command add_demo_command(CLI::App& app);
 Command add_chakra_command(CLI::App& app);
 Command add_generate_command(CLI::App& app);
+Command add_nccl_tests_command(CLI::App& app);
 
 // "" when every subcommand `args` (in command-line order) names exists and none is missing;
 // else a message naming the unknown word, or the command that needs one, and the valid ones.

@@ -1,0 +1,113 @@
+#include "system/nccl/achieved.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace chakrasim::system::nccl {
+
+double bus_factor(Collective c, std::uint32_t ranks) {
+  const double n = ranks;
+  switch (c) {
+    case Collective::kAllReduce: return 2 * (n - 1) / n;
+    case Collective::kAllGather:
+    case Collective::kReduceScatter:
+    case Collective::kAllToAll: return (n - 1) / n;
+    case Collective::kBroadcast:
+    case Collective::kReduce:
+    case Collective::kSendRecv: return 1;
+  }
+  return 1;
+}
+
+namespace {
+
+// How many times a node's NICs carry an all-reduce's buffer out (and in) in NCCL's two trees.
+double tree_network_sends(std::uint32_t nodes) { return nodes <= 2 ? 1.0 : 2.0; }
+
+}  // namespace
+
+AchievedModel::AchievedModel(const Machine& machine, const Enabled& enabled, Efficiencies efficiencies)
+    : tuning_(machine, enabled), efficiencies_(efficiencies) {}
+
+double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) const {
+  const Machine& m = tuning_.machine();
+  constexpr double kUnlimited = std::numeric_limits<double>::infinity();
+  const double gpus = m.gpus_per_node;
+  const double scale_up = m.gpus_per_node > 1 ? m.gpu->scale_up_gb_per_s() : kUnlimited;
+  // What a node's NICs carry out (and in) together.
+  const double network = m.nodes > 1 ? m.nics_per_node * m.nic->line_gb_per_s * m.nic->efficiency : kUnlimited;
+  const double ring_bus = std::min(scale_up * efficiencies_.ring, network);
+  const bool reduces_and_spreads = c == Collective::kAllReduce;
+  double simple = 0;
+  switch (a) {
+    case Algorithm::kRing:
+    case Algorithm::kPat:
+      // Every GPU sends and receives bus-factor x bytes, over its links and its node's NICs.
+      simple = ring_bus / bus_factor(c, m.ranks());
+      break;
+    case Algorithm::kTree:
+      // Each GPU of a chain sends the buffer up and down: twice; so does a node of two trees,
+      // once each as inner node and leaf, except with two nodes (each the other's leaf: once).
+      simple = std::min(scale_up * efficiencies_.ring / 2, network / tree_network_sends(m.nodes));
+      break;
+    case Algorithm::kNvls:
+    case Algorithm::kNvlsTree: {
+      // The switch reduces and multicasts: an all-reduce sends the buffer and receives a GPU's
+      // share, then the reverse, bytes x (1 + 1/G) each way; a gather or scatter, bytes once.
+      const double intra = scale_up * efficiencies_.nvls * (reduces_and_spreads ? gpus / (gpus + 1) : 1.0);
+      // Across nodes: the network reduces (CollNet) and the node sends the buffer once each way;
+      // NVLS-tree's trees send it twice.
+      simple = std::min(intra, a == Algorithm::kNvls ? network : network / tree_network_sends(m.nodes));
+      break;
+    }
+    case Algorithm::kCollNetDirect:
+    case Algorithm::kCollNetChain: {
+      // Reduce-scatter and all-gather within the node, the network reducing the rest.
+      const double intra = gpus > 1 ? scale_up * efficiencies_.ring * gpus / (2 * (gpus - 1)) : kUnlimited;
+      simple = std::min(intra, network);
+      break;
+    }
+  }
+  if (p == Protocol::kSimple) return simple;
+  // LL and LL128 as NCCL's own model has them against Simple (LL: half of each store is a flag,
+  // polled at a ceiling; LL128: 8 bytes a line).
+  const double base = tuning_.bandwidth(c, a, Protocol::kSimple);
+  const double ratio = base > 0 ? tuning_.bandwidth(c, a, p) / base : (p == Protocol::kLL ? 0.5 : 120.0 / 128.0);
+  return simple * std::min(1.0, ratio);
+}
+
+double AchievedModel::p2p_gb_per_s(Collective c, Protocol p) const {
+  const Machine& m = tuning_.machine();
+  const double n = m.ranks(), gpus = m.gpus_per_node;
+  const double scale_up = m.gpu->scale_up_gb_per_s() * efficiencies_.ring;
+  const double wire = p == Protocol::kLL ? 0.5 : p == Protocol::kLL128 ? 120.0 / 128.0 : 1.0;
+  if (c == Collective::kAllToAll) {
+    // Per byte of a GPU's buffer: (G-1)/n of it over its links, the rest over the node's NICs,
+    // which carry G GPUs' worth.
+    double seconds_per_gb = (gpus - 1) / n / scale_up;
+    if (m.nodes > 1) {
+      const double network = m.nics_per_node * m.nic->line_gb_per_s * m.nic->efficiency;
+      seconds_per_gb = std::max(seconds_per_gb, gpus * (n - gpus) / n / network);
+    }
+    return seconds_per_gb > 0 ? wire / seconds_per_gb : std::numeric_limits<double>::infinity();
+  }
+  // Send/receive to the next rank: one link, or one NIC where the pair straddles two nodes.
+  const double link = m.nodes > 1 ? std::min(scale_up, m.nic->line_gb_per_s * m.nic->efficiency) : scale_up;
+  return link * wire;
+}
+
+std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const {
+  const auto b = static_cast<double>(bytes);
+  if (c == Collective::kAllToAll || c == Collective::kSendRecv) {
+    return tuning_.p2p_latency_us(p) + b / (1000 * p2p_gb_per_s(c, p));
+  }
+  if (tuning_.bandwidth(c, a, p) <= 0) return std::nullopt;
+  return tuning_.latency_us(c, a, p) + b / (1000 * algorithm_gb_per_s(c, a, p));
+}
+
+Timing AchievedModel::time(Collective c, std::uint64_t bytes) const {
+  const TuningModel::Choice choice = tuning_.choose(c, bytes);
+  return {*time_us(c, choice.algorithm, choice.protocol, bytes), choice};
+}
+
+}  // namespace chakrasim::system::nccl

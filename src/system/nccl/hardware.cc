@@ -1,0 +1,74 @@
+#include "system/nccl/hardware.h"
+
+#include <array>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace chakrasim::system::nccl {
+namespace {
+
+// Scale-up figures are the vendors' per-direction link rates; NCCL's per-link figures are the
+// constants its topology code uses for the generation.
+const std::array<GpuPreset, 6> kGpus = {{
+    {"H100", "H100 SXM: 18 NVLink4 links of 25 GB/s to NVSwitch gen3 with NVLink SHARP, 8 per node", 90, 18, 25.0, 20.6,
+     true, true, 8, "ndr400"},
+    {"H200", "H200 SXM: the H100's NVLink4 and NVSwitch gen3 (more HBM)", 90, 18, 25.0, 20.6, true, true, 8, "ndr400"},
+    {"A100", "A100 SXM: 12 NVLink3 links of 25 GB/s to NVSwitch gen2 (no SHARP), 8 per node", 80, 12, 25.0, 20.0, true,
+     false, 8, "hdr200"},
+    {"B200", "B200: 18 NVLink5 links of 50 GB/s to NVSwitch gen4 with NVLink SHARP, 8 per node", 100, 18, 50.0, 40.1,
+     true, true, 8, "ndr400"},
+    {"GB200", "GB200 NVL72: the B200's NVLink5, 72 GPUs in one NVSwitch domain", 100, 18, 50.0, 40.1, true, true, 72,
+     "ndr400"},
+    {"MI300X", "MI300X: 7 Infinity Fabric links of 64 GB/s, one to each other GPU of 8 (no switch; uncalibrated)", 90,
+     7, 64.0, 40.0, false, false, 8, "roce400"},
+}};
+
+const std::array<NicPreset, 5> kNics = {{
+    {"ndr400", "ConnectX-7 InfiniBand NDR, 400 Gb/s", 50.0, 0.94, true},
+    {"hdr200", "ConnectX-6 InfiniBand HDR, 200 Gb/s", 25.0, 0.94, true},
+    {"xdr800", "ConnectX-8 InfiniBand XDR, 800 Gb/s (efficiency assumed as NDR's)", 100.0, 0.94, true},
+    {"roce400", "400 GbE RoCEv2 (efficiency assumed; no public anchor)", 50.0, 0.90, false},
+    {"roce200", "200 GbE RoCEv2 (efficiency assumed; no public anchor)", 25.0, 0.90, false},
+}};
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+const GpuPreset& gpu_preset(std::string_view name) {
+  std::string wanted = lower(name);
+  if (wanted.size() > 4 && wanted.ends_with("-sxm")) wanted.resize(wanted.size() - 4);
+  for (const GpuPreset& g : kGpus) {
+    if (lower(g.name) == wanted) return g;
+  }
+  throw Error(fmt::format("unknown GPU \"{}\"; expected one of {}", name, gpu_preset_names()));
+}
+
+const NicPreset& nic_preset(std::string_view name) {
+  const std::string wanted = lower(name);
+  for (const NicPreset& n : kNics) {
+    if (n.name == wanted) return n;
+  }
+  throw Error(fmt::format("unknown NIC \"{}\"; expected one of {}", name, nic_preset_names()));
+}
+
+std::string gpu_preset_names() {
+  std::string out;
+  for (const GpuPreset& g : kGpus) out.append(out.empty() ? "" : ", ").append(g.name);
+  return out;
+}
+
+std::string nic_preset_names() {
+  std::string out;
+  for (const NicPreset& n : kNics) out.append(out.empty() ? "" : ", ").append(n.name);
+  return out;
+}
+
+}  // namespace chakrasim::system::nccl

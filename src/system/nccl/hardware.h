@@ -1,0 +1,44 @@
+// Hardware a user names instead of writing bandwidths: GPUs with their scale-up fabric, and NICs
+// with the share of their line rate NCCL reaches through them. Figures are per direction, in
+// GB/s of 10^9 bytes, as nccl-tests reports them. docs/nccl.md lists them with their sources.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace chakrasim::system::nccl {
+
+struct GpuPreset {
+  const char* name = "";
+  const char* description = "";
+  int compute_capability = 90;  // 80 Ampere, 90 Hopper, 100 Blackwell (as NCCL buckets them)
+  std::uint32_t scale_up_links = 18;
+  double link_gb_per_s = 25;  // one scale-up link, one direction
+  // What NCCL's topology code counts per link (its SM90_NVLINK_BW etc.): the selection model's
+  // bandwidths are built from it, the achieved model's from link_gb_per_s.
+  double nccl_link_gb_per_s = 20.6;
+  bool nvswitch = true;      // all GPUs of a domain on NVSwitches (else a full mesh of direct links)
+  bool nvls = true;          // NVLink SHARP: the switches reduce and multicast (NVLS algorithms)
+  std::uint32_t domain = 8;  // GPUs one scale-up domain can hold (NVL72: 72)
+  const char* default_nic = "ndr400";
+  double scale_up_gb_per_s() const { return link_gb_per_s * scale_up_links; }
+};
+
+struct NicPreset {
+  const char* name = "";
+  const char* description = "";
+  double line_gb_per_s = 50;  // 400 Gb/s
+  // The share of the line rate one NCCL ring reaches through it (headers, ACKs, the PCIe hop).
+  double efficiency = 0.94;
+  bool infiniband = true;
+};
+
+// By name, case-insensitive ("H100", "h100-sxm", "ndr400"); throws Error listing the names.
+const GpuPreset& gpu_preset(std::string_view name);
+const NicPreset& nic_preset(std::string_view name);
+// "H100, H200, ..." for help texts.
+std::string gpu_preset_names();
+std::string nic_preset_names();
+
+}  // namespace chakrasim::system::nccl

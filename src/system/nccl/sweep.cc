@@ -1,0 +1,106 @@
+#include "system/nccl/sweep.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace chakrasim::system::nccl {
+namespace {
+
+constexpr std::uint64_t kFloatBytes = 4;
+constexpr std::uint64_t kSweepLimit = 10000;  // rows: far beyond any real sweep, short of a hang
+
+// nccl-tests' number formatting: two decimals, fewer when the width is too narrow.
+std::string fixed(double value, int width) {
+  for (const char* format : {"{:{}.2f}", "{:{}.1f}", "{:{}.0f}"}) {
+    std::string text = fmt::format(fmt::runtime(format), value, width);
+    if (static_cast<int>(text.size()) <= width) return text;
+  }
+  return fmt::format("{:{}.1e}", value, width);
+}
+
+bool rooted(Collective c) { return c == Collective::kBroadcast || c == Collective::kReduce; }
+bool reduces(Collective c) {
+  return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduce;
+}
+
+// nccl-tests' sizes for `size` requested: the parameter's element count, and the bytes it
+// prints (the larger of send and receive buffers). Gathers, scatters and all-to-all split the
+// count per rank, rounded down to 16 bytes.
+std::pair<std::uint64_t, std::uint64_t> sizes_of(Collective c, std::uint64_t size, std::uint32_t ranks) {
+  const std::uint64_t count = size / kFloatBytes;
+  if (c == Collective::kAllGather || c == Collective::kReduceScatter || c == Collective::kAllToAll) {
+    const std::uint64_t per_rank = (count / ranks) & ~std::uint64_t{16 / kFloatBytes - 1};
+    return {per_rank, per_rank * ranks * kFloatBytes};
+  }
+  return {count, count * kFloatBytes};
+}
+
+}  // namespace
+
+std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& o) {
+  if (o.min_bytes > o.max_bytes) {
+    throw Error(fmt::format("the smallest size ({} bytes, -b) is above the largest ({} bytes, -e); expected -b <= -e",
+                            o.min_bytes, o.max_bytes));
+  }
+  if (o.factor == 1 || (o.factor == 0 && o.step_bytes == 0)) {
+    throw Error("a sweep that never grows; expected a factor (-f) of 2 or more, or a step (-i) above 0");
+  }
+  const std::uint32_t ranks = model.tuning().machine().ranks();
+  std::vector<SweepRow> rows;
+  for (std::uint64_t size = o.min_bytes; size <= o.max_bytes;) {
+    if (rows.size() >= kSweepLimit) {
+      throw Error(fmt::format("more than {} sizes from {} to {} bytes; expected a larger factor or step", kSweepLimit,
+                              o.min_bytes, o.max_bytes));
+    }
+    const auto [count, bytes] = sizes_of(o.collective, size, ranks);
+    const Timing t = model.time(o.collective, bytes);
+    SweepRow row{bytes, count, t.us, 0, 0, t.choice};
+    row.algbw = static_cast<double>(bytes) / 1e3 / t.us;  // GB/s
+    row.busbw = row.algbw * bus_factor(o.collective, ranks);
+    rows.push_back(row);
+    const std::uint64_t next = o.factor > 1 ? size * o.factor : size + o.step_bytes;
+    if (next <= size) break;  // past 2^64: the sweep is done
+    size = next;
+  }
+  return rows;
+}
+
+std::string sweep_table(const AchievedModel& model, const SweepOptions& o, const std::vector<SweepRow>& rows,
+                        bool algorithms) {
+  const Machine& m = model.tuning().machine();
+  std::string out = fmt::format("# chakrasim nccl-tests: {} on {} node(s) x {} {}", collective_name(o.collective),
+                                m.nodes, m.gpus_per_node, m.gpu->name);
+  if (m.nodes > 1) out += fmt::format(", {} x {} NICs per node", m.nics_per_node, m.nic->name);
+  out += fmt::format("; NCCL 2.30's choice of algorithm and protocol, timed by chakrasim's model (docs/nccl.md)\n");
+  out += "#\n";
+  out += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place      "
+                     "    \n",
+                     "", "", "", "", "");
+  out += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  "
+                     "{:>6}{}\n",
+                     "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+                     "busbw", "#wrong", algorithms ? "  algorithm" : "");
+  out += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n",
+                     "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  double busbw_sum = 0;
+  for (const SweepRow& r : rows) {
+    const std::string body =
+        fmt::format("  {}  {}  {}    N/A", fixed(r.time_us, 7), fixed(r.algbw, 6), fixed(r.busbw, 6));
+    out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}", r.size, r.count, "float",
+                       reduces(o.collective) ? "sum" : "none", rooted(o.collective) ? 0 : -1, body, body);
+    if (algorithms) {
+      out += r.choice.point_to_point
+                 ? fmt::format("  P2P/{}", protocol_name(r.choice.protocol))
+                 : fmt::format("  {}/{}", algorithm_name(r.choice.algorithm), protocol_name(r.choice.protocol));
+    }
+    out += "\n";
+    busbw_sum += r.busbw;
+  }
+  out += fmt::format("# {:<20} : 0 OK\n", "Out of bounds values");
+  out += fmt::format("# {:<20} : {:g} \n", "Avg bus bandwidth", rows.empty() ? 0.0 : busbw_sum / rows.size());
+  out += "#\n";
+  return out;
+}
+
+}  // namespace chakrasim::system::nccl

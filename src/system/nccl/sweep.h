@@ -1,0 +1,36 @@
+// A sweep of message sizes as nccl-tests runs it, and its table as nccl-tests prints it (size,
+// count, type, redop, root, then time, algbw, busbw and #wrong out of place and in place), so a
+// simulated sweep sits beside a real one line by line.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "system/nccl/achieved.h"
+
+namespace chakrasim::system::nccl {
+
+struct SweepOptions {
+  Collective collective = Collective::kAllReduce;
+  std::uint64_t min_bytes = 8;
+  std::uint64_t max_bytes = 128 << 20;
+  std::uint64_t factor = 2;      // -f: each size this many times the last (0: use step_bytes)
+  std::uint64_t step_bytes = 0;  // -i: each size this much more than the last
+};
+
+struct SweepRow {
+  std::uint64_t size = 0;   // bytes, as nccl-tests prints it (its per-rank pieces made whole)
+  std::uint64_t count = 0;  // float elements of the call's parameter
+  double time_us = 0, algbw = 0, busbw = 0;
+  TuningModel::Choice choice;
+};
+
+// Throws Error for sizes out of order, a factor of 1 or a zero step (a sweep that never ends).
+std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& options);
+// The table, headed as nccl-tests heads it with the machine and the model named above it, and
+// its footer (the average bus bandwidth). `algorithms` adds a column naming each row's choice.
+std::string sweep_table(const AchievedModel& model, const SweepOptions& options, const std::vector<SweepRow>& rows,
+                        bool algorithms);
+
+}  // namespace chakrasim::system::nccl

@@ -1,0 +1,384 @@
+#include "system/nccl/tuning.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace chakrasim::system::nccl {
+namespace {
+
+// ---- NCCL's constants (2.30), by algorithm in NCCL's order and protocol LL, LL128, Simple -------
+
+using PerAlgorithm = std::array<std::array<double, kProtocols>, kAlgorithms>;
+// Fixed cost of a call, us.
+constexpr PerAlgorithm kBaseLatency = {
+    {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}}};
+// Cost of a step over NVLink, PCI and the network, us.
+constexpr std::array<PerAlgorithm, 3> kHopLatency = {{
+    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}}},
+    {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}}},
+    {{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}},
+}};
+enum Hop { kNvlinkHop, kPciHop, kNetHop };
+// Ceilings by GPU generation (Volta, Ampere, Hopper, Blackwell) and nodes (1, 2, more), GB/s.
+using PerGeneration = std::array<std::array<double, 3>, 4>;
+constexpr PerGeneration kLLMax = {{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
+constexpr PerGeneration kRingLL128PerChannel = {
+    {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0}}};
+constexpr PerGeneration kTreeLL128PerChannel = {
+    {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}};
+constexpr PerGeneration kTreePerChannel = {
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
+constexpr PerGeneration kNvlsTreePerChannel = {
+    {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}}};
+constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
+// Trees at middle sizes do worse than their model: NCCL scales their bandwidth by these, per
+// power of two of the size from 64 B.
+constexpr std::array<std::array<double, 24>, kProtocols> kTreeCorrection = {{
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
+}};
+// NCCL's ladders of per-channel speeds, GB/s, inside a node and across nodes, by generation.
+constexpr std::array<double, 13> kIntraSpeeds = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+constexpr std::array<double, 11> kIntraSpeedsHopper = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+constexpr std::array<double, 12> kIntraSpeedsBlackwell = {90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
+constexpr std::array<double, 19> kInterSpeeds = {48, 30, 28, 24, 20, 18,  15,  12,   10,  9,
+                                                 7,  6,  5,  4,  3,  2.4, 1.2, 0.24, 0.12};
+constexpr std::array<double, 17> kInterSpeedsHopper = {48, 45, 42, 40, 30,  24,  22,   20,  17.5,
+                                                       15, 12, 6,  3,  2.4, 1.2, 0.24, 0.12};
+constexpr std::array<double, 20> kInterSpeedsBlackwell = {96, 86,   80, 48, 45.1, 42, 40,  30,  24,   22,
+                                                          20, 17.5, 15, 12, 6,    3,  2.4, 1.2, 0.24, 0.12};
+constexpr std::uint32_t kMaxRingChannels = 32;  // half of NCCL's 64 channels
+constexpr std::uint32_t kMaxNvlsArity = 32;
+constexpr std::uint32_t kMaxDirectArity = 7;
+constexpr std::uint64_t kP2pLLThresholdBytes = 16384;
+
+int generation_of(int compute_capability) {
+  return compute_capability >= 100 ? 3 : compute_capability >= 90 ? 2 : compute_capability >= 80 ? 1 : 0;
+}
+
+int log2_floor(std::uint64_t n) {  // -1 for 0, as NCCL's log2i
+  int out = -1;
+  for (; n != 0; n >>= 1) ++out;
+  return out;
+}
+
+std::span<const double> intra_speeds(int generation) {
+  if (generation >= 3) return kIntraSpeedsBlackwell;
+  if (generation == 2) return kIntraSpeedsHopper;
+  return kIntraSpeeds;
+}
+std::span<const double> inter_speeds(int generation) {
+  if (generation >= 3) return kInterSpeedsBlackwell;
+  if (generation == 2) return kInterSpeedsHopper;
+  return kInterSpeeds;
+}
+
+// NCCL's search, reduced to what decides its outcome on a DGX-like node: from the fastest speed
+// a channel may take, the speed that packs the most channels x speed within the links (it stops
+// going slower once a speed is under half the best), then doubling the channels at half speed
+// when they are fast and few, then as fast as the doubled count allows.
+Graph search(std::span<const double> speeds, std::uint32_t min_channels, std::uint32_t max_channels, double max_bw,
+             double total_bw, std::uint32_t (*fit)(double speed, const void* context), const void* context,
+             int generation, bool may_duplicate) {
+  std::size_t i = 0;
+  while (i + 1 < speeds.size() && (speeds[i] > max_bw || speeds[i] * min_channels > total_bw)) ++i;
+  std::uint32_t best_channels = 0;
+  double best_speed = 0;
+  for (;;) {
+    const std::uint32_t channels = std::min(max_channels, fit(speeds[i], context));
+    if (channels >= min_channels && channels * speeds[i] > best_channels * best_speed) {
+      best_channels = channels;
+      best_speed = speeds[i];
+    }
+    if (best_channels > 0 && best_channels * best_speed >= total_bw) break;
+    if (i + 1 < speeds.size() && (best_channels == 0 || speeds[i + 1] / best_speed > .49)) {
+      ++i;
+      continue;
+    }
+    break;
+  }
+  if (best_channels == 0) return {};
+  Graph g{best_channels, best_speed, best_speed, true};
+  const bool fast_and_few = !(generation >= 2 && best_speed < 50.0 && best_channels > 4);
+  if (may_duplicate && best_speed >= 25.0 && fast_and_few) {
+    const std::uint32_t doubled = std::min(2 * best_channels, max_channels);
+    const double divisor = std::ceil(static_cast<double>(doubled) / best_channels);
+    g = Graph{doubled, best_speed / divisor, best_speed / divisor, true};
+    // Then faster per channel while the doubled count still fits.
+    std::size_t k = 0;
+    while (k + 1 < speeds.size() && speeds[k] > g.bw_intra) ++k;
+    while (k > 0 && fit(speeds[k - 1], context) >= g.channels && speeds[k - 1] <= max_bw) {
+      --k;
+      g.bw_intra = g.bw_inter = speeds[k];
+    }
+  }
+  return g;
+}
+
+struct Links {
+  double scale_up = 0;  // NCCL's figure for one GPU's NVLinks, GB/s
+  double nic = 0;       // one NIC, GB/s
+  std::uint32_t nics = 0;
+};
+
+std::uint32_t fit_intra(double speed, const void* context) {
+  const auto& l = *static_cast<const Links*>(context);
+  return static_cast<std::uint32_t>(std::floor(l.scale_up / speed + 1e-9));
+}
+std::uint32_t fit_inter(double speed, const void* context) {
+  const auto& l = *static_cast<const Links*>(context);
+  const auto by_nics = static_cast<std::uint32_t>(l.nics * std::floor(l.nic / speed + 1e-9));
+  return std::min(by_nics, fit_intra(speed, context));
+}
+
+}  // namespace
+
+void check_machine(const Machine& m) {
+  if (m.gpu == nullptr) throw Error("no GPU given; expected one of " + gpu_preset_names());
+  if (m.gpus_per_node == 0) throw Error("--gpus-per-node is 0; expected 1 or more");
+  if (m.nodes == 0) throw Error("--nodes is 0; expected 1 or more");
+  if (m.gpus_per_node * std::uint64_t{m.nodes} < 2) {
+    throw Error("one GPU in all: NCCL's collectives need 2 or more; expected more --gpus-per-node or --nodes");
+  }
+  if (m.gpus_per_node > m.gpu->domain) {
+    throw Error(fmt::format("{} GPUs per node, but a {} scale-up domain holds {}; expected at most {}", m.gpus_per_node,
+                            m.gpu->name, m.gpu->domain, m.gpu->domain));
+  }
+  if (m.nodes > 1 && (m.nic == nullptr || m.nics_per_node == 0)) {
+    throw Error("several nodes need a NIC; expected --nic with one of " + nic_preset_names());
+  }
+}
+
+std::array<Graph, kAlgorithms> nccl_graphs(const Machine& m) {
+  check_machine(m);
+  const int generation = generation_of(m.gpu->compute_capability);
+  const std::uint32_t gpus = m.gpus_per_node;
+  // NCCL's own figure for a GPU's links (a lone GPU: its local bandwidth, never the limit).
+  constexpr double kLocalBw = 5000;
+  Links links{gpus == 1 ? kLocalBw : m.gpu->nccl_link_gb_per_s * (m.gpu->nvswitch ? m.gpu->scale_up_links : 1), 0, 0};
+  if (m.nodes > 1) links = {links.scale_up, m.nic->line_gb_per_s, m.nics_per_node};
+  std::array<Graph, kAlgorithms> graphs{};
+  const auto at = [](Algorithm a) { return static_cast<std::size_t>(a); };
+  Graph ring;
+  if (m.nodes == 1) {
+    ring = gpus == 1 ? Graph{1, links.scale_up, links.scale_up, true}
+                     : search(intra_speeds(generation), 1, kMaxRingChannels, links.scale_up, links.scale_up, fit_intra,
+                              &links, generation, true);
+  } else {
+    const double max_bw = std::min(links.scale_up, links.nic);
+    ring = search(inter_speeds(generation), 1, kMaxRingChannels, max_bw, links.nics * links.nic, fit_inter, &links,
+                  generation, true);
+  }
+  graphs[at(Algorithm::kRing)] = ring;
+  graphs[at(Algorithm::kTree)] = ring;  // the same count of channels as the ring, as NCCL asks
+  graphs[at(Algorithm::kPat)] = ring;
+  graphs[at(Algorithm::kCollNetChain)] = ring;
+  if (m.nodes > 1) {
+    Graph direct = ring;
+    direct.channels = std::min(kMaxDirectArity + 1, gpus);
+    graphs[at(Algorithm::kCollNetDirect)] = direct;
+  }
+  if (m.gpu->nvswitch && m.gpu->nvls && generation >= 2 && gpus >= 2) {
+    // NVLS: one channel per GPU (each a head of the switch's reduction), at a speed their links
+    // carry together; non-ring patterns get the links' share a ring would spend returning home.
+    const std::uint32_t heads = std::min(kMaxNvlsArity, gpus);
+    const double total = links.scale_up * gpus / (gpus - 1.0);
+    const auto speeds = intra_speeds(generation);
+    std::size_t i = 0;
+    while (i + 1 < speeds.size() && (speeds[i] > links.scale_up || speeds[i] * heads > total)) ++i;
+    Graph nvls{heads, speeds[i], speeds[i], true};
+    if (m.nodes > 1) {
+      const auto inter = inter_speeds(generation);
+      std::size_t k = 0;
+      while (k + 1 < inter.size() && inter[k] > links.nic) ++k;
+      nvls.bw_inter = inter[k];
+    }
+    graphs[at(Algorithm::kNvls)] = nvls;
+    graphs[at(Algorithm::kNvlsTree)] = nvls;
+  }
+  if (!m.gpu->nvswitch) {
+    for (Graph& g : graphs) g.nvlink = true;  // a mesh of direct links is NVLink-like to NCCL's latency table
+  }
+  return graphs;
+}
+
+TuningModel::TuningModel(const Machine& machine, const Enabled& enabled)
+    : machine_(machine), enabled_(enabled), graphs_(nccl_graphs(machine)) {
+  generation_ = generation_of(machine.gpu->compute_capability);
+  for (std::size_t c = 0; c < 5; ++c) tune(static_cast<Collective>(c));
+}
+
+void TuningModel::tune(Collective coll) {
+  const double ranks = machine_.ranks(), nodes = machine_.nodes;
+  const double per_node = ranks / nodes;
+  const bool all_reduce = coll == Collective::kAllReduce;
+  const bool gather_scatter = coll == Collective::kAllGather || coll == Collective::kReduceScatter;
+  const double steps = all_reduce ? 2 * (ranks - 1) : gather_scatter ? ranks - 1 : ranks;
+  const std::size_t by_nodes = nodes <= 2 ? static_cast<std::size_t>(nodes) - 1 : 2;
+  const std::size_t gen = static_cast<std::size_t>(generation_);
+  const double ll_max = kLLMax[nodes == 1 ? gen : machine_.amd_cpu ? 1 : 0][by_nodes];
+  const int log_nodes = log2_floor(static_cast<std::uint64_t>(nodes));
+  // PAT: all-gather and reduce-scatter with one GPU per node.
+  const bool pat = machine_.nodes == machine_.ranks();
+  for (std::size_t ai = 0; ai < kAlgorithms; ++ai) {
+    const auto a = static_cast<Algorithm>(ai);
+    if ((coll == Collective::kBroadcast || coll == Collective::kReduce) && a != Algorithm::kRing) continue;
+    if (gather_scatter && a != Algorithm::kPat && a != Algorithm::kRing && a != Algorithm::kNvls &&
+        a != Algorithm::kCollNetDirect)
+      continue;
+    if (all_reduce && a == Algorithm::kPat) continue;
+    const Graph& g = graphs_[ai];
+    if (g.channels == 0) continue;
+    const double channels = g.channels;
+    const bool nvls = a == Algorithm::kNvls || a == Algorithm::kNvlsTree;
+    const bool collnet = a == Algorithm::kCollNetDirect || a == Algorithm::kCollNetChain;
+    for (std::size_t pi = 0; pi < kProtocols; ++pi) {
+      const auto p = static_cast<Protocol>(pi);
+      const bool simple = p == Protocol::kSimple;
+      if (nvls && !simple) continue;
+      if (a == Algorithm::kPat && (!simple || !pat)) continue;
+      double bw = nodes <= 2 || collnet ? g.bw_intra : g.bw_inter;
+      if (nvls) {
+        if (g.channels < 2) continue;
+        double intra = g.bw_intra * kNvlsEfficiency[gen] * (channels - 1) / channels;
+        intra *= all_reduce ? 2.0 : (per_node - 1) / per_node;  // an all-reduce pipelines its two halves
+        const double inter = g.bw_inter * (nodes <= 2 && a == Algorithm::kNvlsTree ? 2 : 1);
+        bw = std::min(intra, inter);
+        if (a == Algorithm::kNvlsTree) bw = std::min(bw, kNvlsTreePerChannel[gen][by_nodes]);
+      }
+      double bus = channels * bw;
+      if (a == Algorithm::kRing && p == Protocol::kLL) bus = std::min(ll_max, bus * .5);
+      if (a == Algorithm::kRing && p == Protocol::kLL128) {
+        bus = std::min(bus * .92, channels * kRingLL128PerChannel[gen][by_nodes]);
+      }
+      if (a == Algorithm::kTree && all_reduce) bus = std::min(bus * .92, channels * kTreePerChannel[gen][by_nodes]);
+      if (a == Algorithm::kTree && p == Protocol::kLL) bus = std::min(bus / 3.8, ll_max);
+      if (a == Algorithm::kTree && p == Protocol::kLL128) {
+        bus = std::min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), channels * kTreeLL128PerChannel[gen][by_nodes]);
+      }
+      if (a == Algorithm::kPat) bus *= .75;
+      if (collnet && !simple) bus = 0;
+      if (a == Algorithm::kCollNetDirect && simple) {
+        if (gather_scatter) {
+          bus = per_node * std::min(g.bw_intra, g.bw_inter * 0.9);
+        } else {
+          double gpus_per_nic = per_node / channels;  // full speed needs a NIC per GPU
+          gpus_per_nic -= (gpus_per_nic - 1) / 2;
+          bus /= gpus_per_nic;
+          if (generation_ >= 2) bus *= .85;
+        }
+      }
+      // Across nodes, all-gather and reduce-scatter by NVLS or CollNet need the network's own
+      // collectives (a CollNet plugin with them), which this model does not assume.
+      if ((a == Algorithm::kNvls || a == Algorithm::kCollNetDirect) && gather_scatter && nodes > 1) bus = 0;
+      if (!(a != Algorithm::kRing && gather_scatter)) {
+        bus *= a == Algorithm::kRing || nvls ? ranks / steps : .5;  // bus bandwidth to algorithm bandwidth
+      }
+      // Latency.
+      const Hop intra_hop = g.nvlink ? kNvlinkHop : kPciHop;
+      double latency = kBaseLatency[ai][pi];
+      double intra_lat = kHopLatency[intra_hop][ai][pi];
+      const double inter_lat = per_node == 1 ? kHopLatency[kNetHop][static_cast<std::size_t>(Algorithm::kTree)][pi]
+                                             : kHopLatency[kNetHop][ai][pi];
+      switch (a) {
+        case Algorithm::kRing: {
+          if (coll == Collective::kBroadcast || coll == Collective::kReduce) {
+            // NCCL's graphs on these machines use different channels: a chunk's latency per step.
+            const Hop hop = nodes == 1 ? intra_hop : kNetHop;
+            const double step =
+                simple ? kHopLatency[hop][static_cast<std::size_t>(Algorithm::kTree)][pi] : kHopLatency[hop][ai][pi];
+            latency += steps * step;
+          } else {
+            double net_overhead = 0;  // posting each network send, us
+            if (nodes > 1) net_overhead = (machine_.amd_cpu ? 2.0 : 1.0) * (simple ? 3 : 1);
+            intra_lat = std::max(intra_lat, net_overhead);
+            const double inter_steps = nodes == 1 ? 0 : all_reduce ? 2 * (nodes - 1) : nodes - 1;
+            latency += (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
+          }
+          break;
+        }
+        case Algorithm::kTree:
+          if (all_reduce) latency += 2 * ((per_node - 1) * intra_lat + log_nodes * inter_lat);
+          break;
+        case Algorithm::kCollNetDirect:
+          latency += 2 * (std::min(1.0, per_node - 1) * intra_lat + (per_node - 1) * 0.4) + inter_lat;
+          break;
+        case Algorithm::kCollNetChain: latency += 2 * (per_node - 1) * intra_lat + inter_lat; break;
+        case Algorithm::kNvls: latency = intra_lat + (nodes > 1 ? inter_lat : 0); break;
+        case Algorithm::kNvlsTree: latency += intra_lat + 2 * log_nodes * inter_lat; break;
+        case Algorithm::kPat:
+          if (gather_scatter) latency += log_nodes * (inter_lat / 3.5) + ranks * 2.8;
+          break;
+      }
+      // What is switched off: by the user, or by NCCL where it does not apply.
+      bool on = enabled_.algorithms[index(coll)][ai] && enabled_.protocols[index(coll)][pi];
+      if (machine_.nodes == 1 && a == Algorithm::kNvlsTree) on = false;
+      if (!machine_.collnet && (collnet || (a == Algorithm::kNvls && machine_.nodes > 1))) on = false;
+      if (!machine_.gpu->nvswitch && a == Algorithm::kCollNetDirect) on = false;
+      // LL128 only over NVLink (NCCL enables it by default on Ampere and later).
+      if (p == Protocol::kLL128 && (!g.nvlink || generation_ < 1)) on = false;
+      bandwidth_[index(coll)][ai][pi] = on ? bus : 0;
+      latency_[index(coll)][ai][pi] = latency;
+    }
+  }
+}
+
+std::optional<double> TuningModel::predicted_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const {
+  double bw = bandwidth(c, a, p);
+  if (bw <= 0) return std::nullopt;
+  double latency = latency_us(c, a, p);
+  const int log_size = log2_floor(bytes >> 6);
+  const bool all_reduce = c == Collective::kAllReduce;
+  if (a == Algorithm::kTree && all_reduce && log_size >= 0 && log_size < 23) bw *= kTreeCorrection[idx(p)][log_size];
+  if (a == Algorithm::kNvlsTree && all_reduce && log_size >= 0 && log_size < 24 && generation_ >= 3 &&
+      !machine_.amd_cpu) {
+    bw *= kTreeCorrection[idx(p)][log_size];
+  }
+  const double comm_channels = std::max(graphs_[idx(Algorithm::kRing)].channels, 1u);
+  if (a == Algorithm::kRing && p == Protocol::kSimple && machine_.nodes > 1 && all_reduce &&
+      static_cast<double>(bytes) / (comm_channels * machine_.ranks()) >= 64) {
+    latency *= generation_ < 1 ? 1.9 : 1.4;  // NCCL's plateau of rings across nodes
+  }
+  return latency + static_cast<double>(bytes) / (1000 * bw);
+}
+
+double TuningModel::p2p_latency_us(Protocol p) const {
+  const std::size_t ring = idx(Algorithm::kRing);
+  const Hop hop = machine_.nodes > 1 ? kNetHop : graphs_[ring].nvlink ? kNvlinkHop : kPciHop;
+  return kBaseLatency[ring][idx(p)] + kHopLatency[hop][ring][idx(p)];
+}
+
+TuningModel::Choice TuningModel::choose(Collective c, std::uint64_t bytes) const {
+  if (c == Collective::kAllToAll || c == Collective::kSendRecv) {
+    // NCCL's p2p path: LL for small pieces, Simple above 16 KiB per peer.
+    const std::uint64_t per_peer = c == Collective::kAllToAll ? bytes / machine_.ranks() : bytes;
+    return {Algorithm::kRing, per_peer <= kP2pLLThresholdBytes ? Protocol::kLL : Protocol::kSimple, true};
+  }
+  std::optional<Choice> best;
+  double best_us = std::numeric_limits<double>::infinity();
+  for (std::size_t ai = 0; ai < kAlgorithms; ++ai) {
+    for (std::size_t pi = 0; pi < kProtocols; ++pi) {
+      const auto t = predicted_us(c, static_cast<Algorithm>(ai), static_cast<Protocol>(pi), bytes);
+      if (t && *t < best_us) {
+        best_us = *t;
+        best = Choice{static_cast<Algorithm>(ai), static_cast<Protocol>(pi), false};
+      }
+    }
+  }
+  if (!best) {
+    throw Error(fmt::format("no algorithm and protocol left for {} on {} x {} {}; check the algorithms and protocols "
+                            "enabled (--algo, --proto)",
+                            collective_name(c), machine_.nodes, machine_.gpus_per_node, machine_.gpu->name));
+  }
+  return *best;
+}
+
+}  // namespace chakrasim::system::nccl

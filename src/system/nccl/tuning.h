@@ -1,0 +1,91 @@
+// How NCCL chooses an algorithm and protocol: its tuning model, as NCCL 2.30 (src/graph/
+// tuning.cc, read to learn it; written here anew) computes it. For every collective, algorithm
+// and protocol a latency (us) and a bandwidth (GB/s), from the topology graphs NCCL's search
+// finds; a call's predicted time is latency + bytes / bandwidth (with NCCL's corrections for trees
+// at middle sizes and rings across nodes), and NCCL runs the pair that predicts least.
+//
+// This model chooses; it does not time. Its bandwidths are NCCL's (conservative, per channel)
+// and its NVLS figures are well below what NVLS delivers: achieved.h times the chosen pair.
+//
+// The graphs are what NCCL's topology search would settle on for a DGX-like node (every GPU on
+// the NVSwitches, one NIC per GPU or as many as given, all on PCIe switches next to their GPUs):
+// the channel count and per-channel bandwidth that use the most of the scale-up links, found over
+// NCCL's ladder of per-channel speeds for the GPU generation. docs/nccl.md says where this
+// differs from running NCCL's search on a real machine.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "system/nccl/hardware.h"
+#include "system/nccl/nccl_types.h"
+
+namespace chakrasim::system::nccl {
+
+// The machine one communicator spans.
+struct Machine {
+  const GpuPreset* gpu = nullptr;
+  std::uint32_t gpus_per_node = 8;
+  std::uint32_t nodes = 1;
+  const NicPreset* nic = nullptr;
+  std::uint32_t nics_per_node = 8;
+  bool amd_cpu = false;  // NCCL's LL ceiling and network post overhead depend on the host CPU
+  bool collnet = false;  // in-network reduction (SHARP in the InfiniBand switches) available
+  std::uint32_t ranks() const { return gpus_per_node * nodes; }
+};
+// Throws Error naming what does not fit: no GPU, zero GPUs or nodes, more GPUs per node than the
+// GPU's scale-up domain holds, several nodes without a NIC.
+void check_machine(const Machine& machine);
+
+// One of NCCL's topology graphs, as its search leaves it.
+struct Graph {
+  std::uint32_t channels = 0;  // 0: the algorithm has no graph here
+  double bw_intra = 0;         // GB/s per channel, inside a node
+  double bw_inter = 0;         // GB/s per channel, across nodes
+  bool nvlink = true;          // the intra-node path is NVLink (else PCI)
+};
+
+class TuningModel {
+ public:
+  TuningModel(const Machine& machine, const Enabled& enabled);
+
+  // Latency in us and algorithm bandwidth in GB/s NCCL gives the pair (0: not available).
+  double latency_us(Collective c, Algorithm a, Protocol p) const { return latency_[index(c)][idx(a)][idx(p)]; }
+  double bandwidth(Collective c, Algorithm a, Protocol p) const { return bandwidth_[index(c)][idx(a)][idx(p)]; }
+  // NCCL's predicted time of one call of `bytes`, in us; nullopt when the pair is not available.
+  std::optional<double> predicted_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const;
+
+  struct Choice {
+    Algorithm algorithm = Algorithm::kRing;
+    Protocol protocol = Protocol::kSimple;
+    bool point_to_point = false;  // all-to-all and send/receive: NCCL's p2p path, no algorithm
+  };
+  // What NCCL runs for a call of `bytes` (the buffer nccl-tests sizes: the all-reduce's, the
+  // all-gather's output). Throws Error when NCCL_ALGO / NCCL_PROTO leave nothing available.
+  Choice choose(Collective c, std::uint64_t bytes) const;
+
+  // NCCL's point-to-point path (all-to-all, send/receive) has no tuning table: its latency here is
+  // a ring's fixed cost plus one step, over NVLink or the network.
+  double p2p_latency_us(Protocol p) const;
+
+  const Graph& graph(Algorithm a) const { return graphs_[idx(a)]; }
+  const Machine& machine() const { return machine_; }
+
+ private:
+  static std::size_t index(Collective c) { return static_cast<std::size_t>(c); }
+  static std::size_t idx(Algorithm a) { return static_cast<std::size_t>(a); }
+  static std::size_t idx(Protocol p) { return static_cast<std::size_t>(p); }
+  void tune(Collective c);
+
+  Machine machine_;
+  Enabled enabled_;
+  int generation_ = 2;  // NCCL's index: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
+  std::array<Graph, kAlgorithms> graphs_{};
+  std::array<std::array<std::array<double, kProtocols>, kAlgorithms>, kCollectives> latency_{}, bandwidth_{};
+};
+
+// The graphs NCCL's search would find on `machine` (see the header comment).
+std::array<Graph, kAlgorithms> nccl_graphs(const Machine& machine);
+
+}  // namespace chakrasim::system::nccl

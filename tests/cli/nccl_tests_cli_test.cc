@@ -1,0 +1,52 @@
+// `chakrasim nccl-tests`: nccl-tests' command line and table, and its errors.
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "support/test_support.h"
+
+namespace chakrasim::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(NcclTestsCommand, PrintsASweepAsNcclTestsDoes) {
+  // K is 1024 as nccl-tests reads it: 1K, 2K, 4K.
+  const CommandResult r = run_binary({"nccl-tests", "all_reduce", "-b", "1K", "-e", "4K", "-f", "2", "--gpu", "H100",
+                                      "--gpus-per-node", "8", "--nodes", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("all_reduce on 1 node(s) x 8 H100"));
+  EXPECT_THAT(r.out, HasSubstr("        1024           256     float     sum      -1"));
+  EXPECT_THAT(r.out, HasSubstr("        2048           512     float     sum      -1"));
+  EXPECT_THAT(r.out, HasSubstr("        4096          1024     float     sum      -1"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("        8192  ")));
+  EXPECT_THAT(r.out, HasSubstr("Ring/LL\n"));
+  // NCCL_ALGO / NCCL_PROTO as options; several nodes name their NICs.
+  const CommandResult forced = run_binary({"nccl-tests", "all_gather", "-b", "1M", "-e", "1M", "--nodes", "2", "--nic",
+                                           "ndr400", "--algo", "Ring", "--proto", "Simple"});
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_THAT(forced.out, HasSubstr("8 x ndr400 NICs per node"));
+  EXPECT_THAT(forced.out, HasSubstr("Ring/Simple\n"));
+}
+
+TEST(NcclTestsCommand, BadInputSaysWhatWasExpected) {
+  const CommandResult coll = run_binary({"nccl-tests", "allreduce2"});
+  EXPECT_EQ(coll.exit_code, 1);
+  EXPECT_THAT(coll.err, HasSubstr("unknown collective \"allreduce2\"; expected all_reduce"));
+  const CommandResult size = run_binary({"nccl-tests", "all_reduce", "-b", "8X"});
+  EXPECT_EQ(size.exit_code, 1);
+  EXPECT_THAT(size.err, HasSubstr("-b \"8X\" is not a size"));
+  const CommandResult gpu = run_binary({"nccl-tests", "all_reduce", "--gpu", "V100"});
+  EXPECT_EQ(gpu.exit_code, 1);
+  EXPECT_THAT(gpu.err, HasSubstr("unknown GPU \"V100\""));
+  const CommandResult algo = run_binary({"nccl-tests", "all_reduce", "--algo", "Spiral"});
+  EXPECT_EQ(algo.exit_code, 1);
+  EXPECT_THAT(algo.err, HasSubstr("--algo: unknown algorithm \"Spiral\""));
+  const CommandResult order = run_binary({"nccl-tests", "all_reduce", "-b", "1G", "-e", "1M"});
+  EXPECT_EQ(order.exit_code, 1);
+  EXPECT_THAT(order.err, HasSubstr("expected -b <= -e"));
+}
+
+}  // namespace
+}  // namespace chakrasim::test
