@@ -43,6 +43,7 @@ struct RunOptions {
   double comm_scale = 1;
   double compute_scale = 1;
   bool rendezvous = false;
+  std::string collectives;  // --collectives: overrides the system JSON's "collectives"
   std::string logging_configuration;
   std::string logging_folder;
   bool quiet = false;
@@ -137,6 +138,8 @@ sim::Inputs load_inputs(const RunOptions& o, ProgressLine& progress) {
   inputs.system = system.system;
   inputs.system_source = o.system;
   inputs.system.rendezvous = o.rendezvous;
+  if (o.collectives == "nccl") inputs.system.collectives = system::CollectiveModel::kNccl;
+  if (o.collectives == "astra-sim") inputs.system.collectives = system::CollectiveModel::kAstraSim;
   inputs.compute = system.compute;
   const network::Topology topology(inputs.network);
   // Before reading one trace: can the machine hold this many NPUs at all?
@@ -291,6 +294,11 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--compute-scale", o->compute_scale, "Accepted for compatibility; no effect (as in the reference)");
   cmd->add_option("--rendezvous-protocol", o->rendezvous,
                   "Every send waits for an 8192-byte go-ahead from its receiver");
+  cmd->add_option("--collectives", o->collectives,
+                  "How collectives are timed: astra-sim (chunked phases over the network, the default) or nccl "
+                  "(NCCL's choice of algorithm and protocol timed by the NCCL model, no traffic; the system JSON's "
+                  "nccl-* keys describe the machine: docs/nccl.md)")
+      ->check(CLI::IsMember({"astra-sim", "nccl"}));
   cmd->add_option("--logging-configuration", o->logging_configuration, "Accepted for compatibility; no effect");
   cmd->add_option("--logging-folder", o->logging_folder, "Accepted for compatibility; no effect");
   cmd->add_flag("--quiet,-q", o->quiet, "Print only the per-NPU lines and warnings (no summary, notes or progress)");

@@ -11,6 +11,8 @@
 #include "core/read_file.h"
 #include "core/sim_time.h"
 #include "system/algorithms.h"
+#include "system/nccl/hardware.h"
+#include "system/nccl/nccl_types.h"
 
 namespace chakrasim::config {
 namespace {
@@ -71,6 +73,19 @@ bool get_flag(const Context& c, const char* key, const Json& v) {
     if (x == 0 || x == 1) return x == 1;
   }
   bad_value(c, key, v, "0 or 1");
+}
+
+// A string naming something `check` accepts (it throws Error saying what is expected).
+template <typename Check>
+std::string get_name(const Context& c, const char* key, const Json& v, Check&& check) {
+  if (!v.is_string()) bad_value(c, key, v, "a string");
+  const std::string s = v.get<std::string>();
+  try {
+    check(s);
+  } catch (const Error& e) {
+    fail("{}: key \"{}\": {}", c.source, key, e.what());
+  }
+  return s;
 }
 
 // A window suffix of direct<W> / oneDirect<W>: the digits after the prefix, at least 1. (The
@@ -245,6 +260,50 @@ const std::vector<Param>& params() {
        "1: a BROADCAST node waits for its recorded duration, as in the reference; 0: it runs on the system "
        "layer as the all-gather that moves the same bytes over every link as NCCL's ring broadcast",
        [](const Json& v, Context& c) { c.out.system.broadcast_by_duration = get_flag(c, "broadcast-by-duration", v); }},
+      {"collectives", "astra-sim | nccl", "astra-sim",
+       "how collectives are timed: ASTRA-sim's chunked phases over the network, or NCCL's choice of algorithm and "
+       "protocol timed by the NCCL model, without traffic (docs/nccl.md; the nccl-* keys describe the machine)",
+       [](const Json& v, Context& c) {
+         const std::string s = v.is_string() ? v.get<std::string>() : "";
+         if (s == "astra-sim") c.out.system.collectives = system::CollectiveModel::kAstraSim;
+         else if (s == "nccl") c.out.system.collectives = system::CollectiveModel::kNccl;
+         else bad_value(c, "collectives", v, "\"astra-sim\" or \"nccl\"");
+       }},
+      {"nccl-gpu", "string", "H100", "NCCL model: the GPU preset",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.gpu = get_name(c, "nccl-gpu", v, [](const std::string& s) { system::nccl::gpu_preset(s); });
+       }},
+      {"nccl-gpus-per-node", "integer >= 1", "the network's first dimension, up to the GPU's domain",
+       "NCCL model: GPUs per node (NPU r is in node r / this)",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.gpus_per_node = static_cast<std::uint32_t>(get_int(c, "nccl-gpus-per-node", v, 1));
+       }},
+      {"nccl-nic", "string", "the GPU's usual NIC", "NCCL model: the NIC preset",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.nic = get_name(c, "nccl-nic", v, [](const std::string& s) { system::nccl::nic_preset(s); });
+       }},
+      {"nccl-nics-per-node", "integer >= 1", "one per GPU", "NCCL model: NICs per node",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.nics_per_node = static_cast<std::uint32_t>(get_int(c, "nccl-nics-per-node", v, 1));
+       }},
+      {"nccl-algo", "string", "all", "NCCL model: NCCL_ALGO (e.g. \"Ring\", \"^NVLS\")",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.algo = get_name(c, "nccl-algo", v, [](const std::string& s) {
+           system::nccl::Enabled e;
+           system::nccl::apply_enable_list(e, s, true, "NCCL_ALGO");
+         });
+       }},
+      {"nccl-proto", "string", "all", "NCCL model: NCCL_PROTO (e.g. \"Simple\", \"^LL128\")",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.proto = get_name(c, "nccl-proto", v, [](const std::string& s) {
+           system::nccl::Enabled e;
+           system::nccl::apply_enable_list(e, s, false, "NCCL_PROTO");
+         });
+       }},
+      {"nccl-nvls", "0 | 1", "1", "NCCL model: NCCL_NVLS_ENABLE",
+       [](const Json& v, Context& c) { c.out.system.nccl.nvls = get_flag(c, "nccl-nvls", v); }},
+      {"nccl-collnet", "0 | 1", "0", "NCCL model: NCCL_COLLNET_ENABLE (the network reduces: SHARP)",
+       [](const Json& v, Context& c) { c.out.system.nccl.collnet = get_flag(c, "nccl-collnet", v); }},
       {"model-shared-bus", "0 | 1", "0", "LogGP shared-bus model (not supported yet: must be 0)",
        [](const Json& v, Context& c) {
          if (get_flag(c, "model-shared-bus", v))

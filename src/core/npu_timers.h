@@ -18,7 +18,7 @@
 namespace chakrasim {
 
 // Layers that own timer entries; each interprets `kind` with its own enum.
-enum class TimerOwner : std::uint8_t { kWorkload, kSystem };
+enum class TimerOwner : std::uint8_t { kWorkload, kSystem, kCollectiveModel };
 
 struct TimerEntry {
   std::uint64_t arg = 0;

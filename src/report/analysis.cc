@@ -75,6 +75,10 @@ std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const Node
       if (p.node != s.node) continue;
       for (std::size_t d = 0; d < dims.size(); ++d) used[d] = used[d] || (p.group ? true : d == p.dim);
       if (p.chunk != 0) continue;
+      if (p.label != nullptr) {
+        algorithms.emplace_back(p.label);
+        continue;
+      }
       algorithms.push_back(p.group ? fmt::format("{} (group)", system::algorithm_name(p.algorithm))
                                    : fmt::format("{} (dim {})", system::algorithm_name(p.algorithm), p.dim));
     }

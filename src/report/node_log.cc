@@ -36,7 +36,7 @@ void NodeLog::on_phase_start(NpuId npu, std::uint64_t token, std::uint32_t chunk
   if (!recorded(npu)) return;
   open_phases_[npu].push_back(static_cast<std::uint32_t>(phases_[npu].size()));
   phases_[npu].push_back({static_cast<std::uint32_t>(token), chunk, phase, now, kNeverTick, plan.algorithm, plan.dim,
-                          plan.ring_size, plan.bytes, plan.members != nullptr});
+                          plan.ring_size, plan.bytes, plan.members != nullptr, plan.label});
 }
 
 void NodeLog::on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase, Tick now) {

@@ -30,8 +30,9 @@ struct PhaseSpan {
   system::AlgorithmKind algorithm = system::AlgorithmKind::kRing;
   std::uint32_t dim = 0;
   std::uint32_t ring_size = 0;
-  std::uint64_t bytes = 0;  // entering the phase, per NPU
-  bool group = false;       // a communicator group's ring, not a network dimension
+  std::uint64_t bytes = 0;      // entering the phase, per NPU
+  bool group = false;           // a communicator group's ring, not a network dimension
+  const char* label = nullptr;  // what ran it, when not the algorithm (PhasePlan::label)
 };
 
 class NodeLog final : public workload::NodeObserver, public system::CollectiveObserver {

@@ -138,6 +138,7 @@ std::string slice_name(const chakra::Graph& g, std::uint32_t node) {
 }
 
 std::string phase_what(const PhaseSpan& p) {
+  if (p.label != nullptr) return fmt::format("{} on {} NPUs, {}", p.label, p.ring_size, format_bytes(p.bytes));
   const std::string where = p.group ? std::string("the group's ring") : fmt::format("dimension {}", p.dim);
   return fmt::format("{} on {} of {} NPUs, {}", system::algorithm_name(p.algorithm), where, p.ring_size,
                      format_bytes(p.bytes));

@@ -12,6 +12,7 @@
 #include "network/network.h"
 #include "sim/symmetry.h"
 #include "sim/time_splitter.h"
+#include "system/nccl/nccl_collectives.h"
 #include "system/system.h"
 #include "workload/executor.h"
 
@@ -299,22 +300,41 @@ struct Layers {
         executor(symmetric ? std::vector<std::shared_ptr<const chakra::Graph>>{inputs.graphs.front()} : inputs.graphs,
                  workload_options(inputs), remote_memory, timers, queue),
         system(inputs.system, topology, timers, executor, symmetric),
+        nccl(make_nccl(inputs, topology, system, timers, executor, symmetric)),
         network(network::make_network(backend.name, topology, queue, system, symmetric)),
         own_engine(backend.own_engine),
         group_kinds(inputs.groups, inputs.group_kind_names, topology),
         time_splitter(graphs_of(executor), group_kinds, hooks.nodes) {
     executor.observe(&time_splitter);
     system.observe(hooks.collectives);
+    if (nccl) nccl->observe(hooks.collectives);
     system.attach(*network);
     network->observe_links(hooks.links);
     network->observe_flows(hooks.flows);
     system.set_groups(inputs.groups);
+    if (nccl) nccl->set_groups(inputs.groups);
     for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {
       if (!inputs.custom_algorithms[k].empty()) {
         system.set_custom_algorithm(static_cast<system::CollectiveKind>(k), inputs.custom_algorithms[k]);
       }
     }
-    executor.attach(system);
+    // With the NCCL model, collectives go to it; sends, receives and groups pass through it.
+    if (nccl) {
+      executor.attach(*nccl);
+    } else {
+      executor.attach(system);
+    }
+  }
+
+  static std::unique_ptr<system::nccl::NcclCollectives> make_nccl(const Inputs& inputs,
+                                                                  const network::Topology& topology,
+                                                                  system::System& system, NpuTimers& timers,
+                                                                  system::CommListener& listener, bool symmetric) {
+    if (inputs.system.collectives != system::CollectiveModel::kNccl) return nullptr;
+    const std::uint32_t first = topology.dims() > 0 ? topology.spec().dims[0].npus : topology.npu_count();
+    return std::make_unique<system::nccl::NcclCollectives>(system::nccl::run_machine(inputs.system.nccl,
+                                                                                     topology.npu_count(), first),
+                                                           topology.npu_count(), system, timers, listener, symmetric);
   }
 
   EventQueue queue;
@@ -322,6 +342,7 @@ struct Layers {
   memory::RemoteMemory remote_memory;
   workload::Executor executor;
   system::System system;
+  std::unique_ptr<system::nccl::NcclCollectives> nccl;  // the NCCL model, when the run asks for it
   std::unique_ptr<network::Network> network;
   const bool own_engine;  // the backend's row: ask next_event_time() after every event
   sim::GroupKinds group_kinds;
@@ -358,8 +379,11 @@ void dispatch(Layers& layers, const Event& e) {
   switch (e.target) {
     case EventTarget::kTimers:
       layers.timers.fire(e, [&](const TimerEntry& entry) {
-        if (entry.owner == TimerOwner::kWorkload) layers.executor.handle_timer(entry);
-        else layers.system.handle_timer(entry);
+        switch (entry.owner) {
+          case TimerOwner::kWorkload: layers.executor.handle_timer(entry); break;
+          case TimerOwner::kSystem: layers.system.handle_timer(entry); break;
+          case TimerOwner::kCollectiveModel: layers.nccl->handle_timer(entry); break;
+        }
       });
       break;
     case EventTarget::kNetwork: layers.network->handle(e); break;

@@ -26,6 +26,9 @@ struct PhasePlan {
   // A communicator group's ring: its members in ring order (else nullptr: a network dimension).
   const std::vector<NpuId>* members = nullptr;
   std::uint32_t window = 0;  // direct: messages in flight, 0 = one per peer
+  // What ran the phase when it is not one of the algorithm table's rows (the NCCL model's
+  // "NCCL NVLS/Simple"); reports print it instead of the algorithm's name.
+  const char* label = nullptr;
 };
 
 struct ChunkPlan {

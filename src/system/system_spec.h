@@ -27,6 +27,22 @@ struct AlgorithmChoice {
   std::uint32_t window = 0;
 };
 
+// How collectives are timed: ASTRA-sim's chunked phases over the network (the default, exact to
+// the reference), or NCCL's choice of algorithm and protocol timed by the NCCL model
+// (system/nccl/, docs/nccl.md).
+enum class CollectiveModel : std::uint8_t { kAstraSim, kNccl };
+
+// The machine and NCCL settings of the NCCL model (system JSON keys nccl-*).
+struct NcclSpec {
+  std::string gpu = "H100";         // hardware preset
+  std::uint32_t gpus_per_node = 0;  // 0: the network's first dimension, up to the GPU's domain
+  std::string nic;                  // "": the GPU's usual NIC
+  std::uint32_t nics_per_node = 0;  // 0: one per GPU
+  std::string algo, proto;          // NCCL_ALGO, NCCL_PROTO
+  bool nvls = true;                 // NCCL_NVLS_ENABLE
+  bool collnet = false;             // NCCL_COLLNET_ENABLE
+};
+
 enum class SchedulingPolicy : std::uint8_t { kLifo, kFifo, kExplicit };
 enum class CollectiveOptimization : std::uint8_t { kBaseline, kLocalBwAware };
 
@@ -48,6 +64,8 @@ struct SystemSpec {
   // BROADCAST nodes wait for their recorded duration, as in the reference (the default); false
   // runs them on the system layer like REDUCE, GATHER, SCATTER and BARRIER (§3.5).
   bool broadcast_by_duration = true;
+  CollectiveModel collectives = CollectiveModel::kAstraSim;
+  NcclSpec nccl;
 };
 
 // The endpoint delay of steps inside a communicator-group ring (the reference's "Fast" path).

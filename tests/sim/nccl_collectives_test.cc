@@ -1,0 +1,130 @@
+// `--collectives nccl`: a run's collectives take the NCCL model's time from their last member's
+// start; the rest of the run is as ever.
+#include <memory>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "chakra/trace_builder.h"
+#include "config/system_config.h"
+#include "report/analysis.h"
+#include "report/node_log.h"
+#include "sim/simulation.h"
+#include "support/test_support.h"
+#include "system/nccl/nccl_collectives.h"
+
+namespace chakrasim::test {
+namespace {
+
+using network::DimensionKind;
+using ::testing::HasSubstr;
+namespace nccl = system::nccl;
+
+// The model's time for `bytes` of `c` on a machine of `gpus` GPUs a node and `nodes` nodes,
+// truncated to the ns as the run's clock holds it.
+Tick model_ns(nccl::Collective c, std::uint64_t bytes, std::uint32_t gpus, std::uint32_t nodes) {
+  nccl::Machine m;
+  m.gpu = &nccl::gpu_preset("H100");
+  m.gpus_per_node = gpus;
+  m.nodes = nodes;
+  m.nic = &nccl::nic_preset("ndr400");
+  m.nics_per_node = gpus;
+  return static_cast<Tick>(nccl::AchievedModel(m, nccl::Enabled::all()).time(c, bytes).us * 1000);
+}
+
+sim::Inputs inputs_of(std::vector<chakra::TraceBuilder>& ranks, std::uint32_t npus) {
+  sim::Inputs in;
+  in.network = network_of({{DimensionKind::kSwitch, 8, 400, 250}, {DimensionKind::kSwitch, npus / 8, 50, 1500}});
+  in.system = system_of("ring", 2, 1, 1);
+  in.system.collectives = system::CollectiveModel::kNccl;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    in.graphs.push_back(
+        std::make_shared<const chakra::Graph>(chakra::Graph::build(ranks[r].trace(), "r" + std::to_string(r))));
+  }
+  return in;
+}
+
+TEST(NcclCollectives, ACollectiveTakesTheModelsTimeFromItsLastMember) {
+  // 16 NPUs, two nodes of 8: NPU 3 computes 7 us first; everyone then all-reduces 64 MiB. All
+  // finish together, 7 us plus the model's time for 2 x 8 H100s.
+  std::vector<chakra::TraceBuilder> ranks(16);
+  for (std::uint32_t r = 0; r < 16; ++r) {
+    if (r == 3) {
+      ranks[r].comp("late", 7);
+      ranks[r].collective("ar", chakra::CommType::kAllReduce, 64 << 20, {0});
+    } else {
+      ranks[r].collective("ar", chakra::CommType::kAllReduce, 64 << 20);
+    }
+  }
+  sim::Inputs in = inputs_of(ranks, 16);
+  const sim::Result result = sim::simulate(in);
+  ASSERT_TRUE(result.all_finished());
+  const Tick expected = 7000 + model_ns(nccl::Collective::kAllReduce, 64 << 20, 8, 2);
+  for (const sim::NpuResult& n : result.npus) EXPECT_EQ(n.finish_ns, expected);
+  // No collective bytes cross the network: the model is the cost alone.
+  EXPECT_EQ(result.messages, 0u);
+}
+
+TEST(NcclCollectives, AGroupIsTheMachineItsMembersSpan) {
+  // Group 1: NPUs 0 and 8, one in each node: NCCL tunes for 2 nodes of 1 GPU (each its own NIC).
+  // An all-gather's bytes are a member's shard; NCCL's size is the output, x 2.
+  std::vector<chakra::TraceBuilder> ranks(16);
+  for (std::uint32_t r = 0; r < 16; ++r) {
+    if (r == 0 || r == 8) {
+      ranks[r].collective("ag", chakra::CommType::kAllGather, 1 << 20);
+      ranks[r].at(0).attr(chakra::make_string("pg_name", "1"));
+    } else {
+      ranks[r].comp("idle", 1);
+    }
+  }
+  sim::Inputs in = inputs_of(ranks, 16);
+  in.groups[1] = {0, 8};
+  report::NodeLog log(16);
+  const sim::Result result = report::simulate_recorded(in, log);
+  ASSERT_TRUE(result.all_finished());
+  EXPECT_EQ(result.npus[0].finish_ns, model_ns(nccl::Collective::kAllGather, 2 << 20, 1, 2));
+  EXPECT_EQ(result.npus[8].finish_ns, result.npus[0].finish_ns);
+  // The report names NCCL's choice.
+  const auto rows = report::collective_rows(in, log, 0);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_THAT(rows[0].algorithm, HasSubstr("NCCL "));
+  EXPECT_THAT(rows[0].algorithm, HasSubstr("/"));
+}
+
+TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
+  const auto parse = [](const std::string& keys) {
+    return config::parse_system("{\"preferred-dataset-splits\": 1, " + keys + "}", "sys.json", {});
+  };
+  const config::SystemConfig c = parse("\"collectives\": \"nccl\", \"nccl-gpu\": \"B200\", \"nccl-gpus-per-node\": 4, "
+                                       "\"nccl-nic\": \"xdr800\", "
+                                       "\"nccl-algo\": \"^NVLS\", \"nccl-proto\": \"Simple\", \"nccl-nvls\": 0, "
+                                       "\"nccl-collnet\": 1");
+  EXPECT_EQ(c.system.collectives, system::CollectiveModel::kNccl);
+  EXPECT_EQ(c.system.nccl.gpu, "B200");
+  EXPECT_EQ(c.system.nccl.gpus_per_node, 4u);
+  EXPECT_EQ(c.system.nccl.nic, "xdr800");
+  EXPECT_FALSE(c.system.nccl.nvls);
+  EXPECT_TRUE(c.system.nccl.collnet);
+  EXPECT_THAT(error_of([&] { parse("\"collectives\": \"mpi\""); }), HasSubstr("sys.json: key \"collectives\": value "
+                                                                              "\"mpi\" is invalid; expected "
+                                                                              "\"astra-sim\" or \"nccl\""));
+  EXPECT_THAT(error_of([&] { parse("\"nccl-gpu\": \"V100\""); }), HasSubstr("sys.json: key \"nccl-gpu\": unknown GPU "
+                                                                            "\"V100\""));
+  EXPECT_THAT(error_of([&] { parse("\"nccl-algo\": \"Spiral\""); }), HasSubstr("sys.json: key \"nccl-algo\": "
+                                                                               "NCCL_ALGO: unknown algorithm "
+                                                                               "\"Spiral\""));
+  // The machine must fit the run: nodes of 8 do not divide 12 NPUs; 16 GPUs are no H100 node.
+  system::NcclSpec spec;
+  spec.gpus_per_node = 8;
+  EXPECT_THAT(error_of([&] { nccl::run_machine(spec, 12, 12); }), HasSubstr("12 NPUs do not fill nodes of 8 GPUs"));
+  spec.gpus_per_node = 16;
+  EXPECT_THAT(error_of([&] { nccl::run_machine(spec, 32, 16); }), HasSubstr("a H100 scale-up domain holds 8"));
+  // By default a node is the network's first dimension, up to the GPU's domain.
+  spec.gpus_per_node = 0;
+  EXPECT_EQ(nccl::run_machine(spec, 64, 4).machine.gpus_per_node, 4u);
+  EXPECT_EQ(nccl::run_machine(spec, 64, 64).machine.gpus_per_node, 8u);
+}
+
+}  // namespace
+}  // namespace chakrasim::test
