@@ -17,7 +17,7 @@ using namespace tools::llm;
 
 struct LlmArgs {
   GenerateOptions o;
-  std::string model, mlp, schedule = "1f1b", recompute = "none", dtype = "bf16";
+  std::string model, mlp, schedule = "1f1b", recompute = "none", dtype = "bf16", collectives = "astra-sim";
   std::uint64_t layers = 0, hidden = 0, ffn = 0, heads = 0, kv_heads = 0, seq = 0, vocab = 0, experts = 0, top_k = 0;
   std::uint64_t grad_bucket_m = 40;
 };
@@ -93,6 +93,7 @@ int run_llm(LlmArgs& a, const CLI::App& app) {
   }
 
   const auto start = std::chrono::steady_clock::now();
+  a.o.nccl_collectives = a.collectives == "nccl";
   const GenerateResult r = generate_llm(a.o);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const std::string& w : r.warnings) std::cerr << "warning: " << w << "\n";
@@ -152,6 +153,10 @@ Command add_generate_llm(CLI::App& generate, const std::string& description) {
       ->capture_default_str();
   llm->add_option("--gpu", a->o.gpu, "GPU preset: " + gpus)->capture_default_str();
   llm->add_option("--gpus-per-node", a->o.gpus_per_node, "GPUs per scale-up domain (default: the GPU preset's, 8)");
+  llm->add_option("--collectives", a->collectives,
+                  "In --system-out: astra-sim (chunked phases over the network, the default) or nccl (NCCL's choice "
+                  "of algorithm and protocol on the GPU's preset, docs/nccl.md)")
+      ->check(CLI::IsMember({"astra-sim", "nccl"}));
   llm->add_flag("--per-op-nodes", a->o.per_op_nodes,
                 "One compute node per kernel (default: one per run of kernels nothing else waits on in between)");
   llm->add_option("--out", a->o.out_prefix,

@@ -69,6 +69,18 @@ std::string system_json(const SystemConfig& config) {
   if (config.compute.mfu_peak_tflops > 0) key("mfu-peak-perf", number_text(config.compute.mfu_peak_tflops));
   key("roofline-enabled", config.compute.model == "roofline" ? "1" : "0");
   if (config.replay_only) key("replay-only", "1");
+  if (s.collectives == system::CollectiveModel::kNccl) {
+    const system::NcclSpec& n = s.nccl;
+    key("collectives", "\"nccl\"");
+    key("nccl-gpu", fmt::format("\"{}\"", n.gpu));
+    if (n.gpus_per_node != 0) key("nccl-gpus-per-node", std::to_string(n.gpus_per_node));
+    if (!n.nic.empty()) key("nccl-nic", fmt::format("\"{}\"", n.nic));
+    if (n.nics_per_node != 0) key("nccl-nics-per-node", std::to_string(n.nics_per_node));
+    if (!n.algo.empty()) key("nccl-algo", fmt::format("\"{}\"", n.algo));
+    if (!n.proto.empty()) key("nccl-proto", fmt::format("\"{}\"", n.proto));
+    if (!n.nvls) key("nccl-nvls", "0");
+    if (n.collnet) key("nccl-collnet", "1");
+  }
   out.erase(out.size() - 2, 1);  // the last key's comma
   return out + "}\n";
 }

@@ -61,6 +61,29 @@ TEST(LlmGenerateCli, GeneratesAndRuns) {
   EXPECT_THAT(bad.err, HasSubstr("bad_names.json: group \"1\": value 7 is invalid; expected a name such as \"TP\""));
 }
 
+TEST(LlmGenerateCli, NcclCollectivesOnAB200Preset) {
+  // The GPU presets are NCCL's model's (system/nccl/hardware.h); --collectives nccl writes the
+  // system file that times collectives by it, and the run names NCCL's choices in its report.
+  const auto dir = temp_dir("llm_cli_nccl");
+  const std::string prefix = (dir / "llama").string();
+  std::vector<std::string> args = small(prefix);
+  args.insert(args.end(), {"--gpu", "B200", "--collectives", "nccl", "--network-out", (dir / "net.yml").string(),
+                           "--system-out", (dir / "sys.json").string()});
+  const CommandResult gen = run_binary(args);
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  const std::string system = file_bytes(dir / "sys.json");
+  EXPECT_THAT(system, HasSubstr("\"collectives\": \"nccl\""));
+  EXPECT_THAT(system, HasSubstr("\"nccl-gpu\": \"B200\""));
+  EXPECT_THAT(system, HasSubstr("\"nccl-gpus-per-node\": 8"));
+  EXPECT_THAT(file_bytes(dir / "net.yml"), HasSubstr("(900 GB/s per GPU and direction)"));  // 18 NVLink5 links of 50
+  const CommandResult sim = run_binary({"run", "--workload", prefix, "--comm-groups", prefix + ".groups.json",
+                                        "--network", (dir / "net.yml").string(), "--system",
+                                        (dir / "sys.json").string(), "--report", (dir / "report").string()});
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_THAT(sim.out, HasSubstr("16 of 16 NPUs finished"));
+  EXPECT_THAT(file_bytes(dir / "report" / "index.html"), HasSubstr("NCCL "));
+}
+
 // The README's LLM example, run as the README says: its summary lines are the README's.
 TEST(LlmGenerateCli, ReadmeExampleIsWhatRunPrints) {
   const auto dir = temp_dir("llm_cli_readme");

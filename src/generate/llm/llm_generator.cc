@@ -85,7 +85,7 @@ GenerateResult generate_llm(const GenerateOptions& o) {
       const auto kind = static_cast<GroupKind>(k);
       if (kind != GroupKind::kPp && g.layout.active(kind)) sizes.push_back(g.layout.group_size(kind));
     }
-    system = system_json(g.gpu, g.layout.ranks(), sizes);
+    system = system_json(g.gpu, g.layout.ranks(), sizes, o.nccl_collectives);
   }
 
   // The traces' size, before writing any: a late attribute adds at most about 20 bytes.

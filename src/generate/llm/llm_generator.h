@@ -26,6 +26,7 @@ struct GenerateOptions {
   std::string out_prefix;           // PREFIX.<rank>.et and PREFIX.groups.json
   std::string network_out;          // optional
   std::string system_out;           // optional
+  bool nccl_collectives = false;    // the system JSON times collectives by the NCCL model
 };
 
 // Checks the options and builds one template per pipeline stage (no files).

@@ -8,22 +8,35 @@
 
 #include "config/config_writers.h"
 #include "core/error.h"
+#include "system/nccl/hardware.h"
 
 namespace chakrasim::tools::llm {
 namespace {
 
-// Peaks, bandwidths and capacities from the vendors' data sheets (SXM / OAM parts, dense BF16).
-// The efficiencies are assumptions: what large BF16 GEMMs and streaming kernels commonly reach
-// (about 70-80% of peak on NVIDIA parts, lower on MI300X with today's libraries). Scale-up: NVLink
-// 3 (A100) and 4 (H100, H200) per direction, Infinity Fabric's 7 x 64 GB/s (MI300X). Scale-out:
-// one 200 Gb/s (A100) or 400 Gb/s NIC per GPU. Latencies are per link; a switch path has two.
+// Peaks and capacities from the vendors' data sheets (SXM / OAM parts, dense BF16). The
+// efficiencies are assumptions: what large BF16 GEMMs and streaming kernels commonly reach (about
+// 70-80% of peak on NVIDIA parts, lower on MI300X with today's libraries). The scale-up domain
+// and bandwidth, and the NIC, are the hardware presets NCCL's model uses (system/nccl/hardware.h):
+// one table for both. Latencies are per link; a switch path has two.
+struct Compute {
+  const char* name;
+  double peak_tflops, hbm_gb_per_s, hbm_gib, flops_efficiency, memory_efficiency;
+};
+constexpr Compute kCompute[] = {
+    {"A100", 312, 2039, 80, 0.75, 0.80},    {"H100", 989, 3350, 80, 0.70, 0.80},
+    {"H200", 989, 4800, 141, 0.70, 0.80},   {"B200", 2250, 8000, 180, 0.70, 0.80},
+    {"GB200", 2500, 8000, 186, 0.70, 0.80}, {"MI300X", 1307, 5300, 192, 0.55, 0.75},
+};
+
 std::vector<GpuSpec> presets() {
-  return {
-      {"A100", 312, 2039, 80, 0.75, 0.80, 8, 300, 250, 25, 1500},
-      {"H100", 989, 3350, 80, 0.70, 0.80, 8, 450, 250, 50, 1500},
-      {"H200", 989, 4800, 141, 0.70, 0.80, 8, 450, 250, 50, 1500},
-      {"MI300X", 1307, 5300, 192, 0.55, 0.75, 8, 448, 250, 50, 1500},
-  };
+  std::vector<GpuSpec> out;
+  for (const Compute& c : kCompute) {
+    const system::nccl::GpuPreset& gpu = system::nccl::gpu_preset(c.name);
+    const system::nccl::NicPreset& nic = system::nccl::nic_preset(gpu.default_nic);
+    out.push_back({c.name, c.peak_tflops, c.hbm_gb_per_s, c.hbm_gib, c.flops_efficiency, c.memory_efficiency,
+                   gpu.domain, gpu.scale_up_gb_per_s(), 250, nic.line_gb_per_s, 1500});
+  }
+  return out;
 }
 
 std::string upper(std::string s) {
@@ -93,7 +106,8 @@ std::string network_yaml(const GpuSpec& gpu, std::uint64_t ranks) {
   return config::network_yaml(spec, comment);
 }
 
-std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vector<std::uint64_t>& group_sizes) {
+std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vector<std::uint64_t>& group_sizes,
+                        bool nccl) {
   auto power_of_two = [](std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; };
   const std::uint64_t node = gpu.gpus_per_node;
   const std::size_t dims = ranks <= node ? 1 : 2;
@@ -127,6 +141,11 @@ std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vect
   c.compute.local_mem_bw_gb_per_s = s.local_mem_bw_gb_per_s;
   c.compute.peak_perf_tflops = rounded(gpu.peak_tflops * gpu.flops_efficiency, 1);
   c.compute.mfu_peak_tflops = gpu.peak_tflops;
+  if (nccl) {  // collectives timed as NCCL runs them on this GPU's preset (docs/nccl.md)
+    s.collectives = system::CollectiveModel::kNccl;
+    s.nccl.gpu = gpu.name;
+    s.nccl.gpus_per_node = static_cast<std::uint32_t>(gpu.gpus_per_node);
+  }
   return config::system_json(c);
 }
 

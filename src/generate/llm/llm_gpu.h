@@ -24,7 +24,7 @@ struct GpuSpec {
   double scaleout_latency_ns = 0;
 };
 
-// A100, H100, H200, MI300X (case does not matter).
+// A100, H100, H200, B200, GB200, MI300X (case does not matter).
 std::vector<std::string> gpu_names();
 // Throws Error naming --gpu and the valid names when `name` is not a preset.
 GpuSpec gpu_preset(const std::string& name);
@@ -46,6 +46,7 @@ std::string network_yaml(const GpuSpec& gpu, std::uint64_t ranks);
 // instead of n - 1, which is 2.3 times fewer simulated messages on 8 GPUs. All-to-all: direct.
 // Reductions cost the GPU's effective HBM bandwidth; the roofline settings (effective peak and
 // bandwidth) are there with the roofline off, so that each node's own duration is replayed.
-std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vector<std::uint64_t>& group_sizes);
+std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vector<std::uint64_t>& group_sizes,
+                        bool nccl = false);
 
 }  // namespace chakrasim::tools::llm
