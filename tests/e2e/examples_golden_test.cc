@@ -86,6 +86,7 @@ TEST_P(ExampleGoldens, EveryOutputEqualsItsGolden) {
 INSTANTIATE_TEST_SUITE_P(All, ExampleGoldens,
                          ::testing::Values(Example{"tutorial", "all_reduce"}, Example{"h100-node", "traces/workload"},
                                            Example{"cluster-2d", "traces/workload"},
+                                           Example{"cluster-2d-nccl", "../cluster-2d/traces/workload"},
                                            Example{"cluster-3d", "traces/workload"}),
                          [](const auto& example) {
                            std::string n = example.param.dir;
