@@ -1,6 +1,7 @@
 // `chakrasim nccl-tests COLL -b MIN -e MAX -f 2 --gpu H100 --gpus-per-node 8 --nodes N`: what
 // nccl-tests would print on a machine named by presets, from NCCL's choice of algorithm and
 // protocol timed by chakrasim's model of what NCCL achieves (system/nccl/, docs/nccl.md).
+#include <algorithm>
 #include <cctype>
 #include <iostream>
 #include <memory>
@@ -9,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "config/network_config.h"
+#include "config/system_config.h"
 #include "core/error.h"
 #include "core/units.h"
 #include "system/nccl/sweep.h"
@@ -38,14 +41,60 @@ std::uint64_t nccl_tests_size(const std::string& text, const char* option) {
 }
 
 struct Options {
-  std::string collective, min_size = "8", max_size = "128M", gpu = "H100", nic, algo, proto;
+  std::string collective, min_size = "8", max_size = "128M", gpu = "H100", nic, algo, proto, system, network;
   std::uint64_t factor = 2, step = 0;
   std::uint32_t gpus_per_node = 8, nodes = 1, nics_per_node = 0;
   int nvls = -1;  // NCCL_NVLS_ENABLE: -1 as NCCL decides
   bool collnet = false, amd_cpu = false;
 };
 
-int run(const Options& o) {
+// The bandwidth a GPU has out of one network dimension, 10^9 B/s: a switch's link, a ring's two
+// neighbours, a fully connected group's n-1 peers.
+double gpu_gb_per_s(const network::DimensionSpec& d) {
+  const double link = d.bandwidth_gib_per_s * 1073741824.0 / 1e9;
+  switch (d.kind) {
+    case network::DimensionKind::kSwitch: return link;
+    case network::DimensionKind::kRing: return d.npus > 2 ? 2 * link : link;
+    case network::DimensionKind::kFullyConnected: return link * (d.npus - 1);
+  }
+  return link;
+}
+
+// Options the system and network files give instead of the presets: the NCCL model's keys of the
+// system JSON, and the network's first dimension as the node (its bandwidth the GPU's scale-up),
+// the others as the nodes (the second's bandwidth each GPU's NIC).
+void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& nodes) {
+  if (!o.system.empty()) {
+    const system::NcclSpec spec = config::load_system(o.system, {}).system.nccl;
+    o.gpu = spec.gpu;
+    gpu = gpu_preset(o.gpu);
+    if (!spec.nic.empty()) o.nic = spec.nic;
+    if (spec.gpus_per_node != 0) o.gpus_per_node = spec.gpus_per_node;
+    if (spec.nics_per_node != 0) o.nics_per_node = spec.nics_per_node;
+    if (!spec.algo.empty()) o.algo = spec.algo;
+    if (!spec.proto.empty()) o.proto = spec.proto;
+    if (!spec.nvls) o.nvls = 0;
+    o.collnet = o.collnet || spec.collnet;
+  }
+  nic = nic_preset(o.nic.empty() ? gpu.default_nic : o.nic);
+  if (o.network.empty()) return;
+  const network::TopologySpec net = config::load_network(o.network);
+  if (net.dims.empty()) throw Error(o.network + ": no dimension; expected the node's first");
+  const double scale_up = gpu_gb_per_s(net.dims[0]);
+  gpu.nccl_link_gb_per_s *= scale_up / gpu.scale_up_gb_per_s();  // NCCL's figure, in proportion
+  gpu.link_gb_per_s = scale_up / gpu.scale_up_links;
+  o.gpus_per_node = net.dims[0].npus;
+  gpu.domain = std::max(gpu.domain, o.gpus_per_node);
+  nodes = 1;
+  for (std::size_t d = 1; d < net.dims.size(); ++d) nodes *= net.dims[d].npus;
+  if (net.dims.size() > 1) nic.line_gb_per_s = gpu_gb_per_s(net.dims[1]);
+}
+
+int run(Options o) {
+  GpuPreset gpu = gpu_preset(o.gpu);
+  NicPreset nic;
+  std::uint32_t nodes = o.nodes;
+  apply_files(o, gpu, nic, nodes);
   const auto collective = parse_collective(o.collective);
   if (!collective) {
     throw Error(fmt::format("unknown collective \"{}\"; expected all_reduce, all_gather, reduce_scatter, alltoall, "
@@ -53,10 +102,10 @@ int run(const Options& o) {
                             o.collective));
   }
   Machine machine;
-  machine.gpu = &gpu_preset(o.gpu);
+  machine.gpu = &gpu;
   machine.gpus_per_node = o.gpus_per_node;
-  machine.nodes = o.nodes;
-  machine.nic = &nic_preset(o.nic.empty() ? machine.gpu->default_nic : o.nic);
+  machine.nodes = nodes;
+  machine.nic = &nic;
   machine.nics_per_node = o.nics_per_node == 0 ? o.gpus_per_node : o.nics_per_node;
   machine.collnet = o.collnet;
   machine.amd_cpu = o.amd_cpu;
@@ -111,6 +160,11 @@ Command add_nccl_tests_command(CLI::App& app) {
   cmd->add_option("--nvls", o->nvls, "As NCCL_NVLS_ENABLE: 0 switches NVLS off");
   cmd->add_flag("--collnet", o->collnet, "As NCCL_COLLNET_ENABLE=1: the network reduces (SHARP)");
   cmd->add_flag("--amd-cpu", o->amd_cpu, "Hosts with AMD CPUs (NCCL's LL ceiling and post overhead differ)");
+  cmd->add_option("--system", o->system,
+                  "A system JSON whose nccl-* keys (GPU, NIC, NCCL_ALGO, ...) replace the options above");
+  cmd->add_option("--network", o->network,
+                  "A network YAML instead of the presets' bandwidths: its first dimension is a node (its bandwidth "
+                  "each GPU's scale-up), the rest the nodes (the second's bandwidth each GPU's NIC)");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     return run(*o);
