@@ -121,6 +121,21 @@ TEST(NcclTuning, ChoosesAsNcclDoes) {
   EXPECT_EQ(m.choose(Collective::kAllToAll, 8 * 16385).protocol, Protocol::kSimple);
 }
 
+TEST(NcclTuning, LL128OnlyFromAmpereOn) {
+  // NCCL enables LL128 by default on Ampere and later over NVLink; a Volta-class GPU (compute
+  // capability 70) runs LL and Simple only.
+  GpuPreset volta = gpu_preset("A100");
+  volta.compute_capability = 70;
+  Machine m = dgx("A100");
+  m.gpu = &volta;
+  const TuningModel old(m, Enabled::all());
+  EXPECT_EQ(old.bandwidth(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL128), 0.0);
+  EXPECT_GT(old.bandwidth(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL), 0.0);
+  EXPECT_GT(TuningModel(dgx("A100"), Enabled::all())
+                .bandwidth(Collective::kAllReduce, Algorithm::kRing, Protocol::kLL128),
+            0.0);
+}
+
 TEST(NcclTuning, EnableListsReadAsNcclReadsThem) {
   const auto nvls = static_cast<std::size_t>(Algorithm::kNvls);
   const auto ar = static_cast<std::size_t>(Collective::kAllReduce);
@@ -194,6 +209,38 @@ TEST(NcclAchieved, AcrossNodesAnNdrNicCarries46To48GBs) {
     EXPECT_GE(per_nic, 46.0) << nodes;
     EXPECT_LE(per_nic, 48.0) << nodes;
   }
+}
+
+TEST(NcclAchieved, EachAlgorithmIsBoundByItsBusiestLink) {
+  // Closed forms of achieved.h's table, Simple, 8x H100 nodes with a 400G NIC per GPU: a node's
+  // NICs carry 8 x 50 x 0.94 = 376 GB/s; NVLink rings 450 x 0.816; NVLS 450 x 0.686.
+  const double nics = 8 * 50 * 0.94, ring = 450 * 0.816, nvls = 450 * 0.686;
+  const auto ar = Collective::kAllReduce;
+  const AchievedModel two(dgx("H100", 8, 2), Enabled::all());
+  const AchievedModel four(dgx("H100", 8, 4), Enabled::all());
+  // Ring: bus bandwidth min(ring, NICs) over the bus factor 2(n-1)/n.
+  EXPECT_DOUBLE_EQ(four.algorithm_gb_per_s(ar, Algorithm::kRing, Protocol::kSimple),
+                   std::min(ring, nics) / (2.0 * 31 / 32));
+  // Tree: a chain's GPU sends the buffer twice; two nodes send it once each way between them
+  // (each is the other's leaf), more nodes twice (inner node of one tree, leaf of the other).
+  EXPECT_DOUBLE_EQ(two.algorithm_gb_per_s(ar, Algorithm::kTree, Protocol::kSimple), std::min(ring / 2, nics));
+  EXPECT_DOUBLE_EQ(four.algorithm_gb_per_s(ar, Algorithm::kTree, Protocol::kSimple), std::min(ring / 2, nics / 2));
+  // NVLS-tree: NVLS inside the node (the buffer and a GPU's share back: x 8/9), a tree across.
+  EXPECT_DOUBLE_EQ(two.algorithm_gb_per_s(ar, Algorithm::kNvlsTree, Protocol::kSimple), std::min(nvls * 8 / 9, nics));
+  EXPECT_DOUBLE_EQ(four.algorithm_gb_per_s(ar, Algorithm::kNvlsTree, Protocol::kSimple),
+                   std::min(nvls * 8 / 9, nics / 2));
+  // CollNet (the network reduces): a ring's reduce-scatter and all-gather inside, the buffer once
+  // through the NICs.
+  EXPECT_DOUBLE_EQ(four.algorithm_gb_per_s(ar, Algorithm::kCollNetDirect, Protocol::kSimple),
+                   std::min(ring * 8 / 14, nics));
+  // All-to-all: per byte of a GPU's buffer, 7/32 over its NVLinks and, for the node, 8 x 24/32
+  // through its NICs.
+  EXPECT_DOUBLE_EQ(four.p2p_gb_per_s(Collective::kAllToAll, Protocol::kSimple),
+                   1 / std::max(7.0 / 32 / ring, 8.0 * 24 / 32 / nics));
+  // LL keeps NCCL's ratio to Simple: ring LL is min(141, bus / 2) against bus in NCCL's model.
+  const AchievedModel one(dgx(), Enabled::all());
+  EXPECT_DOUBLE_EQ(one.algorithm_gb_per_s(ar, Algorithm::kRing, Protocol::kLL),
+                   one.algorithm_gb_per_s(ar, Algorithm::kRing, Protocol::kSimple) * 141.0 / 360.0);
 }
 
 TEST(NcclAchieved, ShapeOfASweep) {
