@@ -28,6 +28,12 @@ TEST(NcclTestsCommand, PrintsASweepAsNcclTestsDoes) {
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_THAT(forced.out, HasSubstr("8 x ndr400 NICs per node"));
   EXPECT_THAT(forced.out, HasSubstr("Ring/Simple\n"));
+  // nccl-tests' redop and root columns: send/receive runs "sum" with no root, broadcast "none"
+  // from root 0.
+  const CommandResult sendrecv = run_binary({"nccl-tests", "sendrecv", "-b", "1K", "-e", "1K"});
+  EXPECT_THAT(sendrecv.out, HasSubstr("        1024           256     float     sum      -1"));
+  const CommandResult broadcast = run_binary({"nccl-tests", "broadcast", "-b", "1K", "-e", "1K"});
+  EXPECT_THAT(broadcast.out, HasSubstr("        1024           256     float    none       0"));
 }
 
 TEST(NcclTestsCommand, SystemAndNetworkFilesReplaceThePresets) {

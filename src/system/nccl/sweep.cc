@@ -20,8 +20,10 @@ std::string fixed(double value, int width) {
 }
 
 bool rooted(Collective c) { return c == Collective::kBroadcast || c == Collective::kReduce; }
-bool reduces(Collective c) {
-  return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduce;
+// The redop column: "sum" where nccl-tests runs its reduction ops (send/receive too), "none" else.
+bool prints_sum(Collective c) {
+  return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduce ||
+         c == Collective::kSendRecv;
 }
 
 // nccl-tests' sizes for `size` requested: the parameter's element count, and the bytes it
@@ -88,7 +90,7 @@ std::string sweep_table(const AchievedModel& model, const SweepOptions& o, const
     const std::string body =
         fmt::format("  {}  {}  {}    N/A", fixed(r.time_us, 7), fixed(r.algbw, 6), fixed(r.busbw, 6));
     out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}", r.size, r.count, "float",
-                       reduces(o.collective) ? "sum" : "none", rooted(o.collective) ? 0 : -1, body, body);
+                       prints_sum(o.collective) ? "sum" : "none", rooted(o.collective) ? 0 : -1, body, body);
     if (algorithms) {
       out += r.choice.point_to_point
                  ? fmt::format("  P2P/{}", protocol_name(r.choice.protocol))
