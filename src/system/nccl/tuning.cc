@@ -204,9 +204,6 @@ std::array<Graph, kAlgorithms> nccl_graphs(const Machine& m) {
     graphs[at(Algorithm::kNvls)] = nvls;
     graphs[at(Algorithm::kNvlsTree)] = nvls;
   }
-  if (!m.gpu->nvswitch) {
-    for (Graph& g : graphs) g.nvlink = true;  // a mesh of direct links is NVLink-like to NCCL's latency table
-  }
   return graphs;
 }
 

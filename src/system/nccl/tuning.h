@@ -43,7 +43,7 @@ struct Graph {
   std::uint32_t channels = 0;  // 0: the algorithm has no graph here
   double bw_intra = 0;         // GB/s per channel, inside a node
   double bw_inter = 0;         // GB/s per channel, across nodes
-  bool nvlink = true;          // the intra-node path is NVLink (else PCI)
+  bool nvlink = true;          // the intra-node path is NVLink-class (every preset's; PCI would not be)
 };
 
 class TuningModel {
