@@ -91,7 +91,7 @@ RunMachine run_machine(const NcclSpec& spec, NpuId npus, std::uint32_t first_dim
 
 NcclCollectives::NcclCollectives(const RunMachine& machine, NpuId npus, Comm& system, NpuTimers& timers,
                                  CommListener& listener, bool symmetric)
-    : machine_(machine), npus_(npus), system_(system), timers_(timers), listener_(listener), symmetric_(symmetric) {
+    : machine_(machine), system_(system), timers_(timers), listener_(listener), symmetric_(symmetric) {
   everyone_.resize(npus);
   for (NpuId r = 0; r < npus; ++r) everyone_[r] = r;
 }
@@ -154,7 +154,10 @@ void NcclCollectives::start_collective(NpuId npu, const CollectiveRequest& reque
   if (call.members.size() < call.expected) return;
   open_.erase(it);
   // The last member is here: the call runs now, on every member at once.
-  const auto [collective, bytes] = nccl_call(request, members.size());
+  // Named values, not a structured binding: the lambda below captures them.
+  const std::pair<Collective, std::uint64_t> call_of = nccl_call(request, members.size());
+  const Collective collective = call_of.first;
+  const std::uint64_t bytes = call_of.second;
   const AchievedModel& model = model_for(members);
   const Timing t = model.time(collective, bytes);
   const Tick ns = ticks_from_ns(t.us * 1000, [&] {

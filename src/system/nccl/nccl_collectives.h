@@ -74,7 +74,6 @@ class NcclCollectives final : public Comm {
   const std::vector<NpuId>& members_of(NpuId npu, std::uint32_t group);
 
   RunMachine machine_;
-  NpuId npus_;
   Comm& system_;
   NpuTimers& timers_;
   CommListener& listener_;
