@@ -139,6 +139,7 @@ sim::Inputs load_inputs(const RunOptions& o, ProgressLine& progress) {
   inputs.system_source = o.system;
   inputs.system.rendezvous = o.rendezvous;
   if (o.collectives == "nccl") inputs.system.collectives = system::CollectiveModel::kNccl;
+  if (o.collectives == "nccl-traffic") inputs.system.collectives = system::CollectiveModel::kNcclTraffic;
   if (o.collectives == "astra-sim") inputs.system.collectives = system::CollectiveModel::kAstraSim;
   inputs.compute = system.compute;
   const network::Topology topology(inputs.network);
@@ -295,10 +296,11 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--rendezvous-protocol", o->rendezvous,
                   "Every send waits for an 8192-byte go-ahead from its receiver");
   cmd->add_option("--collectives", o->collectives,
-                  "How collectives are timed: astra-sim (chunked phases over the network, the default) or nccl "
-                  "(NCCL's choice of algorithm and protocol timed by the NCCL model, no traffic; the system JSON's "
-                  "nccl-* keys describe the machine: docs/nccl.md)")
-      ->check(CLI::IsMember({"astra-sim", "nccl"}));
+                  "How collectives are timed: astra-sim (chunked phases over the network, the default), nccl "
+                  "(NCCL's choice of algorithm and protocol timed by the NCCL model, no traffic) or nccl-traffic "
+                  "(NCCL's ring or NVLS run as its messages on the network); the system JSON's nccl-* keys describe "
+                  "the machine: docs/nccl.md")
+      ->check(CLI::IsMember({"astra-sim", "nccl", "nccl-traffic"}));
   cmd->add_option("--logging-configuration", o->logging_configuration, "Accepted for compatibility; no effect");
   cmd->add_option("--logging-folder", o->logging_folder, "Accepted for compatibility; no effect");
   cmd->add_flag("--quiet,-q", o->quiet, "Print only the per-NPU lines and warnings (no summary, notes or progress)");

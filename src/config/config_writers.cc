@@ -69,9 +69,9 @@ std::string system_json(const SystemConfig& config) {
   if (config.compute.mfu_peak_tflops > 0) key("mfu-peak-perf", number_text(config.compute.mfu_peak_tflops));
   key("roofline-enabled", config.compute.model == "roofline" ? "1" : "0");
   if (config.replay_only) key("replay-only", "1");
-  if (s.collectives == system::CollectiveModel::kNccl) {
+  if (s.collectives != system::CollectiveModel::kAstraSim) {
     const system::NcclSpec& n = s.nccl;
-    key("collectives", "\"nccl\"");
+    key("collectives", s.collectives == system::CollectiveModel::kNccl ? "\"nccl\"" : "\"nccl-traffic\"");
     key("nccl-gpu", fmt::format("\"{}\"", n.gpu));
     if (n.gpus_per_node != 0) key("nccl-gpus-per-node", std::to_string(n.gpus_per_node));
     if (!n.nic.empty()) key("nccl-nic", fmt::format("\"{}\"", n.nic));

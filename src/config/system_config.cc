@@ -260,14 +260,16 @@ const std::vector<Param>& params() {
        "1: a BROADCAST node waits for its recorded duration, as in the reference; 0: it runs on the system "
        "layer as the all-gather that moves the same bytes over every link as NCCL's ring broadcast",
        [](const Json& v, Context& c) { c.out.system.broadcast_by_duration = get_flag(c, "broadcast-by-duration", v); }},
-      {"collectives", "astra-sim | nccl", "astra-sim",
-       "how collectives are timed: ASTRA-sim's chunked phases over the network, or NCCL's choice of algorithm and "
-       "protocol timed by the NCCL model, without traffic (docs/nccl.md; the nccl-* keys describe the machine)",
+      {"collectives", "astra-sim | nccl | nccl-traffic", "astra-sim",
+       "how collectives are timed: ASTRA-sim's chunked phases over the network; NCCL's choice of algorithm and "
+       "protocol timed by the NCCL model, without traffic; or NCCL's choice run as its traffic on the network "
+       "(docs/nccl.md; the nccl-* keys describe the machine)",
        [](const Json& v, Context& c) {
          const std::string s = v.is_string() ? v.get<std::string>() : "";
          if (s == "astra-sim") c.out.system.collectives = system::CollectiveModel::kAstraSim;
          else if (s == "nccl") c.out.system.collectives = system::CollectiveModel::kNccl;
-         else bad_value(c, "collectives", v, "\"astra-sim\" or \"nccl\"");
+         else if (s == "nccl-traffic") c.out.system.collectives = system::CollectiveModel::kNcclTraffic;
+         else bad_value(c, "collectives", v, "\"astra-sim\", \"nccl\" or \"nccl-traffic\"");
        }},
       {"nccl-gpu", "string", "H100", "NCCL model: the GPU preset",
        [](const Json& v, Context& c) {

@@ -299,8 +299,9 @@ struct Layers {
         remote_memory(inputs.memory, topology.npu_count()),
         executor(symmetric ? std::vector<std::shared_ptr<const chakra::Graph>>{inputs.graphs.front()} : inputs.graphs,
                  workload_options(inputs), remote_memory, timers, queue),
-        system(inputs.system, topology, timers, executor, symmetric),
-        nccl(make_nccl(inputs, topology, system, timers, executor, symmetric)),
+        router{&executor},
+        system(inputs.system, topology, timers, router, symmetric),
+        nccl(make_nccl(inputs, topology, backend, system, timers, executor, symmetric)),
         network(network::make_network(backend.name, topology, queue, system, symmetric)),
         own_engine(backend.own_engine),
         group_kinds(inputs.groups, inputs.group_kind_names, topology),
@@ -313,6 +314,7 @@ struct Layers {
     network->observe_flows(hooks.flows);
     system.set_groups(inputs.groups);
     if (nccl) nccl->set_groups(inputs.groups);
+    router.nccl = nccl.get();
     for (std::size_t k = 0; k < system::kCollectiveKinds; ++k) {
       if (!inputs.custom_algorithms[k].empty()) {
         system.set_custom_algorithm(static_cast<system::CollectiveKind>(k), inputs.custom_algorithms[k]);
@@ -328,19 +330,42 @@ struct Layers {
 
   static std::unique_ptr<system::nccl::NcclCollectives> make_nccl(const Inputs& inputs,
                                                                   const network::Topology& topology,
+                                                                  const network::BackendInfo& backend,
                                                                   system::System& system, NpuTimers& timers,
                                                                   system::CommListener& listener, bool symmetric) {
-    if (inputs.system.collectives != system::CollectiveModel::kNccl) return nullptr;
+    if (inputs.system.collectives == system::CollectiveModel::kAstraSim) return nullptr;
+    const bool traffic = inputs.system.collectives == system::CollectiveModel::kNcclTraffic;
+    if (traffic && !backend.has_links) {
+      fail("--collectives nccl-traffic: the {} backend serves every message at full link rate, so NCCL's channels "
+           "would not share the links; expected a backend that charges links (congestion-aware, flow, ns3), or "
+           "--collectives nccl for the cost alone",
+           backend.name);
+    }
     const std::uint32_t first = topology.dims() > 0 ? topology.spec().dims[0].npus : topology.npu_count();
     return std::make_unique<system::nccl::NcclCollectives>(system::nccl::run_machine(inputs.system.nccl,
                                                                                      topology.npu_count(), first),
-                                                           topology.npu_count(), system, timers, listener, symmetric);
+                                                           topology.npu_count(), system, timers, listener, symmetric,
+                                                           inputs.system.collectives ==
+                                                               system::CollectiveModel::kNcclTraffic);
   }
 
   EventQueue queue;
   NpuTimers timers;
   memory::RemoteMemory remote_memory;
   workload::Executor executor;
+  // The system layer's completions: the workload's operations, or the NCCL model's traffic.
+  struct CompletionRouter final : system::CommListener {
+    explicit CompletionRouter(workload::Executor* e) : executor(e) {}
+    void on_comm_done(NpuId npu, std::uint64_t token) override {
+      if (nccl != nullptr && (token & system::nccl::NcclCollectives::kTrafficToken) != 0) {
+        nccl->on_traffic_done(npu, token);
+      } else {
+        executor->on_comm_done(npu, token);
+      }
+    }
+    workload::Executor* executor;
+    system::nccl::NcclCollectives* nccl = nullptr;
+  } router;
   system::System system;
   std::unique_ptr<system::nccl::NcclCollectives> nccl;  // the NCCL model, when the run asks for it
   std::unique_ptr<network::Network> network;

@@ -11,6 +11,8 @@ bool is_symmetric(const Inputs& inputs) {
   // shared state onto NPU 0's; its row says so.
   if (!network::find_backend(inputs.backend).shift_invariant) return false;
   if (inputs.graphs.size() < 2) return false;
+  // NCCL's traffic runs per member; only its cost alone folds.
+  if (inputs.system.collectives == system::CollectiveModel::kNcclTraffic) return false;
   const chakra::Graph* graph = inputs.graphs.front().get();
   for (const auto& g : inputs.graphs) {
     if (g.get() != graph) return false;

@@ -28,9 +28,9 @@ struct AlgorithmChoice {
 };
 
 // How collectives are timed: ASTRA-sim's chunked phases over the network (the default, exact to
-// the reference), or NCCL's choice of algorithm and protocol timed by the NCCL model
-// (system/nccl/, docs/nccl.md).
-enum class CollectiveModel : std::uint8_t { kAstraSim, kNccl };
+// the reference); NCCL's choice of algorithm and protocol timed by the NCCL model (its cost
+// alone); or NCCL's choice run as its traffic on the network (system/nccl/, docs/nccl.md).
+enum class CollectiveModel : std::uint8_t { kAstraSim, kNccl, kNcclTraffic };
 
 // The machine and NCCL settings of the NCCL model (system JSON keys nccl-*).
 struct NcclSpec {

@@ -20,6 +20,7 @@ namespace {
 using network::DimensionKind;
 using ::testing::HasSubstr;
 namespace nccl = system::nccl;
+using nccl::Enabled;
 
 // The model's time for `bytes` of `c` on a machine of `gpus` GPUs a node and `nodes` nodes,
 // truncated to the ns as the run's clock holds it.
@@ -92,6 +93,67 @@ TEST(NcclCollectives, AGroupIsTheMachineItsMembersSpan) {
   EXPECT_THAT(rows[0].algorithm, HasSubstr("/"));
 }
 
+TEST(NcclCollectives, AsTrafficOnAnIdleNetworkItTakesTheModelsTime) {
+  // One H100 node drawn as the network says it (a switch, 450 GB/s per GPU and direction, 250 ns
+  // a link): a 256 MiB all-reduce run as NCCL's ring traffic takes the model's time plus the
+  // network's latency per step (2 links of 250 ns, 14 steps), NCCL's latency holding a step's
+  // own cost already; the pieces carry their bytes over NCCL's share of the links. NVLS is out:
+  // traffic runs NCCL's choice among Ring and NVLS, and Ring is asked for here.
+  std::vector<chakra::TraceBuilder> ranks(8);
+  for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, 256 << 20);
+  sim::Inputs in;
+  in.network = network_of({{DimensionKind::kSwitch, 8, 450e9 / 1073741824.0, 250}});
+  in.backend = "congestion-aware";
+  in.system = system_of("ring", 1, 1, 1);
+  in.system.collectives = system::CollectiveModel::kNcclTraffic;
+  in.system.nccl.algo = "Ring";
+  for (std::size_t r = 0; r < 8; ++r) {
+    in.graphs.push_back(std::make_shared<const chakra::Graph>(chakra::Graph::build(ranks[r].trace(), "r")));
+  }
+  const sim::Result result = sim::simulate(in);
+  ASSERT_TRUE(result.all_finished());
+  EXPECT_EQ(result.messages, 8u * 14 * 8);  // 14 ring steps, a piece to the next member, in 8 slices
+  nccl::Machine m;
+  m.gpu = &nccl::gpu_preset("H100");
+  m.nic = &nccl::nic_preset("ndr400");
+  Enabled ring = Enabled::all();
+  nccl::apply_enable_list(ring, "Ring", true, "test");
+  const double model_us = *nccl::AchievedModel(m, ring).time_us(nccl::Collective::kAllReduce, nccl::Algorithm::kRing,
+                                                                nccl::Protocol::kSimple, 256 << 20);
+  const double traffic_us = static_cast<double>(result.npus[0].finish_ns) / 1000;
+  // The congestion-aware backend stores and forwards at the switch; with 8 slices in flight a
+  // slice's second hop overlaps the next one's first, and what is left is about a slice's length
+  // per ring: within 1.5% on top of the latencies.
+  EXPECT_GE(traffic_us, model_us + 14 * 0.5);
+  EXPECT_LE(traffic_us, (model_us + 14 * 0.5) * 1.015) << model_us;
+}
+
+TEST(NcclCollectives, AsTrafficAcrossNodesEachNicCarriesAChannel) {
+  // 2 nodes of 8 on a second switch dimension of NICs: NCCL's ring runs a channel per NIC, each
+  // entering a node at another GPU, each in 8 slices: 16 members x 30 steps x 64 pieces cross
+  // the network; the collective's bytes are the run's messages.
+  std::vector<chakra::TraceBuilder> ranks(16);
+  for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, 64 << 20);
+  sim::Inputs in = inputs_of(ranks, 16);
+  in.backend = "congestion-aware";  // it charges each link, NICs included
+  in.system.collectives = system::CollectiveModel::kNcclTraffic;
+  in.system.nccl.algo = "Ring";
+  const sim::Result result = sim::simulate(in);
+  ASSERT_TRUE(result.all_finished());
+  EXPECT_EQ(result.messages, 16u * 30 * 8 * 8);
+  // Against the cost alone: the same order, the ring bound by the NICs either way.
+  sim::Inputs cost = inputs_of(ranks, 16);
+  cost.system.nccl.algo = "Ring";
+  const Tick cost_ns = sim::simulate(cost).npus[0].finish_ns;
+  // The NICs bound both; the traffic adds a slice's store and forward over the NVLink hop and
+  // each message's latency (1.5 us a NIC link): within 10%, above.
+  EXPECT_GE(result.npus[0].finish_ns, cost_ns);
+  EXPECT_LE(static_cast<double>(result.npus[0].finish_ns), 1.1 * static_cast<double>(cost_ns));
+  // A backend that serves every message at full rate would let the channels pass each other.
+  in.backend = "congestion-unaware";
+  EXPECT_THAT(error_of([&] { sim::simulate(in); }), HasSubstr("the congestion-unaware backend serves every message"));
+}
+
 TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   const auto parse = [](const std::string& keys) {
     return config::parse_system("{\"preferred-dataset-splits\": 1, " + keys + "}", "sys.json", {});
@@ -108,7 +170,9 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   EXPECT_TRUE(c.system.nccl.collnet);
   EXPECT_THAT(error_of([&] { parse("\"collectives\": \"mpi\""); }), HasSubstr("sys.json: key \"collectives\": value "
                                                                               "\"mpi\" is invalid; expected "
-                                                                              "\"astra-sim\" or \"nccl\""));
+                                                                              "\"astra-sim\", \"nccl\" or "
+                                                                              "\"nccl-traffic\""));
+  EXPECT_EQ(parse("\"collectives\": \"nccl-traffic\"").system.collectives, system::CollectiveModel::kNcclTraffic);
   EXPECT_THAT(error_of([&] { parse("\"nccl-gpu\": \"V100\""); }), HasSubstr("sys.json: key \"nccl-gpu\": unknown GPU "
                                                                             "\"V100\""));
   EXPECT_THAT(error_of([&] { parse("\"nccl-algo\": \"Spiral\""); }), HasSubstr("sys.json: key \"nccl-algo\": "

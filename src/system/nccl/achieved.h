@@ -41,6 +41,7 @@ class AchievedModel {
   double p2p_gb_per_s(Collective c, Protocol p) const;
 
   const TuningModel& tuning() const { return tuning_; }
+  const Efficiencies& efficiencies() const { return efficiencies_; }
 
  private:
   TuningModel tuning_;

@@ -12,7 +12,8 @@
 namespace chakrasim::system::nccl {
 namespace {
 
-constexpr std::uint8_t kCallDone = 0;
+constexpr std::uint8_t kCallDone = 0;  // cost: a call's time is over
+constexpr std::uint8_t kRunStart = 1;  // traffic: a member's wait for NCCL's latency is over
 
 // NCCL's collective and nccl-tests' size for a request of the system layer (comm.h): broadcast
 // and reduce come as sized all-gathers and reduce-scatters; an all-gather's bytes are a member's
@@ -30,6 +31,16 @@ std::pair<Collective, std::uint64_t> nccl_call(const CollectiveRequest& r, std::
     case CollectiveKind::kAllToAll: return {Collective::kAllToAll, r.bytes};
   }
   return {Collective::kAllReduce, r.bytes};
+}
+
+// Tags of this model's messages: bit 60 above any trace's, then the call, the channel, the step.
+constexpr std::uint32_t kStepBits = 21, kChannelBits = 8;
+// Pieces in flight per channel: NCCL pipelines a step's data in 8 slices (NCCL_STEPS), each
+// moving on as soon as it arrives, so that the hops of a path overlap.
+constexpr std::uint32_t kSlices = 8;
+std::int64_t traffic_tag(std::int64_t serial, std::uint32_t channel, std::uint32_t step) {
+  return (std::int64_t{1} << 60) | (serial << (kStepBits + kChannelBits)) |
+         (static_cast<std::int64_t>(channel) << kStepBits) | step;
 }
 
 }  // namespace
@@ -90,8 +101,13 @@ RunMachine run_machine(const NcclSpec& spec, NpuId npus, std::uint32_t first_dim
 }
 
 NcclCollectives::NcclCollectives(const RunMachine& machine, NpuId npus, Comm& system, NpuTimers& timers,
-                                 CommListener& listener, bool symmetric)
-    : machine_(machine), system_(system), timers_(timers), listener_(listener), symmetric_(symmetric) {
+                                 CommListener& listener, bool symmetric, bool traffic)
+    : machine_(machine),
+      system_(system),
+      timers_(timers),
+      listener_(listener),
+      symmetric_(symmetric),
+      traffic_(traffic) {
   everyone_.resize(npus);
   for (NpuId r = 0; r < npus; ++r) everyone_[r] = r;
 }
@@ -128,7 +144,17 @@ const AchievedModel& NcclCollectives::model_for(const std::vector<NpuId>& member
     m.gpus_per_node = most;
     m.nodes = nodes;
     m.nics_per_node = std::min(machine_.machine.nics_per_node, most);  // each member its own NIC
-    model = std::make_unique<AchievedModel>(m, machine_.enabled);
+    Enabled enabled = machine_.enabled;
+    if (traffic_) {  // the algorithms drawn as traffic: Ring, and NVLS inside one node
+      for (auto& row : enabled.algorithms) {
+        for (std::size_t a = 0; a < kAlgorithms; ++a) {
+          const bool drawn = a == static_cast<std::size_t>(Algorithm::kRing) ||
+                             (a == static_cast<std::size_t>(Algorithm::kNvls) && nodes == 1);
+          row[a] = row[a] && drawn;
+        }
+      }
+    }
+    model = std::make_unique<AchievedModel>(m, enabled);
   }
   return *model;
 }
@@ -140,6 +166,10 @@ void NcclCollectives::start_collective(NpuId npu, const CollectiveRequest& reque
     return;
   }
   const std::uint64_t k = started_[(std::uint64_t{request.group} << 32) | npu]++;
+  if (traffic_) {
+    start_traffic(npu, request, token, members, k);
+    return;
+  }
   auto [it, fresh] = open_.try_emplace({request.group, k}, 0);
   if (fresh) {
     it->second = calls_.acquire();
@@ -177,12 +207,185 @@ void NcclCollectives::start_collective(NpuId npu, const CollectiveRequest& reque
 }
 
 void NcclCollectives::handle_timer(const TimerEntry& entry) {
+  if (entry.kind == kRunStart) {
+    const auto run = static_cast<std::uint32_t>(entry.arg);
+    const auto streams = static_cast<std::uint32_t>(runs_[run].step.size());
+    for (std::uint32_t s = 0; s < streams; ++s) run_step(run, s);
+    return;
+  }
   if (entry.kind != kCallDone) fail("internal error: unknown NCCL-model timer kind {}", entry.kind);
   const Call call = calls_.take(static_cast<std::uint32_t>(entry.arg));
   for (const Member& m : call.members) {
     if (observer_ != nullptr) observer_->on_phase_end(m.npu, m.token, 0, 0, timers_.now());
     listener_.on_comm_done(m.npu, m.token);
   }
+}
+
+}  // namespace chakrasim::system::nccl
+
+namespace chakrasim::system::nccl {
+
+void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request, std::uint64_t token,
+                                    const std::vector<NpuId>& members, std::uint64_t k) {
+  auto [it, fresh] = open_.try_emplace({request.group, k}, 0);
+  if (fresh) {  // the first member here: NCCL's choice for the call, and what its members do
+    const auto [collective, bytes] = nccl_call(request, members.size());
+    const AchievedModel& model = model_for(members);
+    it->second = traffics_.acquire();
+    Traffic& t = traffics_[it->second];
+    t = Traffic{};
+    t.collective = collective;
+    t.choice = model.tuning().choose(collective, bytes);
+    t.members = members;
+    const auto n = static_cast<double>(members.size());
+    const Efficiencies& e = model.efficiencies();
+    const Machine& m = model.tuning().machine();
+    t.net_share = m.nodes > 1 ? m.nic->efficiency : 1.0;
+    t.node_share = e.ring;
+    const auto b = static_cast<double>(bytes);
+    if (t.choice.point_to_point) {  // all-to-all: a piece of the buffer to every other member
+      t.steps = 1;
+      t.piece_bytes = b / n;
+      const double wire = t.choice.protocol == Protocol::kLL      ? 2.0
+                          : t.choice.protocol == Protocol::kLL128 ? 128.0 / 120
+                                                                  : 1.0;
+      t.node_share /= wire;
+      t.net_share /= wire;
+    } else {
+      const Algorithm a = t.choice.algorithm;
+      // The protocol's own cost against Simple, as achieved.h has it.
+      const double protocol = model.algorithm_gb_per_s(collective, a, t.choice.protocol) /
+                              model.algorithm_gb_per_s(collective, a, Protocol::kSimple);
+      t.node_share *= protocol;
+      t.net_share *= protocol;
+      if (a == Algorithm::kNvls) {  // each port carries the buffer (and a share, all-reduce)
+        t.steps = 1;
+        t.node_share = e.nvls * protocol;
+        t.piece_bytes = (collective == Collective::kAllReduce ? b * (1 + 1 / n) : b) / (n - 1);
+      } else {  // Ring
+        const bool all_reduce = collective == Collective::kAllReduce;
+        const bool rooted = collective == Collective::kBroadcast || collective == Collective::kReduce;
+        t.steps = static_cast<std::uint32_t>(all_reduce ? 2 * (members.size() - 1) : members.size() - 1);
+        const std::uint32_t channels = m.nodes > 1 ? std::min<std::uint32_t>(m.nics_per_node, 32) : 1;
+        const std::uint32_t streams = channels * kSlices;  // each slice of a channel its own ring of steps
+        t.piece_bytes = (rooted ? b / (n - 1) : b / n) / streams;
+        // The members node by node, in their order; channel c starts each node at its c-th.
+        std::vector<std::vector<NpuId>> by_node;
+        std::map<NpuId, std::size_t> node_index;
+        for (NpuId r : members) {
+          const auto [at, added] = node_index.try_emplace(r / machine_.machine.gpus_per_node, by_node.size());
+          if (added) by_node.emplace_back();
+          by_node[at->second].push_back(r);
+        }
+        std::map<NpuId, std::uint32_t> member_index;
+        for (std::uint32_t i = 0; i < members.size(); ++i) member_index[members[i]] = i;
+        t.rings.resize(streams);
+        t.place.assign(streams, std::vector<std::uint32_t>(members.size()));
+        for (std::uint32_t s = 0; s < streams; ++s) {
+          const std::uint32_t c = s / kSlices;
+          for (const std::vector<NpuId>& node : by_node) {
+            for (std::size_t j = 0; j < node.size(); ++j) {
+              const NpuId r = node[(j + c) % node.size()];
+              t.place[s][member_index[r]] = static_cast<std::uint32_t>(t.rings[s].size());
+              t.rings[s].push_back(r);
+            }
+          }
+        }
+      }
+    }
+    if (t.steps >= (1u << kStepBits)) {
+      fail("an NCCL {} on {} NPUs: {} ring steps, more than this model tags apart ({})", collective_name(collective),
+           members.size(), t.steps, 1u << kStepBits);
+    }
+    t.serial = next_serial_++;
+    t.members_left = members.size();
+    t.plan.kind = request.kind;
+    t.plan.ring_size = static_cast<std::uint32_t>(members.size());
+    t.plan.flat = true;
+    t.plan.bytes = request.bytes;
+    t.plan.label = choice_label(t.choice);
+    // Every member waits NCCL's latency for the call, then sends. It holds every step's cost
+    // (synchronisation, a chunk's fence), of which the network's latency for a message is a part
+    // that its messages then pay again: a few % on small calls, in the conservative direction.
+    const double latency_us = t.choice.point_to_point
+                                  ? model.tuning().p2p_latency_us(t.choice.protocol)
+                                  : model.tuning().latency_us(collective, t.choice.algorithm, t.choice.protocol);
+    t.latency_ns = ticks_from_ns(latency_us * 1000, [&] { return fmt::format("NCCL's latency for {}", t.plan.label); });
+  }
+  const std::uint32_t traffic = it->second;
+  Traffic& t = traffics_[traffic];
+  const auto position = std::find(t.members.begin(), t.members.end(), npu) - t.members.begin();
+  if (++t.arrived == t.members.size()) open_.erase(it);  // the call's later members are all here
+  const std::uint32_t run = runs_.acquire();
+  Run& r = runs_[run];
+  const std::size_t streams = std::max<std::size_t>(1, t.rings.size());
+  r = Run{traffic,
+          static_cast<std::uint32_t>(position),
+          npu,
+          token,
+          static_cast<std::uint32_t>(streams),
+          std::vector<std::uint32_t>(streams, 0),
+          std::vector<std::uint32_t>(streams, 0)};
+  if (observer_ != nullptr) observer_->on_phase_start(npu, token, 0, 0, t.plan, timers_.now());
+  timers_.schedule(npu, t.latency_ns, TimerOwner::kCollectiveModel, kRunStart, run);
+}
+
+std::uint64_t NcclCollectives::message_bytes(const Traffic& t, NpuId from, NpuId to) const {
+  const std::uint32_t g = machine_.machine.gpus_per_node;
+  const double share = from / g == to / g ? t.node_share : t.net_share;
+  return static_cast<std::uint64_t>(std::ceil(t.piece_bytes / share));
+}
+
+// Tokens of this model's sends and receives: the run, the ring, and which of the two.
+std::uint64_t NcclCollectives::traffic_token(std::uint32_t run, std::uint32_t stream, bool receive) {
+  return kTrafficToken | (std::uint64_t{run} << (kChannelBits + 1)) | (std::uint64_t{stream} << 1) | (receive ? 1 : 0);
+}
+
+void NcclCollectives::run_step(std::uint32_t id, std::uint32_t stream) {
+  Run& r = runs_[id];
+  const Traffic& t = traffics_[r.traffic];
+  const std::uint64_t send = traffic_token(id, stream, false), receive = traffic_token(id, stream, true);
+  const NpuId npu = r.npu;
+  const std::uint32_t index = r.index, step = r.step[stream];
+  const std::size_t n = t.members.size();
+  const std::int64_t tag = traffic_tag(t.serial, stream, step);
+  if (t.rings.empty()) {  // NVLS or all-to-all: one exchange with every other member
+    r.pending[stream] = static_cast<std::uint32_t>(2 * (n - 1));
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j == index) continue;
+      const NpuId peer = t.members[j];
+      system_.receive(npu, peer, message_bytes(t, peer, npu), tag, receive);
+      system_.send(npu, peer, message_bytes(t, npu, peer), tag, send);
+    }
+    return;
+  }
+  // A ring's step: a piece to the next member, one from the previous.
+  r.pending[stream] = 2;
+  const std::vector<NpuId>& ring = t.rings[stream];
+  const std::uint32_t at = t.place[stream][index];
+  const NpuId next = ring[(at + 1) % n], prev = ring[(at + n - 1) % n];
+  system_.receive(npu, prev, message_bytes(t, prev, npu), tag, receive);
+  system_.send(npu, next, message_bytes(t, npu, next), tag, send);
+}
+
+void NcclCollectives::on_traffic_done(NpuId, std::uint64_t token) {
+  const auto id = static_cast<std::uint32_t>((token & ~kTrafficToken) >> (kChannelBits + 1));
+  const auto stream = static_cast<std::uint32_t>((token >> 1) & ((1u << kChannelBits) - 1));
+  Run& r = runs_[id];
+  if (--r.pending[stream] != 0) return;
+  if (++r.step[stream] < traffics_[r.traffic].steps) {
+    run_step(id, stream);
+  } else if (--r.streams_left == 0) {
+    finish_run(id);
+  }
+}
+
+void NcclCollectives::finish_run(std::uint32_t id) {
+  const Run done = runs_.take(id);
+  Traffic& t = traffics_[done.traffic];
+  if (--t.members_left == 0) traffics_.take(done.traffic);
+  if (observer_ != nullptr) observer_->on_phase_end(done.npu, done.token, 0, 0, timers_.now());
+  listener_.on_comm_done(done.npu, done.token);
 }
 
 }  // namespace chakrasim::system::nccl
