@@ -1,11 +1,11 @@
 #include "system/nccl/hardware.h"
 
 #include <array>
-#include <cctype>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "system/nccl/nccl_types.h"
 
 namespace chakrasim::system::nccl {
 namespace {
@@ -34,25 +34,19 @@ const std::array<NicPreset, 5> kNics = {{
     {"roce200", "200 GbE RoCEv2 (efficiency assumed; no public anchor)", 25.0, 0.90, false},
 }};
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 const GpuPreset& gpu_preset(std::string_view name) {
-  std::string wanted = lower(name);
+  std::string wanted = lowercase(name);
   if (wanted.size() > 4 && wanted.ends_with("-sxm")) wanted.resize(wanted.size() - 4);
   for (const GpuPreset& g : kGpus) {
-    if (lower(g.name) == wanted) return g;
+    if (lowercase(g.name) == wanted) return g;
   }
   throw Error(fmt::format("unknown GPU \"{}\"; expected one of {}", name, gpu_preset_names()));
 }
 
 const NicPreset& nic_preset(std::string_view name) {
-  const std::string wanted = lower(name);
+  const std::string wanted = lowercase(name);
   for (const NicPreset& n : kNics) {
     if (n.name == wanted) return n;
   }

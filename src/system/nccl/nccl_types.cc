@@ -22,17 +22,11 @@ constexpr std::array<const char*, kAlgorithms> kAlgorithmNames = {"Tree",       
                                                                   "PAT"};
 constexpr std::array<const char*, kProtocols> kProtocolNames = {"LL", "LL128", "Simple"};
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 template <std::size_t N>
 std::optional<std::size_t> find_name(const std::array<const char*, N>& names, std::string_view text) {
-  const std::string wanted = lower(text);
+  const std::string wanted = lowercase(text);
   for (std::size_t i = 0; i < N; ++i) {
-    if (lower(names[i]) == wanted) return i;
+    if (lowercase(names[i]) == wanted) return i;
   }
   return std::nullopt;
 }
@@ -57,12 +51,18 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
 
 }  // namespace
 
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 const char* collective_name(Collective c) { return kCollectiveNames[static_cast<std::size_t>(c)]; }
 const char* algorithm_name(Algorithm a) { return kAlgorithmNames[static_cast<std::size_t>(a)]; }
 const char* protocol_name(Protocol p) { return kProtocolNames[static_cast<std::size_t>(p)]; }
 
 std::optional<Collective> parse_collective(std::string_view text) {
-  std::string wanted = lower(text);
+  std::string wanted = lowercase(text);
   wanted.erase(std::remove(wanted.begin(), wanted.end(), '_'), wanted.end());
   for (std::size_t i = 0; i < kCollectives; ++i) {
     std::string name = kCollectiveNames[i];

@@ -40,6 +40,9 @@ std::optional<Collective> parse_collective(std::string_view text);
 std::optional<Algorithm> parse_algorithm(std::string_view text);
 std::optional<Protocol> parse_protocol(std::string_view text);
 
+// `text` in lower case: names here are read case-insensitively, as NCCL reads its variables.
+std::string lowercase(std::string_view text);
+
 // Which (algorithm, protocol) pairs a run may use, per collective: NCCL_ALGO and NCCL_PROTO.
 struct Enabled {
   std::array<std::array<bool, kAlgorithms>, kCollectives> algorithms{};
