@@ -345,8 +345,7 @@ struct Layers {
     return std::make_unique<system::nccl::NcclCollectives>(system::nccl::run_machine(inputs.system.nccl,
                                                                                      topology.npu_count(), first),
                                                            topology.npu_count(), system, timers, listener, symmetric,
-                                                           inputs.system.collectives ==
-                                                               system::CollectiveModel::kNcclTraffic);
+                                                           traffic);
   }
 
   EventQueue queue;
