@@ -221,9 +221,36 @@ void NcclCollectives::handle_timer(const TimerEntry& entry) {
   }
 }
 
-}  // namespace chakrasim::system::nccl
+namespace {
 
-namespace chakrasim::system::nccl {
+// The members node by node, in their order, then a ring per stream: channel c (streams c x
+// kSlices on) starts each node at its c-th member.
+void build_rings(std::vector<std::vector<NpuId>>& rings, std::vector<std::vector<std::uint32_t>>& place,
+                 const std::vector<NpuId>& members, std::uint32_t streams, std::uint32_t gpus_per_node) {
+  std::vector<std::vector<NpuId>> by_node;
+  std::map<NpuId, std::size_t> node_index;
+  for (NpuId r : members) {
+    const auto [at, added] = node_index.try_emplace(r / gpus_per_node, by_node.size());
+    if (added) by_node.emplace_back();
+    by_node[at->second].push_back(r);
+  }
+  std::map<NpuId, std::uint32_t> member_index;
+  for (std::uint32_t i = 0; i < members.size(); ++i) member_index[members[i]] = i;
+  rings.assign(streams, {});
+  place.assign(streams, std::vector<std::uint32_t>(members.size()));
+  for (std::uint32_t s = 0; s < streams; ++s) {
+    const std::uint32_t c = s / kSlices;
+    for (const std::vector<NpuId>& node : by_node) {
+      for (std::size_t j = 0; j < node.size(); ++j) {
+        const NpuId r = node[(j + c) % node.size()];
+        place[s][member_index[r]] = static_cast<std::uint32_t>(rings[s].size());
+        rings[s].push_back(r);
+      }
+    }
+  }
+}
+
+}  // namespace
 
 void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request, std::uint64_t token,
                                     const std::vector<NpuId>& members, std::uint64_t k) {
@@ -269,28 +296,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
         const std::uint32_t channels = m.nodes > 1 ? std::min<std::uint32_t>(m.nics_per_node, 32) : 1;
         const std::uint32_t streams = channels * kSlices;  // each slice of a channel its own ring of steps
         t.piece_bytes = (rooted ? b / (n - 1) : b / n) / streams;
-        // The members node by node, in their order; channel c starts each node at its c-th.
-        std::vector<std::vector<NpuId>> by_node;
-        std::map<NpuId, std::size_t> node_index;
-        for (NpuId r : members) {
-          const auto [at, added] = node_index.try_emplace(r / machine_.machine.gpus_per_node, by_node.size());
-          if (added) by_node.emplace_back();
-          by_node[at->second].push_back(r);
-        }
-        std::map<NpuId, std::uint32_t> member_index;
-        for (std::uint32_t i = 0; i < members.size(); ++i) member_index[members[i]] = i;
-        t.rings.resize(streams);
-        t.place.assign(streams, std::vector<std::uint32_t>(members.size()));
-        for (std::uint32_t s = 0; s < streams; ++s) {
-          const std::uint32_t c = s / kSlices;
-          for (const std::vector<NpuId>& node : by_node) {
-            for (std::size_t j = 0; j < node.size(); ++j) {
-              const NpuId r = node[(j + c) % node.size()];
-              t.place[s][member_index[r]] = static_cast<std::uint32_t>(t.rings[s].size());
-              t.rings[s].push_back(r);
-            }
-          }
-        }
+        build_rings(t.rings, t.place, members, streams, machine_.machine.gpus_per_node);
       }
     }
     if (t.steps >= (1u << kStepBits)) {
@@ -306,7 +312,8 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     t.plan.label = choice_label(t.choice);
     // Every member waits NCCL's latency for the call, then sends. It holds every step's cost
     // (synchronisation, a chunk's fence), of which the network's latency for a message is a part
-    // that its messages then pay again: a few % on small calls, in the conservative direction.
+    // that its messages then pay again: 7 us more on a 1 MiB all-reduce of 8 GPUs (a quarter),
+    // nothing that shows on large calls; the conservative direction.
     const double latency_us = t.choice.point_to_point
                                   ? model.tuning().p2p_latency_us(t.choice.protocol)
                                   : model.tuning().latency_us(collective, t.choice.algorithm, t.choice.protocol);
