@@ -154,6 +154,40 @@ TEST(NcclCollectives, AsTrafficAcrossNodesEachNicCarriesAChannel) {
   EXPECT_THAT(error_of([&] { sim::simulate(in); }), HasSubstr("the congestion-unaware backend serves every message"));
 }
 
+TEST(NcclCollectives, AsTrafficItMeetsOtherTrafficOnTheLinks) {
+  // An all-reduce of 64 MiB on the 2 nodes' NPUs but NPU 1, once alone and once while NPU 1
+  // sends 256 MiB to NPU 2, a member, over the links of node 0 (a workload's receive runs beside
+  // a collective): as traffic the ring's pieces into NPU 2 queue behind the send's and the
+  // all-reduce ends later; as the cost alone it cannot see the send.
+  auto all_reduce_end = [](system::CollectiveModel model, bool with_send) {
+    std::vector<chakra::TraceBuilder> ranks(16);
+    std::vector<NpuId> members;
+    for (NpuId r = 0; r < 16; ++r) {
+      if (r == 1) {
+        if (with_send) ranks[r].send("bulk", 2, 7, 256 << 20);
+        continue;
+      }
+      members.push_back(r);
+      ranks[r].collective("ar", chakra::CommType::kAllReduce, 64 << 20);
+      ranks[r].at(0).attr(chakra::make_string("pg_name", "1"));
+      if (with_send && r == 2) ranks[r].recv("bulk", 1, 7, 256 << 20);
+    }
+    sim::Inputs in = inputs_of(ranks, 16);
+    in.groups[1] = members;
+    in.backend = "congestion-aware";
+    in.system.collectives = model;
+    in.system.nccl.algo = "Ring";
+    const sim::Result result = sim::simulate(in);
+    EXPECT_TRUE(result.all_finished());
+    return result.npus[0].finish_ns;  // NPU 0 runs the all-reduce and nothing else
+  };
+  const Tick alone = all_reduce_end(system::CollectiveModel::kNcclTraffic, false);
+  const Tick beside = all_reduce_end(system::CollectiveModel::kNcclTraffic, true);
+  EXPECT_GT(beside, alone + alone / 10) << alone;
+  EXPECT_EQ(all_reduce_end(system::CollectiveModel::kNccl, true),
+            all_reduce_end(system::CollectiveModel::kNccl, false));
+}
+
 TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   const auto parse = [](const std::string& keys) {
     return config::parse_system("{\"preferred-dataset-splits\": 1, " + keys + "}", "sys.json", {});
