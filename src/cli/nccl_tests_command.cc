@@ -145,13 +145,14 @@ Command add_nccl_tests_command(CLI::App& app) {
   cmd->add_option("collective", o->collective,
                   "all_reduce, all_gather, reduce_scatter, alltoall, sendrecv, broadcast or reduce")
       ->required();
-  cmd->add_option("-b,--minbytes", o->min_size, "Smallest size (bytes; K, M, G are powers of 1024)");
-  cmd->add_option("-e,--maxbytes", o->max_size, "Largest size");
-  cmd->add_option("-f,--stepfactor", o->factor, "Each size this many times the last");
+  cmd->add_option("-b,--minbytes", o->min_size, "Smallest size (bytes; K, M, G are powers of 1024)")
+      ->capture_default_str();
+  cmd->add_option("-e,--maxbytes", o->max_size, "Largest size")->capture_default_str();
+  cmd->add_option("-f,--stepfactor", o->factor, "Each size this many times the last")->capture_default_str();
   cmd->add_option("-i,--stepbytes", o->step, "Each size this many bytes more than the last (instead of -f)");
-  cmd->add_option("--gpu", o->gpu, "GPU preset (" + gpu_preset_names() + ")");
-  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs in each node's scale-up domain");
-  cmd->add_option("--nodes", o->nodes, "Nodes");
+  cmd->add_option("--gpu", o->gpu, "GPU preset (" + gpu_preset_names() + ")")->capture_default_str();
+  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs in each node's scale-up domain")->capture_default_str();
+  cmd->add_option("--nodes", o->nodes, "Nodes")->capture_default_str();
   cmd->add_option("--nic", o->nic, "NIC preset (" + nic_preset_names() + "); default: the GPU's usual one");
   cmd->add_option("--nics-per-node", o->nics_per_node, "NICs in each node (default: one per GPU)");
   cmd->add_option("--algo", o->algo,
