@@ -38,6 +38,9 @@ constexpr std::uint32_t kStepBits = 21, kChannelBits = 8;
 // Pieces in flight per channel: NCCL pipelines a step's data in 8 slices (NCCL_STEPS), each
 // moving on as soon as it arrives, so that the hops of a path overlap.
 constexpr std::uint32_t kSlices = 8;
+// Trees: a channel per NIC (up to 16), two trees each, 4 chunks in flight per tree and direction:
+// at most 256 streams, the tag's channel field.
+constexpr std::uint32_t kTreeChannels = 16, kTreeWindows = 4;
 std::int64_t traffic_tag(std::int64_t serial, std::uint32_t channel, std::uint32_t step) {
   return (std::int64_t{1} << 60) | (serial << (kStepBits + kChannelBits)) |
          (static_cast<std::int64_t>(channel) << kStepBits) | step;
@@ -149,6 +152,7 @@ const AchievedModel& NcclCollectives::model_for(const std::vector<NpuId>& member
       for (auto& row : enabled.algorithms) {
         for (std::size_t a = 0; a < kAlgorithms; ++a) {
           const bool drawn = a == static_cast<std::size_t>(Algorithm::kRing) ||
+                             a == static_cast<std::size_t>(Algorithm::kTree) ||
                              (a == static_cast<std::size_t>(Algorithm::kNvls) && nodes == 1);
           row[a] = row[a] && drawn;
         }
@@ -250,6 +254,42 @@ void build_rings(std::vector<std::vector<NpuId>>& rings, std::vector<std::vector
   }
 }
 
+// NCCL's two trees over `members`: a chain through each node's members (in their order), its
+// head joined to other nodes' heads by a binary tree; the second tree reads the nodes backwards,
+// so that the nodes inner in one are leaves in the other.
+void build_trees(std::vector<std::vector<std::int32_t>>& parent,
+                 std::vector<std::vector<std::vector<std::uint32_t>>>& children, const std::vector<NpuId>& members,
+                 std::uint32_t gpus_per_node, std::uint32_t channels) {
+  std::vector<std::vector<std::uint32_t>> by_node;  // member indices
+  std::map<NpuId, std::size_t> node_index;
+  for (std::uint32_t i = 0; i < members.size(); ++i) {
+    const auto [at, added] = node_index.try_emplace(members[i] / gpus_per_node, by_node.size());
+    if (added) by_node.emplace_back();
+    by_node[at->second].push_back(i);
+  }
+  const std::size_t nodes = by_node.size();
+  parent.assign(2 * channels, std::vector<std::int32_t>(members.size(), -1));
+  children.assign(2 * channels, std::vector<std::vector<std::uint32_t>>(members.size()));
+  // Channel c's chains start at each node's c-th member, whose NIC then carries the channel.
+  for (std::size_t k = 0; k < 2 * channels; ++k) {
+    const std::size_t c = k / 2, t = k % 2;
+    auto link = [&parent, &children, k](std::uint32_t up, std::uint32_t down) {
+      parent[k][down] = static_cast<std::int32_t>(up);
+      children[k][up].push_back(down);
+    };
+    auto member = [&by_node, c](std::size_t node, std::size_t j) {
+      const std::vector<std::uint32_t>& chain = by_node[node];
+      return chain[(j + c) % chain.size()];
+    };
+    for (std::size_t node = 0; node < nodes; ++node) {
+      for (std::size_t j = 1; j < by_node[node].size(); ++j) link(member(node, j - 1), member(node, j));
+    }
+    // Heap order over the nodes: position p's parent is (p - 1) / 2.
+    auto node_at = [nodes, t](std::size_t p) { return t == 0 ? p : nodes - 1 - p; };
+    for (std::size_t p = 1; p < nodes; ++p) link(member(node_at((p - 1) / 2), 0), member(node_at(p), 0));
+  }
+}
+
 }  // namespace
 
 void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request, std::uint64_t token,
@@ -285,7 +325,17 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
                               model.algorithm_gb_per_s(collective, a, Protocol::kSimple);
       t.node_share *= protocol;
       t.net_share *= protocol;
-      if (a == Algorithm::kNvls) {  // each port carries the buffer (and a share, all-reduce)
+      if (a == Algorithm::kTree) {
+        // Half the buffer a tree, in chunks of NCCL's 512 KiB (fewer for small calls); kSlices
+        // windows per tree keep as many chunks in flight, each going up and coming down on
+        // streams of its own so that the two directions overlap.
+        constexpr double kChunkBytes = 512 * 1024;
+        const std::uint32_t channels = m.nodes > 1 ? std::min<std::uint32_t>(m.nics_per_node, kTreeChannels) : 1;
+        const double per_window = std::max(1.0, std::ceil(b / 2 / channels / kChunkBytes / kTreeWindows));
+        t.steps = static_cast<std::uint32_t>(2 * per_window);
+        t.piece_bytes = b / 2 / channels / (per_window * kTreeWindows);
+        build_trees(t.tree_parent, t.tree_children, members, machine_.machine.gpus_per_node, channels);
+      } else if (a == Algorithm::kNvls) {  // each port carries the buffer (and a share, all-reduce)
         t.steps = 1;
         t.node_share = e.nvls * protocol;
         t.piece_bytes = (collective == Collective::kAllReduce ? b * (1 + 1 / n) : b) / (n - 1);
@@ -325,7 +375,9 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
   if (++t.arrived == t.members.size()) open_.erase(it);  // the call's later members are all here
   const std::uint32_t run = runs_.acquire();
   Run& r = runs_[run];
-  const std::size_t streams = std::max<std::size_t>(1, t.rings.size());
+  // Streams: a tree's up and down per window and tree; a ring per channel and slice; else one.
+  const std::size_t streams =
+      !t.tree_parent.empty() ? t.tree_parent.size() * kTreeWindows * 2 : std::max<std::size_t>(1, t.rings.size());
   r = Run{traffic,
           static_cast<std::uint32_t>(position),
           npu,
@@ -356,6 +408,10 @@ void NcclCollectives::run_step(std::uint32_t id, std::uint32_t stream) {
   const std::uint32_t index = r.index, step = r.step[stream];
   const std::size_t n = t.members.size();
   const std::int64_t tag = traffic_tag(t.serial, stream, step);
+  if (!t.tree_parent.empty()) {
+    run_tree_step(id, stream);
+    return;
+  }
   if (t.rings.empty()) {  // NVLS or all-to-all: one exchange with every other member
     r.pending[stream] = static_cast<std::uint32_t>(2 * (n - 1));
     for (std::size_t j = 0; j < n; ++j) {
@@ -375,11 +431,61 @@ void NcclCollectives::run_step(std::uint32_t id, std::uint32_t stream) {
   system_.send(npu, next, message_bytes(t, npu, next), tag, send);
 }
 
+void NcclCollectives::run_tree_step(std::uint32_t id, std::uint32_t stream) {
+  // Stream = (tree x kTreeWindows + window) x 2 + direction, a tree for each channel's two. Up:
+  // each chunk from the children, then
+  // to the parent; down: from the parent, then to the children. The root has no parent: its up
+  // stream sends each chunk back down to its children, and its down stream has nothing to do.
+  Run& r = runs_[id];
+  const Traffic& t = traffics_[r.traffic];
+  const std::uint32_t lane = stream / 2, tree = lane / kTreeWindows, step = r.step[stream];
+  const bool up = stream % 2 == 0, second = step % 2 == 1;
+  const std::int32_t parent = t.tree_parent[tree][r.index];
+  const std::vector<std::uint32_t>& children = t.tree_children[tree][r.index];
+  const NpuId npu = r.npu;
+  const std::uint64_t send = traffic_token(id, stream, false), receive = traffic_token(id, stream, true);
+  // Both ends tag a chunk by its lane, its number and its direction.
+  const std::uint32_t chunk = step / 2;
+  const std::int64_t up_tag = traffic_tag(t.serial, lane, 2 * chunk),
+                     down_tag = traffic_tag(t.serial, lane, 2 * chunk + 1);
+  std::vector<std::pair<NpuId, bool>> moves;  // (peer, is a send)
+  if (up && !second) {
+    for (std::uint32_t c : children) moves.emplace_back(t.members[c], false);
+  } else if (up && second) {
+    if (parent >= 0) {
+      moves.emplace_back(t.members[static_cast<std::uint32_t>(parent)], true);
+    } else {
+      for (std::uint32_t c : children) moves.emplace_back(t.members[c], true);  // the root turns it round
+    }
+  } else if (parent >= 0 && !second) {
+    moves.emplace_back(t.members[static_cast<std::uint32_t>(parent)], false);
+  } else if (parent >= 0) {
+    for (std::uint32_t c : children) moves.emplace_back(t.members[c], true);
+  }
+  r.pending[stream] = static_cast<std::uint32_t>(moves.size());
+  if (moves.empty()) {
+    advance(id, stream);
+    return;
+  }
+  // Toward the root a chunk is tagged up; away from it (the root's turn included), down.
+  const std::int64_t tag = up && (!second || parent >= 0) ? up_tag : down_tag;
+  for (const auto& [peer, is_send] : moves) {
+    if (is_send) {
+      system_.send(npu, peer, message_bytes(t, npu, peer), tag, send);
+    } else {
+      system_.receive(npu, peer, message_bytes(t, peer, npu), tag, receive);
+    }
+  }
+}
+
 void NcclCollectives::on_traffic_done(NpuId, std::uint64_t token) {
   const auto id = static_cast<std::uint32_t>((token & ~kTrafficToken) >> (kChannelBits + 1));
   const auto stream = static_cast<std::uint32_t>((token >> 1) & ((1u << kChannelBits) - 1));
+  if (--runs_[id].pending[stream] == 0) advance(id, stream);
+}
+
+void NcclCollectives::advance(std::uint32_t id, std::uint32_t stream) {
   Run& r = runs_[id];
-  if (--r.pending[stream] != 0) return;
   if (++r.step[stream] < traffics_[r.traffic].steps) {
     run_step(id, stream);
   } else if (--r.streams_left == 0) {

@@ -8,11 +8,14 @@
 //  * `--collectives nccl-traffic`: the choice runs as its messages through the system layer and
 //    the network, so that it meets congestion and other traffic on the fabric backends. Each
 //    member waits NCCL's latency for the call, then a ring's steps (send a piece to the next
-//    member, receive one from the previous; 2(n-1) steps for an all-reduce, n-1 for the others)
-//    or, for NVLS and all-to-all, one exchange with every other member. NVLS reduces in the
+//    member, receive one from the previous; 2(n-1) steps for an all-reduce, n-1 for the others),
+//    NCCL's two trees (chunks up from the children and to the parent, down from the parent and
+//    to the children, the two directions on streams of their own), or, for NVLS and all-to-all,
+//    one exchange with every other member. Across nodes rings and trees run a channel per NIC,
+//    each starting a node's chain at another member. NVLS reduces in the
 //    switch, which NPU-to-NPU messages cannot say: it is drawn as the exchange that loads each
 //    GPU's ports as NVLS does (the buffer and a share of it each way for an all-reduce), and only
-//    inside a node. The choice is NCCL's among Ring and NVLS (and the p2p path). A message
+//    inside a node. The choice is NCCL's among Ring, Tree and NVLS (and the p2p path). A message
 //    carries its bytes over what NCCL reaches of the links it uses (achieved.h's efficiencies:
 //    NVLink's ring or NVLS share, the NIC's across nodes, and the protocol's own ratio), so that
 //    on an idle network a call takes what achieved.h says, and loads a busy one as NCCL would.
@@ -95,7 +98,12 @@ class NcclCollectives final : public Comm {
     // member, so that every NIC carries one ring's crossing (NCCL's channels on rails).
     std::vector<std::vector<NpuId>> rings;
     std::vector<std::vector<std::uint32_t>> place;  // per channel, per member: its place in the ring
-    std::uint32_t steps = 0;                        // a ring's; 1 for an exchange with every member
+    // Tree all-reduce: NCCL's two trees, each carrying half the buffer in chunks: a chain inside
+    // each node, its head under a binary tree over the nodes, each node inner in one tree and a
+    // leaf in the other. Per tree and member (by index): its parent (-1: the root), its children.
+    std::vector<std::vector<std::int32_t>> tree_parent;
+    std::vector<std::vector<std::vector<std::uint32_t>>> tree_children;
+    std::uint32_t steps = 0;       // per stream: a ring's steps; 2 per chunk of a tree's; 1 for an exchange
     double piece_bytes = 0;        // to one peer in one step (a ring's: on one channel), before efficiencies
     double node_share = 1;         // per byte, what NCCL reaches of a link inside a node
     double net_share = 1;          // and of a NIC
@@ -120,6 +128,8 @@ class NcclCollectives final : public Comm {
   void start_traffic(NpuId npu, const CollectiveRequest& request, std::uint64_t token,
                      const std::vector<NpuId>& members, std::uint64_t k);
   void run_step(std::uint32_t run, std::uint32_t stream);
+  void run_tree_step(std::uint32_t run, std::uint32_t stream);
+  void advance(std::uint32_t run, std::uint32_t stream);  // the stream's step is done
   void finish_run(std::uint32_t run);
   std::uint64_t message_bytes(const Traffic& t, NpuId from, NpuId to) const;
   static std::uint64_t traffic_token(std::uint32_t run, std::uint32_t stream, bool receive);
