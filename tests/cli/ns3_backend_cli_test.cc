@@ -26,9 +26,9 @@ double exposed(const CommandResult& r) {
 }
 
 // The exposed collective time of NPU 0 with the flow backend and with ns3, on the star, with
-// `keys` added to the network YAML.
-std::pair<double, double> flow_and_ns3(const std::string& keys) {
-  const auto dir = temp_dir("ns3_backend_cli");
+// `keys` added to the network YAML. Each test names its own folder: ctest runs them at once.
+std::pair<double, double> flow_and_ns3(const std::string& keys, const std::string& folder) {
+  const auto dir = temp_dir(folder);
   write_bytes(dir / "star.txt", "5 1 4\n4\n0 4 100Gbps 0.0005ms 0\n1 4 100Gbps 0.0005ms 0\n2 4 100Gbps 0.0005ms 0\n"
                                 "3 4 100Gbps 0.0005ms 0\n");
   write_bytes(dir / "net.yml", "topology: [ Custom ]\ntopology_file: \"star.txt\"\n" + keys);
@@ -61,12 +61,12 @@ std::pair<double, double> flow_and_ns3(const std::string& keys) {
 }
 
 TEST(Ns3Backend, RunsACustomTopologyNearTheFlowBackend) {
-  const auto [flow, ns3] = flow_and_ns3("");
+  const auto [flow, ns3] = flow_and_ns3("", "ns3_backend_cli_custom");
   EXPECT_NEAR(ns3, flow, 0.10 * flow);
 }
 
 TEST(Ns3Backend, ReadsTheRoutingKeysAndTheNicCap) {
-  const auto [flow, ns3] = flow_and_ns3("routing: d-mod-k\necmp_seed: 7\nnic_bandwidth: 5\n");
+  const auto [flow, ns3] = flow_and_ns3("routing: d-mod-k\necmp_seed: 7\nnic_bandwidth: 5\n", "ns3_backend_cli_keys");
   EXPECT_GT(flow, 21.0);  // the NIC cap, not the links, sets the pace
   EXPECT_NEAR(ns3, flow, 0.10 * flow);
 }
