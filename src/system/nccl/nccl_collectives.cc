@@ -38,6 +38,7 @@ constexpr std::uint32_t kStepBits = 21, kChannelBits = 8;
 // Pieces in flight per channel: NCCL pipelines a step's data in 8 slices (NCCL_STEPS), each
 // moving on as soon as it arrives, so that the hops of a path overlap.
 constexpr std::uint32_t kSlices = 8;
+constexpr std::uint32_t kRingChannels = 32;  // x kSlices: the 256 streams the tag's channel field holds
 // Trees: a channel per NIC (up to 16), two trees each, 4 chunks in flight per tree and direction:
 // at most 256 streams, the tag's channel field.
 constexpr std::uint32_t kTreeChannels = 16, kTreeWindows = 4;
@@ -227,28 +228,33 @@ void NcclCollectives::handle_timer(const TimerEntry& entry) {
 
 namespace {
 
-// The members node by node, in their order, then a ring per stream: channel c (streams c x
-// kSlices on) starts each node at its c-th member.
+// The members' indices node by node (NPU r in node r / gpus_per_node), in their order.
+std::vector<std::vector<std::uint32_t>> members_by_node(const std::vector<NpuId>& members,
+                                                        std::uint32_t gpus_per_node) {
+  std::vector<std::vector<std::uint32_t>> by_node;
+  std::map<NpuId, std::size_t> node_index;
+  for (std::uint32_t i = 0; i < members.size(); ++i) {
+    const auto [at, added] = node_index.try_emplace(members[i] / gpus_per_node, by_node.size());
+    if (added) by_node.emplace_back();
+    by_node[at->second].push_back(i);
+  }
+  return by_node;
+}
+
+// A ring per stream through the members node by node: channel c (streams c x kSlices on)
+// starts each node at its c-th member.
 void build_rings(std::vector<std::vector<NpuId>>& rings, std::vector<std::vector<std::uint32_t>>& place,
                  const std::vector<NpuId>& members, std::uint32_t streams, std::uint32_t gpus_per_node) {
-  std::vector<std::vector<NpuId>> by_node;
-  std::map<NpuId, std::size_t> node_index;
-  for (NpuId r : members) {
-    const auto [at, added] = node_index.try_emplace(r / gpus_per_node, by_node.size());
-    if (added) by_node.emplace_back();
-    by_node[at->second].push_back(r);
-  }
-  std::map<NpuId, std::uint32_t> member_index;
-  for (std::uint32_t i = 0; i < members.size(); ++i) member_index[members[i]] = i;
+  const std::vector<std::vector<std::uint32_t>> by_node = members_by_node(members, gpus_per_node);
   rings.assign(streams, {});
   place.assign(streams, std::vector<std::uint32_t>(members.size()));
   for (std::uint32_t s = 0; s < streams; ++s) {
     const std::uint32_t c = s / kSlices;
-    for (const std::vector<NpuId>& node : by_node) {
+    for (const std::vector<std::uint32_t>& node : by_node) {
       for (std::size_t j = 0; j < node.size(); ++j) {
-        const NpuId r = node[(j + c) % node.size()];
-        place[s][member_index[r]] = static_cast<std::uint32_t>(rings[s].size());
-        rings[s].push_back(r);
+        const std::uint32_t i = node[(j + c) % node.size()];
+        place[s][i] = static_cast<std::uint32_t>(rings[s].size());
+        rings[s].push_back(members[i]);
       }
     }
   }
@@ -260,13 +266,7 @@ void build_rings(std::vector<std::vector<NpuId>>& rings, std::vector<std::vector
 void build_trees(std::vector<std::vector<std::int32_t>>& parent,
                  std::vector<std::vector<std::vector<std::uint32_t>>>& children, const std::vector<NpuId>& members,
                  std::uint32_t gpus_per_node, std::uint32_t channels) {
-  std::vector<std::vector<std::uint32_t>> by_node;  // member indices
-  std::map<NpuId, std::size_t> node_index;
-  for (std::uint32_t i = 0; i < members.size(); ++i) {
-    const auto [at, added] = node_index.try_emplace(members[i] / gpus_per_node, by_node.size());
-    if (added) by_node.emplace_back();
-    by_node[at->second].push_back(i);
-  }
+  const std::vector<std::vector<std::uint32_t>> by_node = members_by_node(members, gpus_per_node);
   const std::size_t nodes = by_node.size();
   parent.assign(2 * channels, std::vector<std::int32_t>(members.size(), -1));
   children.assign(2 * channels, std::vector<std::vector<std::uint32_t>>(members.size()));
@@ -326,7 +326,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
       t.node_share *= protocol;
       t.net_share *= protocol;
       if (a == Algorithm::kTree) {
-        // Half the buffer a tree, in chunks of NCCL's 512 KiB (fewer for small calls); kSlices
+        // Half the buffer a tree, in chunks of NCCL's 512 KiB (fewer for small calls); kTreeWindows
         // windows per tree keep as many chunks in flight, each going up and coming down on
         // streams of its own so that the two directions overlap.
         constexpr double kChunkBytes = 512 * 1024;
@@ -343,7 +343,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
         const bool all_reduce = collective == Collective::kAllReduce;
         const bool rooted = collective == Collective::kBroadcast || collective == Collective::kReduce;
         t.steps = static_cast<std::uint32_t>(all_reduce ? 2 * (members.size() - 1) : members.size() - 1);
-        const std::uint32_t channels = m.nodes > 1 ? std::min<std::uint32_t>(m.nics_per_node, 32) : 1;
+        const std::uint32_t channels = m.nodes > 1 ? std::min<std::uint32_t>(m.nics_per_node, kRingChannels) : 1;
         const std::uint32_t streams = channels * kSlices;  // each slice of a channel its own ring of steps
         t.piece_bytes = (rooted ? b / (n - 1) : b / n) / streams;
         build_rings(t.rings, t.place, members, streams, machine_.machine.gpus_per_node);
@@ -401,6 +401,10 @@ std::uint64_t NcclCollectives::traffic_token(std::uint32_t run, std::uint32_t st
 }
 
 void NcclCollectives::run_step(std::uint32_t id, std::uint32_t stream) {
+  if (!traffics_[runs_[id].traffic].tree_parent.empty()) {
+    run_tree_step(id, stream);
+    return;
+  }
   Run& r = runs_[id];
   const Traffic& t = traffics_[r.traffic];
   const std::uint64_t send = traffic_token(id, stream, false), receive = traffic_token(id, stream, true);
@@ -408,10 +412,6 @@ void NcclCollectives::run_step(std::uint32_t id, std::uint32_t stream) {
   const std::uint32_t index = r.index, step = r.step[stream];
   const std::size_t n = t.members.size();
   const std::int64_t tag = traffic_tag(t.serial, stream, step);
-  if (!t.tree_parent.empty()) {
-    run_tree_step(id, stream);
-    return;
-  }
   if (t.rings.empty()) {  // NVLS or all-to-all: one exchange with every other member
     r.pending[stream] = static_cast<std::uint32_t>(2 * (n - 1));
     for (std::size_t j = 0; j < n; ++j) {
