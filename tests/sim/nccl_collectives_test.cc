@@ -205,14 +205,115 @@ TEST(NcclCollectives, AsTrafficTreesCarryTheBufferUpAndDown) {
     ASSERT_TRUE(result.all_finished());
     // 8 channels x 2 trees x (npus - 1) edges x 2 directions x 256 MiB / 8 / 512 KiB chunks.
     EXPECT_EQ(result.messages, 8u * 2 * (npus - 1) * 2 * 64) << npus;
-    // The model charges a chain's GPU the buffer twice each way; the chains' ends send less (a
-    // GPU is a chain's head or tail in 4 of its 16 trees): 1.75 where the model says 2, so the
-    // traffic ends up to an eighth sooner, and not later.
+    // On 2 nodes the chains bound it: the model charges a chain's GPU the buffer twice each way,
+    // but the chains' ends send less (a GPU is a chain's head or tail in 4 of its 16 trees): 1.75
+    // where the model says 2, so the traffic ends up to an eighth sooner. On 4 nodes the NICs:
+    // NCCL's trees load the busiest node's with the buffer twice, as the model has it (0 -> 2 ->
+    // {1, 3} and its mirror: node 2 sends a chunk up and two down in one, up in the other), and
+    // its 48 x 2 chunks a channel pay the network's latency too: up to 6% later.
     Tick last = 0;
     for (const sim::NpuResult& n : result.npus) last = std::max(last, n.finish_ns);
-    EXPECT_GE(static_cast<double>(last), 0.85 * static_cast<double>(cost_ns)) << npus;
-    EXPECT_LE(static_cast<double>(last), 1.0 * static_cast<double>(cost_ns)) << npus;
+    const double ratio = static_cast<double>(last) / static_cast<double>(cost_ns);
+    if (npus == 16) {
+      EXPECT_GE(ratio, 0.85);
+      EXPECT_LE(ratio, 1.0);
+    } else {
+      EXPECT_GE(ratio, 1.0);
+      EXPECT_LE(ratio, 1.06);
+    }
   }
+}
+
+TEST(NcclCollectives, AsTrafficStagedFormsAndPatTakeTheModelsTime) {
+  // NVLS-tree, CollNet and NVLS across nodes (reduce-scatter in the node, the shares across,
+  // all-gather in the node, a pipeline of chunks) and PAT (log2 steps, one GPU a node), on nodes
+  // of 8 drawn with the presets' own rates (an H100's 450 GB/s NVLink, an NDR 400G NIC's 50
+  // GB/s), on both fabric backends: on an idle network each takes the model's time, plus the
+  // network's latency and the pipeline's fill, within 2%. Two exceptions, each the backend's
+  // way of sharing, not the shape's:
+  //  * PAT on congestion-aware: a message is stored whole at the switch before its second hop,
+  //    and PAT's last step moves half the buffer, in 8 slices: up to an eighth of a step later.
+  //  * NVLS-tree over 4 nodes on flow: node 2 is inner in the first tree (a chunk up, two down)
+  //    and a leaf in the second, node 1 the reverse; a max-min share gives each of a NIC's flows
+  //    as much, so each tree is slowed at the other's inner node, and neither NIC is kept full:
+  //    up to 10% later. (Congestion-aware serves the flows first come first served: 1%.)
+  struct Case {
+    const char* algo;
+    std::uint32_t npus;
+    bool collnet;
+    chakra::CommType type;
+    std::uint64_t bytes;
+  };
+  for (const Case& c : std::vector<Case>{{"NVLSTree", 16, false, chakra::CommType::kAllReduce, 512 << 20},
+                                         {"NVLSTree", 32, false, chakra::CommType::kAllReduce, 512 << 20},
+                                         {"CollnetDirect", 32, true, chakra::CommType::kAllReduce, 512 << 20},
+                                         {"CollnetChain", 16, true, chakra::CommType::kAllReduce, 256 << 20},
+                                         {"NVLS", 32, true, chakra::CommType::kAllReduce, 512 << 20},
+                                         {"PAT", 64, false, chakra::CommType::kAllGather, 16 << 20},
+                                         {"PAT", 48, false, chakra::CommType::kReduceScatter, 96 << 20}}) {
+    for (const std::string backend : {"congestion-aware", "flow"}) {
+      const bool pat = std::string(c.algo) == "PAT";  // its communicator: one GPU of each node
+      std::vector<chakra::TraceBuilder> ranks(c.npus);
+      std::vector<NpuId> members;
+      for (NpuId r = 0; r < c.npus; ++r) {
+        if (pat && r % 8 != 0) {
+          ranks[r].comp("idle", 1);
+          continue;
+        }
+        members.push_back(r);
+        ranks[r].collective("x", c.type, c.bytes);
+        if (pat) ranks[r].at(0).attr(chakra::make_string("pg_name", "1"));
+      }
+      sim::Inputs in = inputs_of(ranks, c.npus);
+      in.network = network_of({{DimensionKind::kSwitch, 8, 450e9 / 1073741824.0, 250},
+                               {DimensionKind::kSwitch, c.npus / 8, 50e9 / 1073741824.0, 1500}});
+      if (pat) in.groups[1] = members;
+      in.backend = backend;
+      in.system.nccl.algo = c.algo;
+      in.system.nccl.collnet = c.collnet;
+      report::NodeLog log(c.npus);
+      in.system.collectives = system::CollectiveModel::kNcclTraffic;
+      const sim::Result result = report::simulate_recorded(in, log);
+      ASSERT_TRUE(result.all_finished());
+      // The report names the algorithm run.
+      EXPECT_THAT(report::collective_rows(in, log, 0).at(0).algorithm, HasSubstr(std::string("NCCL ") + c.algo + "/"));
+      in.system.collectives = system::CollectiveModel::kNccl;
+      const Tick cost_ns = sim::simulate(in).npus[0].finish_ns;
+      Tick last = 0;
+      for (const sim::NpuResult& n : result.npus) last = std::max(last, n.finish_ns);
+      const double ratio = static_cast<double>(last) / static_cast<double>(cost_ns);
+      double most = 1.02;
+      if (pat && backend == "congestion-aware") most = 1.08;
+      if (std::string(c.algo) == "NVLSTree" && c.npus == 32 && backend == "flow") most = 1.10;
+      EXPECT_GE(ratio, 0.99) << c.algo << " " << c.npus << " " << backend;
+      EXPECT_LE(ratio, most) << c.algo << " " << c.npus << " " << backend;
+    }
+  }
+}
+
+TEST(NcclCollectives, AsTrafficAStagedChunkGoesThroughItsStagesInOrder) {
+  // A 1 MiB NVLS-tree all-reduce over 4 nodes of 8 is one chunk a lane: after NCCL's latency it
+  // is reduced in the node (a 250 ns link each way), climbs NCCL's tree (0 -> 2 -> {1, 3}: two
+  // hops of two 1.5 us links from a leaf), comes down again, and is gathered in the node: at
+  // least 2 x 0.5 + 4 x 3 us of latency on top of NCCL's, however short its transfers.
+  std::vector<chakra::TraceBuilder> ranks(32);
+  for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, 1 << 20);
+  sim::Inputs in = inputs_of(ranks, 32);
+  in.backend = "flow";
+  in.system.collectives = system::CollectiveModel::kNcclTraffic;
+  in.system.nccl.algo = "NVLSTree";
+  const sim::Result result = sim::simulate(in);
+  ASSERT_TRUE(result.all_finished());
+  nccl::Machine m;
+  m.gpu = &nccl::gpu_preset("H100");
+  m.nodes = 4;
+  m.nic = &nccl::nic_preset("ndr400");
+  const double latency_us =
+      nccl::TuningModel(m, Enabled::all())
+          .latency_us(nccl::Collective::kAllReduce, nccl::Algorithm::kNvlsTree, nccl::Protocol::kSimple);
+  Tick last = 0;
+  for (const sim::NpuResult& n : result.npus) last = std::max(last, n.finish_ns);
+  EXPECT_GE(static_cast<double>(last), (latency_us + 2 * 0.5 + 4 * 3) * 1000);
 }
 
 TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {

@@ -33,19 +33,17 @@ std::pair<Collective, std::uint64_t> nccl_call(const CollectiveRequest& r, std::
   return {Collective::kAllReduce, r.bytes};
 }
 
-// Tags of this model's messages: bit 60 above any trace's, then the call, the channel, the step.
-constexpr std::uint32_t kStepBits = 21, kChannelBits = 8;
-// Pieces in flight per channel: NCCL pipelines a step's data in 8 slices (NCCL_STEPS), each
-// moving on as soon as it arrives, so that the hops of a path overlap.
-constexpr std::uint32_t kSlices = 8;
-constexpr std::uint32_t kRingChannels = 32;  // x kSlices: the 256 streams the tag's channel field holds
-// Trees: a channel per NIC (up to 16), two trees each, 4 chunks in flight per tree and direction:
-// at most 256 streams, the tag's channel field.
-constexpr std::uint32_t kTreeChannels = 16, kTreeWindows = 4;
-std::int64_t traffic_tag(std::int64_t serial, std::uint32_t channel, std::uint32_t step) {
-  return (std::int64_t{1} << 60) | (serial << (kStepBits + kChannelBits)) |
-         (static_cast<std::int64_t>(channel) << kStepBits) | step;
+// Tags of this model's messages: bit 60 above any trace's, then the call, then the message's
+// label in the call (traffic_shape.h).
+// Across nodes a channel per NIC: rings up to 32 (x 8 slices: the 256 streams a member keeps),
+// trees up to 16 (x 2 trees x 4 windows x 2 directions: 256 too).
+constexpr std::uint32_t kRingChannels = 32, kTreeChannels = 16;
+std::int64_t traffic_tag(std::int64_t serial, std::uint32_t label) {
+  return (std::int64_t{1} << 60) | (serial << kLabelBits) | label;
 }
+// Tokens of this model's sends and receives carry the stream in 8 bits, its window slot in 8.
+constexpr std::uint32_t kStreamBits = 8, kSlotBits = 8;
+static_assert(kMaxTrafficStreams == 1u << kStreamBits && kPipelineDepth <= 1u << kSlotBits);
 
 }  // namespace
 
@@ -149,13 +147,20 @@ const AchievedModel& NcclCollectives::model_for(const std::vector<NpuId>& member
     m.nodes = nodes;
     m.nics_per_node = std::min(machine_.machine.nics_per_node, most);  // each member its own NIC
     Enabled enabled = machine_.enabled;
-    if (traffic_) {  // the algorithms drawn as traffic: Ring, and NVLS inside one node
-      for (auto& row : enabled.algorithms) {
-        for (std::size_t a = 0; a < kAlgorithms; ++a) {
-          const bool drawn = a == static_cast<std::size_t>(Algorithm::kRing) ||
-                             a == static_cast<std::size_t>(Algorithm::kTree) ||
-                             (a == static_cast<std::size_t>(Algorithm::kNvls) && nodes == 1);
-          row[a] = row[a] && drawn;
+    if (traffic_) {
+      // Drawn as traffic: every algorithm, but the staged forms (NVLS across nodes, NVLS-tree,
+      // CollNet) only for all-reduces over nodes holding as many members each.
+      bool uniform = true;
+      for (const auto& [node, count] : per_node) uniform = uniform && count == most;
+      for (std::size_t c = 0; c < kCollectives; ++c) {
+        const bool staged_fits = uniform && static_cast<Collective>(c) == Collective::kAllReduce;
+        auto& row = enabled.algorithms[c];
+        for (const Algorithm a : {Algorithm::kNvlsTree, Algorithm::kCollNetDirect, Algorithm::kCollNetChain}) {
+          row[static_cast<std::size_t>(a)] = row[static_cast<std::size_t>(a)] && staged_fits;
+        }
+        if (nodes > 1) {
+          auto& nvls = row[static_cast<std::size_t>(Algorithm::kNvls)];
+          nvls = nvls && staged_fits;
         }
       }
     }
@@ -214,8 +219,11 @@ void NcclCollectives::start_collective(NpuId npu, const CollectiveRequest& reque
 void NcclCollectives::handle_timer(const TimerEntry& entry) {
   if (entry.kind == kRunStart) {
     const auto run = static_cast<std::uint32_t>(entry.arg);
-    const auto streams = static_cast<std::uint32_t>(runs_[run].step.size());
-    for (std::uint32_t s = 0; s < streams; ++s) run_step(run, s);
+    const auto streams = static_cast<std::uint32_t>(runs_[run].next.size());
+    advancing_ = true;  // the streams' first steps are posted before any is advanced
+    for (std::uint32_t s = 0; s < streams; ++s) start_steps(run, s);
+    advancing_ = false;
+    advance_done_steps();
     return;
   }
   if (entry.kind != kCallDone) fail("internal error: unknown NCCL-model timer kind {}", entry.kind);
@@ -226,72 +234,6 @@ void NcclCollectives::handle_timer(const TimerEntry& entry) {
   }
 }
 
-namespace {
-
-// The members' indices node by node (NPU r in node r / gpus_per_node), in their order.
-std::vector<std::vector<std::uint32_t>> members_by_node(const std::vector<NpuId>& members,
-                                                        std::uint32_t gpus_per_node) {
-  std::vector<std::vector<std::uint32_t>> by_node;
-  std::map<NpuId, std::size_t> node_index;
-  for (std::uint32_t i = 0; i < members.size(); ++i) {
-    const auto [at, added] = node_index.try_emplace(members[i] / gpus_per_node, by_node.size());
-    if (added) by_node.emplace_back();
-    by_node[at->second].push_back(i);
-  }
-  return by_node;
-}
-
-// A ring per stream through the members node by node: channel c (streams c x kSlices on)
-// starts each node at its c-th member.
-void build_rings(std::vector<std::vector<NpuId>>& rings, std::vector<std::vector<std::uint32_t>>& place,
-                 const std::vector<NpuId>& members, std::uint32_t streams, std::uint32_t gpus_per_node) {
-  const std::vector<std::vector<std::uint32_t>> by_node = members_by_node(members, gpus_per_node);
-  rings.assign(streams, {});
-  place.assign(streams, std::vector<std::uint32_t>(members.size()));
-  for (std::uint32_t s = 0; s < streams; ++s) {
-    const std::uint32_t c = s / kSlices;
-    for (const std::vector<std::uint32_t>& node : by_node) {
-      for (std::size_t j = 0; j < node.size(); ++j) {
-        const std::uint32_t i = node[(j + c) % node.size()];
-        place[s][i] = static_cast<std::uint32_t>(rings[s].size());
-        rings[s].push_back(members[i]);
-      }
-    }
-  }
-}
-
-// NCCL's two trees over `members`: a chain through each node's members (in their order), its
-// head joined to other nodes' heads by a binary tree; the second tree reads the nodes backwards,
-// so that the nodes inner in one are leaves in the other.
-void build_trees(std::vector<std::vector<std::int32_t>>& parent,
-                 std::vector<std::vector<std::vector<std::uint32_t>>>& children, const std::vector<NpuId>& members,
-                 std::uint32_t gpus_per_node, std::uint32_t channels) {
-  const std::vector<std::vector<std::uint32_t>> by_node = members_by_node(members, gpus_per_node);
-  const std::size_t nodes = by_node.size();
-  parent.assign(2 * channels, std::vector<std::int32_t>(members.size(), -1));
-  children.assign(2 * channels, std::vector<std::vector<std::uint32_t>>(members.size()));
-  // Channel c's chains start at each node's c-th member, whose NIC then carries the channel.
-  for (std::size_t k = 0; k < 2 * channels; ++k) {
-    const std::size_t c = k / 2, t = k % 2;
-    auto link = [&parent, &children, k](std::uint32_t up, std::uint32_t down) {
-      parent[k][down] = static_cast<std::int32_t>(up);
-      children[k][up].push_back(down);
-    };
-    auto member = [&by_node, c](std::size_t node, std::size_t j) {
-      const std::vector<std::uint32_t>& chain = by_node[node];
-      return chain[(j + c) % chain.size()];
-    };
-    for (std::size_t node = 0; node < nodes; ++node) {
-      for (std::size_t j = 1; j < by_node[node].size(); ++j) link(member(node, j - 1), member(node, j));
-    }
-    // Heap order over the nodes: position p's parent is (p - 1) / 2.
-    auto node_at = [nodes, t](std::size_t p) { return t == 0 ? p : nodes - 1 - p; };
-    for (std::size_t p = 1; p < nodes; ++p) link(member(node_at((p - 1) / 2), 0), member(node_at(p), 0));
-  }
-}
-
-}  // namespace
-
 void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request, std::uint64_t token,
                                     const std::vector<NpuId>& members, std::uint64_t k) {
   auto [it, fresh] = open_.try_emplace({request.group, k}, 0);
@@ -301,18 +243,17 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     it->second = traffics_.acquire();
     Traffic& t = traffics_[it->second];
     t = Traffic{};
-    t.collective = collective;
     t.choice = model.tuning().choose(collective, bytes);
     t.members = members;
-    const auto n = static_cast<double>(members.size());
+    const auto n = static_cast<std::uint32_t>(members.size());
     const Efficiencies& e = model.efficiencies();
     const Machine& m = model.tuning().machine();
+    const std::uint32_t g = machine_.machine.gpus_per_node;
     t.net_share = m.nodes > 1 ? m.nic->efficiency : 1.0;
     t.node_share = e.ring;
     const auto b = static_cast<double>(bytes);
     if (t.choice.point_to_point) {  // all-to-all: a piece of the buffer to every other member
-      t.steps = 1;
-      t.piece_bytes = b / n;
+      t.shape = TrafficShape::exchange(b / n, n);
       const double wire = t.choice.protocol == Protocol::kLL      ? 2.0
                           : t.choice.protocol == Protocol::kLL128 ? 128.0 / 120
                                                                   : 1.0;
@@ -325,33 +266,34 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
                               model.algorithm_gb_per_s(collective, a, Protocol::kSimple);
       t.node_share *= protocol;
       t.net_share *= protocol;
-      if (a == Algorithm::kTree) {
-        // Half the buffer a tree, in chunks of NCCL's 512 KiB (fewer for small calls); kTreeWindows
-        // windows per tree keep as many chunks in flight, each going up and coming down on
-        // streams of its own so that the two directions overlap.
-        constexpr double kChunkBytes = 512 * 1024;
-        const std::uint32_t channels = m.nodes > 1 ? std::min<std::uint32_t>(m.nics_per_node, kTreeChannels) : 1;
-        const double per_window = std::max(1.0, std::ceil(b / 2 / channels / kChunkBytes / kTreeWindows));
-        t.steps = static_cast<std::uint32_t>(2 * per_window);
-        t.piece_bytes = b / 2 / channels / (per_window * kTreeWindows);
-        build_trees(t.tree_parent, t.tree_children, members, machine_.machine.gpus_per_node, channels);
-      } else if (a == Algorithm::kNvls) {  // each port carries the buffer (and a share, all-reduce)
-        t.steps = 1;
-        t.node_share = e.nvls * protocol;
-        t.piece_bytes = (collective == Collective::kAllReduce ? b * (1 + 1 / n) : b) / (n - 1);
-      } else {  // Ring
-        const bool all_reduce = collective == Collective::kAllReduce;
-        const bool rooted = collective == Collective::kBroadcast || collective == Collective::kReduce;
-        t.steps = static_cast<std::uint32_t>(all_reduce ? 2 * (members.size() - 1) : members.size() - 1);
-        const std::uint32_t channels = m.nodes > 1 ? std::min<std::uint32_t>(m.nics_per_node, kRingChannels) : 1;
-        const std::uint32_t streams = channels * kSlices;  // each slice of a channel its own ring of steps
-        t.piece_bytes = (rooted ? b / (n - 1) : b / n) / streams;
-        build_rings(t.rings, t.place, members, streams, machine_.machine.gpus_per_node);
+      const bool nvls = a == Algorithm::kNvls || a == Algorithm::kNvlsTree;
+      if (nvls) t.node_share = e.nvls * protocol;
+      switch (a) {
+        case Algorithm::kRing:
+          t.shape =
+              TrafficShape::ring(collective, b, members, g, m.nodes > 1 ? std::min(m.nics_per_node, kRingChannels) : 1);
+          break;
+        case Algorithm::kPat: t.shape = TrafficShape::pat(collective, b, n); break;
+        case Algorithm::kTree:
+          t.shape = TrafficShape::tree(b, members, g, m.nodes > 1 ? std::min(m.nics_per_node, kTreeChannels) : 1);
+          break;
+        case Algorithm::kNvls:
+          if (m.nodes == 1) {  // each port carries the buffer (and a share, all-reduce), one exchange
+            t.shape =
+                TrafficShape::exchange((collective == Collective::kAllReduce ? b * (1 + 1.0 / n) : b) / (n - 1), n);
+            break;
+          }
+          [[fallthrough]];  // across nodes (an all-reduce), the network reduces the shares
+        case Algorithm::kNvlsTree:
+        case Algorithm::kCollNetDirect:
+        case Algorithm::kCollNetChain:
+          t.shape = TrafficShape::staged(b, members, g, nvls, a == Algorithm::kNvlsTree);
+          break;
       }
     }
-    if (t.steps >= (1u << kStepBits)) {
-      fail("an NCCL {} on {} NPUs: {} ring steps, more than this model tags apart ({})", collective_name(collective),
-           members.size(), t.steps, 1u << kStepBits);
+    if (t.shape.steps() >= (1u << kLabelIndexBits)) {
+      fail("an NCCL {} on {} NPUs: {} steps, more than this model tags apart ({})", collective_name(collective),
+           members.size(), t.shape.steps(), 1u << kLabelIndexBits);
     }
     t.serial = next_serial_++;
     t.members_left = members.size();
@@ -375,122 +317,115 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
   if (++t.arrived == t.members.size()) open_.erase(it);  // the call's later members are all here
   const std::uint32_t run = runs_.acquire();
   Run& r = runs_[run];
-  // Streams: a tree's up and down per window and tree; a ring per channel and slice; else one.
-  const std::size_t streams =
-      !t.tree_parent.empty() ? t.tree_parent.size() * kTreeWindows * 2 : std::max<std::size_t>(1, t.rings.size());
+  const std::uint32_t streams = t.shape.streams(), window = t.shape.window();
   r = Run{traffic,
           static_cast<std::uint32_t>(position),
           npu,
           token,
-          static_cast<std::uint32_t>(streams),
+          streams,
+          window,
           std::vector<std::uint32_t>(streams, 0),
-          std::vector<std::uint32_t>(streams, 0)};
+          std::vector<std::uint32_t>(streams, 0),
+          std::vector<std::uint32_t>(std::size_t{streams} * window, 0),
+          std::vector<std::uint8_t>(std::size_t{streams} * window, 0)};
   if (observer_ != nullptr) observer_->on_phase_start(npu, token, 0, 0, t.plan, timers_.now());
   timers_.schedule(npu, t.latency_ns, TimerOwner::kCollectiveModel, kRunStart, run);
 }
 
-std::uint64_t NcclCollectives::message_bytes(const Traffic& t, NpuId from, NpuId to) const {
+std::uint64_t NcclCollectives::message_bytes(const Traffic& t, double bytes, NpuId from, NpuId to) const {
   const std::uint32_t g = machine_.machine.gpus_per_node;
   const double share = from / g == to / g ? t.node_share : t.net_share;
-  return static_cast<std::uint64_t>(std::ceil(t.piece_bytes / share));
+  return static_cast<std::uint64_t>(std::ceil(bytes / share));
 }
 
-// Tokens of this model's sends and receives: the run, the ring, and which of the two.
-std::uint64_t NcclCollectives::traffic_token(std::uint32_t run, std::uint32_t stream, bool receive) {
-  return kTrafficToken | (std::uint64_t{run} << (kChannelBits + 1)) | (std::uint64_t{stream} << 1) | (receive ? 1 : 0);
+// Tokens of this model's sends and receives: the run, the stream, the step's window slot, and
+// which of the two.
+std::uint64_t NcclCollectives::traffic_token(std::uint32_t run, std::uint32_t stream, std::uint32_t slot,
+                                             bool receive) {
+  return kTrafficToken | (std::uint64_t{run} << (kStreamBits + kSlotBits + 1)) |
+         (std::uint64_t{stream} << (kSlotBits + 1)) | (std::uint64_t{slot} << 1) | (receive ? 1 : 0);
 }
 
-void NcclCollectives::run_step(std::uint32_t id, std::uint32_t stream) {
-  if (!traffics_[runs_[id].traffic].tree_parent.empty()) {
-    run_tree_step(id, stream);
-    return;
+void NcclCollectives::start_steps(std::uint32_t id, std::uint32_t stream) {
+  Run& r = runs_[id];
+  const TrafficShape& shape = traffics_[r.traffic].shape;
+  const std::int32_t before = shape.before(stream), after = shape.after(stream);
+  const std::uint32_t steps = shape.steps();
+  for (std::uint32_t& k = r.next[stream]; k < steps && k < r.done[stream] + r.window; ++k) {
+    // In a pipeline, step k waits for the stage before to have done it, and for the stage after
+    // to be fewer than kPipelineDepth steps behind.
+    if (before >= 0 && r.done[static_cast<std::uint32_t>(before)] <= k) return;
+    if (after >= 0 && r.done[static_cast<std::uint32_t>(after)] + kPipelineDepth <= k) return;
+    run_step(id, stream, k);
   }
+}
+
+void NcclCollectives::run_step(std::uint32_t id, std::uint32_t stream, std::uint32_t step) {
   Run& r = runs_[id];
   const Traffic& t = traffics_[r.traffic];
-  const std::uint64_t send = traffic_token(id, stream, false), receive = traffic_token(id, stream, true);
-  const NpuId npu = r.npu;
-  const std::uint32_t index = r.index, step = r.step[stream];
-  const std::size_t n = t.members.size();
-  const std::int64_t tag = traffic_tag(t.serial, stream, step);
-  if (t.rings.empty()) {  // NVLS or all-to-all: one exchange with every other member
-    r.pending[stream] = static_cast<std::uint32_t>(2 * (n - 1));
-    for (std::size_t j = 0; j < n; ++j) {
-      if (j == index) continue;
-      const NpuId peer = t.members[j];
-      system_.receive(npu, peer, message_bytes(t, peer, npu), tag, receive);
-      system_.send(npu, peer, message_bytes(t, npu, peer), tag, send);
-    }
+  const std::uint32_t slot = step % r.window;
+  moves_.clear();
+  t.shape.moves(r.index, stream, step, moves_);
+  r.pending[std::size_t{stream} * r.window + slot] = static_cast<std::uint32_t>(moves_.size());
+  if (moves_.empty()) {
+    step_done(id, stream, slot);
     return;
   }
-  // A ring's step: a piece to the next member, one from the previous.
-  r.pending[stream] = 2;
-  const std::vector<NpuId>& ring = t.rings[stream];
-  const std::uint32_t at = t.place[stream][index];
-  const NpuId next = ring[(at + 1) % n], prev = ring[(at + n - 1) % n];
-  system_.receive(npu, prev, message_bytes(t, prev, npu), tag, receive);
-  system_.send(npu, next, message_bytes(t, npu, next), tag, send);
-}
-
-void NcclCollectives::run_tree_step(std::uint32_t id, std::uint32_t stream) {
-  // Stream = (tree x kTreeWindows + window) x 2 + direction, a tree for each channel's two. Up:
-  // each chunk from the children, then
-  // to the parent; down: from the parent, then to the children. The root has no parent: its up
-  // stream sends each chunk back down to its children, and its down stream has nothing to do.
-  Run& r = runs_[id];
-  const Traffic& t = traffics_[r.traffic];
-  const std::uint32_t lane = stream / 2, tree = lane / kTreeWindows, step = r.step[stream];
-  const bool up = stream % 2 == 0, second = step % 2 == 1;
-  const std::int32_t parent = t.tree_parent[tree][r.index];
-  const std::vector<std::uint32_t>& children = t.tree_children[tree][r.index];
   const NpuId npu = r.npu;
-  const std::uint64_t send = traffic_token(id, stream, false), receive = traffic_token(id, stream, true);
-  // Both ends tag a chunk by its lane, its number and its direction.
-  const std::uint32_t chunk = step / 2;
-  const std::int64_t up_tag = traffic_tag(t.serial, lane, 2 * chunk),
-                     down_tag = traffic_tag(t.serial, lane, 2 * chunk + 1);
-  std::vector<std::pair<NpuId, bool>> moves;  // (peer, is a send)
-  if (up && !second) {
-    for (std::uint32_t c : children) moves.emplace_back(t.members[c], false);
-  } else if (up && second) {
-    if (parent >= 0) {
-      moves.emplace_back(t.members[static_cast<std::uint32_t>(parent)], true);
+  const std::uint64_t send = traffic_token(id, stream, slot, false), receive = traffic_token(id, stream, slot, true);
+  for (const Move& move : moves_) {
+    const NpuId peer = t.members[move.peer];
+    const std::int64_t tag = traffic_tag(t.serial, move.label);
+    if (move.send) {
+      system_.send(npu, peer, message_bytes(t, move.bytes, npu, peer), tag, send);
     } else {
-      for (std::uint32_t c : children) moves.emplace_back(t.members[c], true);  // the root turns it round
-    }
-  } else if (parent >= 0 && !second) {
-    moves.emplace_back(t.members[static_cast<std::uint32_t>(parent)], false);
-  } else if (parent >= 0) {
-    for (std::uint32_t c : children) moves.emplace_back(t.members[c], true);
-  }
-  r.pending[stream] = static_cast<std::uint32_t>(moves.size());
-  if (moves.empty()) {
-    advance(id, stream);
-    return;
-  }
-  // Toward the root a chunk is tagged up; away from it (the root's turn included), down.
-  const std::int64_t tag = up && (!second || parent >= 0) ? up_tag : down_tag;
-  for (const auto& [peer, is_send] : moves) {
-    if (is_send) {
-      system_.send(npu, peer, message_bytes(t, npu, peer), tag, send);
-    } else {
-      system_.receive(npu, peer, message_bytes(t, peer, npu), tag, receive);
+      system_.receive(npu, peer, message_bytes(t, move.bytes, peer, npu), tag, receive);
     }
   }
 }
 
 void NcclCollectives::on_traffic_done(NpuId, std::uint64_t token) {
-  const auto id = static_cast<std::uint32_t>((token & ~kTrafficToken) >> (kChannelBits + 1));
-  const auto stream = static_cast<std::uint32_t>((token >> 1) & ((1u << kChannelBits) - 1));
-  if (--runs_[id].pending[stream] == 0) advance(id, stream);
+  const auto id = static_cast<std::uint32_t>((token & ~kTrafficToken) >> (kStreamBits + kSlotBits + 1));
+  const auto stream = static_cast<std::uint32_t>((token >> (kSlotBits + 1)) & ((1u << kStreamBits) - 1));
+  const auto slot = static_cast<std::uint32_t>((token >> 1) & ((1u << kSlotBits) - 1));
+  Run& r = runs_[id];
+  if (--r.pending[std::size_t{stream} * r.window + slot] == 0) step_done(id, stream, slot);
 }
 
-void NcclCollectives::advance(std::uint32_t id, std::uint32_t stream) {
-  Run& r = runs_[id];
-  if (++r.step[stream] < traffics_[r.traffic].steps) {
-    run_step(id, stream);
-  } else if (--r.streams_left == 0) {
-    finish_run(id);
+void NcclCollectives::step_done(std::uint32_t id, std::uint32_t stream, std::uint32_t slot) {
+  steps_done_.push_back({id, stream, slot});
+  advance_done_steps();
+}
+
+void NcclCollectives::advance_done_steps() {
+  if (advancing_) return;
+  advancing_ = true;
+  for (std::size_t i = 0; i < steps_done_.size(); ++i) {
+    const DoneStep d = steps_done_[i];
+    advance(d.run, d.stream, d.slot);
   }
+  steps_done_.clear();
+  advancing_ = false;
+}
+
+void NcclCollectives::advance(std::uint32_t id, std::uint32_t stream, std::uint32_t slot) {
+  Run& r = runs_[id];
+  const TrafficShape& shape = traffics_[r.traffic].shape;
+  const std::uint32_t steps = shape.steps(), done_before = r.done[stream];
+  r.finished[std::size_t{stream} * r.window + slot] = 1;
+  std::uint32_t& done = r.done[stream];
+  while (done < r.next[stream] && r.finished[std::size_t{stream} * r.window + done % r.window] != 0) {
+    r.finished[std::size_t{stream} * r.window + done % r.window] = 0;
+    ++done;
+  }
+  if (done == done_before) return;  // a later step ended before an earlier one
+  if (done == steps) --r.streams_left;
+  start_steps(id, stream);
+  // Its neighbours in a pipeline may wait for these steps.
+  for (const std::int32_t neighbour : {shape.before(stream), shape.after(stream)}) {
+    if (neighbour >= 0) start_steps(id, static_cast<std::uint32_t>(neighbour));
+  }
+  if (r.streams_left == 0) finish_run(id);
 }
 
 void NcclCollectives::finish_run(std::uint32_t id) {

@@ -7,18 +7,13 @@
 //    peers. Its bytes do not cross the network: the fast path for the analytical backends.
 //  * `--collectives nccl-traffic`: the choice runs as its messages through the system layer and
 //    the network, so that it meets congestion and other traffic on the fabric backends. Each
-//    member waits NCCL's latency for the call, then a ring's steps (send a piece to the next
-//    member, receive one from the previous; 2(n-1) steps for an all-reduce, n-1 for the others),
-//    NCCL's two trees (chunks up from the children and to the parent, down from the parent and
-//    to the children, the two directions on streams of their own), or, for NVLS and all-to-all,
-//    one exchange with every other member. Across nodes rings and trees run a channel per NIC,
-//    each starting a node's chain at another member. NVLS reduces in the
-//    switch, which NPU-to-NPU messages cannot say: it is drawn as the exchange that loads each
-//    GPU's ports as NVLS does (the buffer and a share of it each way for an all-reduce), and only
-//    inside a node. The choice is NCCL's among Ring, Tree and NVLS (and the p2p path). A message
-//    carries its bytes over what NCCL reaches of the links it uses (achieved.h's efficiencies:
-//    NVLink's ring or NVLS share, the NIC's across nodes, and the protocol's own ratio), so that
-//    on an idle network a call takes what achieved.h says, and loads a busy one as NCCL would.
+//    member waits NCCL's latency for the call, then moves its bytes as the algorithm does
+//    (traffic_shape.h: rings, PAT, NCCL's trees, NVLS's exchange in a node, and NVLS-tree,
+//    CollNet and NVLS across nodes as a pipeline of stages), stream by stream, each stream's
+//    steps in order. A message carries its bytes over what NCCL reaches of the links it uses
+//    (achieved.h's efficiencies: NVLink's ring or NVLS share, the NIC's across nodes, and the
+//    protocol's own ratio), so that on an idle network a call takes what achieved.h says, and
+//    loads a busy one as NCCL would.
 //
 // A communicator is read as NCCL reads its ranks: NPU r sits in node r / G (G GPUs a node);
 // the members of a group in each node and the nodes they span make the machine NCCL tunes for
@@ -38,6 +33,7 @@
 #include "system/comm.h"
 #include "system/comm_groups.h"
 #include "system/nccl/achieved.h"
+#include "system/nccl/traffic_shape.h"
 #include "system/system_spec.h"
 
 namespace chakrasim::system::nccl {
@@ -91,20 +87,9 @@ class NcclCollectives final : public Comm {
   };
   // What every member of one call does in traffic mode.
   struct Traffic {
-    Collective collective = Collective::kAllReduce;
     TuningModel::Choice choice;
     std::vector<NpuId> members;
-    // A ring per channel: across nodes, one per NIC, channel c entering each node at its c-th
-    // member, so that every NIC carries one ring's crossing (NCCL's channels on rails).
-    std::vector<std::vector<NpuId>> rings;
-    std::vector<std::vector<std::uint32_t>> place;  // per channel, per member: its place in the ring
-    // Tree all-reduce: NCCL's two trees, each carrying half the buffer in chunks: a chain inside
-    // each node, its head under a binary tree over the nodes, each node inner in one tree and a
-    // leaf in the other. Per tree and member (by index): its parent (-1: the root), its children.
-    std::vector<std::vector<std::int32_t>> tree_parent;
-    std::vector<std::vector<std::vector<std::uint32_t>>> tree_children;
-    std::uint32_t steps = 0;       // per stream: a ring's steps; 2 per chunk of a tree's; 1 for an exchange
-    double piece_bytes = 0;        // to one peer in one step (a ring's: on one channel), before efficiencies
+    TrafficShape shape;
     double node_share = 1;         // per byte, what NCCL reaches of a link inside a node
     double net_share = 1;          // and of a NIC
     std::int64_t serial = 0;       // tags its messages apart from every other call's
@@ -119,20 +104,27 @@ class NcclCollectives final : public Comm {
     NpuId npu = 0;
     std::uint64_t token = 0;
     std::uint32_t streams_left = 0;
-    // Per ring (channel and slice; one for an exchange), which goes at its own pace: its step,
-    // and the sends and receives of that step not done.
-    std::vector<std::uint32_t> step, pending;
+    std::uint32_t window = 1;  // the shape's: steps a stream keeps in flight
+    // Per stream of the shape, which goes at its own pace (or a pipeline's): the next step it
+    // starts, and how many in a row it has done.
+    std::vector<std::uint32_t> next, done;
+    // Per stream and window slot (step % window): the step's sends and receives not done, and
+    // whether it is done but not yet counted (a later step may end before an earlier one).
+    std::vector<std::uint32_t> pending;
+    std::vector<std::uint8_t> finished;
   };
   const AchievedModel& model_for(const std::vector<NpuId>& members);
   const std::vector<NpuId>& members_of(NpuId npu, std::uint32_t group);
   void start_traffic(NpuId npu, const CollectiveRequest& request, std::uint64_t token,
                      const std::vector<NpuId>& members, std::uint64_t k);
-  void run_step(std::uint32_t run, std::uint32_t stream);
-  void run_tree_step(std::uint32_t run, std::uint32_t stream);
-  void advance(std::uint32_t run, std::uint32_t stream);  // the stream's step is done
+  void start_steps(std::uint32_t run, std::uint32_t stream);  // those its window and pipeline let start
+  void run_step(std::uint32_t run, std::uint32_t stream, std::uint32_t step);
+  void step_done(std::uint32_t run, std::uint32_t stream, std::uint32_t slot);  // queues it for advance()
+  void advance_done_steps();
+  void advance(std::uint32_t run, std::uint32_t stream, std::uint32_t slot);
   void finish_run(std::uint32_t run);
-  std::uint64_t message_bytes(const Traffic& t, NpuId from, NpuId to) const;
-  static std::uint64_t traffic_token(std::uint32_t run, std::uint32_t stream, bool receive);
+  std::uint64_t message_bytes(const Traffic& t, double bytes, NpuId from, NpuId to) const;
+  static std::uint64_t traffic_token(std::uint32_t run, std::uint32_t stream, std::uint32_t slot, bool receive);
 
   RunMachine machine_;
   Comm& system_;
@@ -150,6 +142,14 @@ class NcclCollectives final : public Comm {
   IdPool<Traffic> traffics_;
   IdPool<Run> runs_;
   std::int64_t next_serial_ = 0;
+  // Steps done, advanced in order one at a time: a receive whose message is already here
+  // completes inside the call that posts it, and must not run the next step from within it.
+  struct DoneStep {
+    std::uint32_t run, stream, slot;
+  };
+  std::vector<DoneStep> steps_done_;
+  bool advancing_ = false;
+  std::vector<Move> moves_;  // a step's, as its shape gives them
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::unique_ptr<AchievedModel>> models_;  // by (G, nodes)
 };
 

@@ -1,0 +1,171 @@
+// The shapes NCCL calls take as traffic (system/nccl/traffic_shape.h): every send a member makes
+// meets one receive its peer posts with the same label and bytes, and each form moves the bytes
+// NCCL's algorithm moves (derivations above each assertion).
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "system/nccl/traffic_shape.h"
+
+namespace chakrasim::system::nccl {
+namespace {
+
+constexpr double kMiB = 1 << 20;
+
+std::vector<NpuId> first_npus(std::uint32_t n) {
+  std::vector<NpuId> out(n);
+  for (std::uint32_t i = 0; i < n; ++i) out[i] = i;
+  return out;
+}
+
+// Every member's moves over all streams and steps, paired: a send of (from, to, label) must meet
+// a receive of the same bytes at `to` from `from`, once. Returns each member's bytes sent to
+// members of its own node (first) and of others (second), `gpus_per_node` apart.
+std::vector<std::pair<double, double>> sent_bytes(const TrafficShape& shape, std::uint32_t members,
+                                                  std::uint32_t gpus_per_node) {
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::vector<double>> sends, receives;
+  std::vector<std::pair<double, double>> sent(members);
+  std::vector<Move> moves;
+  for (std::uint32_t m = 0; m < members; ++m) {
+    for (std::uint32_t stream = 0; stream < shape.streams(); ++stream) {
+      for (std::uint32_t step = 0; step < shape.steps(); ++step) {
+        moves.clear();
+        shape.moves(m, stream, step, moves);
+        for (const Move& move : moves) {
+          EXPECT_NE(move.peer, m);
+          EXPECT_LT(move.label, 1u << kLabelBits);
+          if (move.send) {
+            sends[{m, move.peer, move.label}].push_back(move.bytes);
+            (m / gpus_per_node == move.peer / gpus_per_node ? sent[m].first : sent[m].second) += move.bytes;
+          } else {
+            receives[{move.peer, m, move.label}].push_back(move.bytes);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(sends, receives);
+  for (const auto& [key, bytes] : sends) EXPECT_EQ(bytes.size(), 1u) << "a label used twice on one pair";
+  return sent;
+}
+
+TEST(NcclTrafficShape, ARingMovesTheBusFactorOfTheBuffer) {
+  // An all-reduce's ring sends 2(n-1)/n of the buffer from every member, an all-gather's (n-1)/n
+  // of its output; a broadcast's pipeline the buffer once. 2 nodes of 8, 8 channels.
+  const double b = 64 * kMiB;
+  for (const auto& [c, factor] : std::vector<std::pair<Collective, double>>{{Collective::kAllReduce, 2.0 * 15 / 16},
+                                                                            {Collective::kAllGather, 15.0 / 16},
+                                                                            {Collective::kBroadcast, 1}}) {
+    const TrafficShape ring = TrafficShape::ring(c, b, first_npus(16), 8, 8);
+    EXPECT_EQ(ring.streams(), 64u);
+    for (const auto& [node, net] : sent_bytes(ring, 16, 8)) EXPECT_NEAR(node + net, factor * b, 1e-6 * b);
+  }
+}
+
+TEST(NcclTrafficShape, PatMovesTheRingsBytesInLog2Steps) {
+  // PAT (one GPU a node): ceil(log2 n) steps carrying Bruck's n - 1 blocks in all, each member
+  // sending (n-1)/n of the buffer, as a ring; the all-gather's first step goes farthest with one
+  // block, the reduce-scatter's last.
+  for (const std::uint32_t n : {2u, 6u, 8u, 13u}) {
+    for (const Collective c : {Collective::kAllGather, Collective::kReduceScatter}) {
+      const TrafficShape pat = TrafficShape::pat(c, 64 * kMiB, n);
+      std::uint32_t levels = 0;
+      while ((1u << levels) < n) ++levels;
+      EXPECT_EQ(pat.steps(), levels);
+      for (const auto& [node, net] : sent_bytes(pat, n, 1)) {
+        EXPECT_EQ(node, 0);
+        EXPECT_NEAR(net, 64 * kMiB * (n - 1) / n, 1e-3);
+      }
+      std::vector<Move> moves;
+      pat.moves(0, 0, c == Collective::kAllGather ? 0 : levels - 1, moves);
+      ASSERT_EQ(moves.size(), 2u);
+      EXPECT_EQ(moves[1].peer, 1u << (levels - 1));  // the send goes 2^(levels-1) ahead
+      EXPECT_DOUBLE_EQ(moves[1].bytes, 64 * kMiB / n / 8);
+    }
+  }
+}
+
+TEST(NcclTrafficShape, TreesSendEachChunkUpAndDownEveryEdge) {
+  // NCCL's trees: every edge of every tree (a channel's two, (n - 1) edges each) carries its half
+  // of the buffer once each way: 2 x channels x 2 (n - 1) x half / channels bytes in all.
+  const double b = 96 * kMiB;
+  for (const std::uint32_t n : {16u, 24u, 32u}) {
+    const TrafficShape tree = TrafficShape::tree(b, first_npus(n), 8, 8);
+    double total = 0;
+    for (const auto& [node, net] : sent_bytes(tree, n, 8)) total += node + net;
+    EXPECT_NEAR(total, 2.0 * (n - 1) * b, 1e-6 * b) << n;
+  }
+}
+
+TEST(NcclTrafficShape, TheTreesAreNcclsDoubleBinaryTree) {
+  // NCCL's trees over 4 nodes of one GPU: the first in order, 0 -> 2 -> {1, 3}; the second its
+  // mirror, 3 -> 1 -> {2, 0}. So node 2 sends a chunk up and two down in the first tree and is a
+  // leaf in the second: its NIC carries twice its share, not the 1.5 of a heap-ordered tree.
+  // Seen from the moves: a chunk's first up step, receives from the children; stream 0 is the
+  // first tree's up stream, stream 2 x 4 the second's.
+  const TrafficShape tree = TrafficShape::tree(8 * kMiB, first_npus(4), 1, 1);
+  auto children = [&tree](std::uint32_t member, std::uint32_t stream) {
+    std::vector<Move> moves;
+    tree.moves(member, stream, 0, moves);
+    std::vector<std::uint32_t> out;
+    for (const Move& m : moves) out.push_back(m.peer);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(children(0, 0), (std::vector<std::uint32_t>{2}));
+  EXPECT_EQ(children(2, 0), (std::vector<std::uint32_t>{1, 3}));
+  EXPECT_EQ(children(3, 8), (std::vector<std::uint32_t>{1}));
+  EXPECT_EQ(children(1, 8), (std::vector<std::uint32_t>{0, 2}));
+  EXPECT_TRUE(children(1, 0).empty());
+  // Odd counts shift the first tree by one: over 5, the first is 0 -> 4 -> 2 -> {1, 3}, the
+  // second 1 -> 0 -> 3 -> {2, 4}.
+  const TrafficShape odd = TrafficShape::tree(8 * kMiB, first_npus(5), 1, 1);
+  std::vector<Move> moves;
+  odd.moves(3, 8, 0, moves);
+  ASSERT_EQ(moves.size(), 2u);
+  EXPECT_EQ(moves[0].peer + moves[1].peer, 6u);
+}
+
+TEST(NcclTrafficShape, StagedFormsLoadPortsAndNicsAsNcclDoes) {
+  // Over N nodes of G (b the buffer, b / G a GPU's share):
+  //  * NVLS inside a node: each GPU sends b x (1 + 1/G) to the switch over the two node stages;
+  //    a direct exchange (CollNet): the others' shares, twice, 2 b (G-1)/G.
+  //  * The network reducing (CollNet, NVLS with SHARP): each GPU's NIC sends its share once.
+  //  * NVLS-tree: each share crosses every edge of its tree once each way: the GPUs of a place
+  //    send 2 (N-1) x b / G in all over the two trees (each tree half of the chunks).
+  const double b = 40 * kMiB;  // 3 chunks a stream
+  for (const std::uint32_t nodes : {2u, 3u, 4u, 7u}) {
+    for (const std::uint32_t g : {1u, 4u, 8u}) {
+      const std::uint32_t n = nodes * g;
+      for (const bool in_switch : {false, true}) {
+        for (const bool by_trees : {false, true}) {
+          const TrafficShape staged = TrafficShape::staged(b, first_npus(n), g, in_switch, by_trees);
+          EXPECT_EQ(staged.streams(), 2u * (by_trees ? 6 : 3));  // two lanes, a stream a stage
+          double total_net = 0;
+          for (const auto& [node, net] : sent_bytes(staged, n, g)) {
+            const double expected_node = g == 1 ? 0 : in_switch ? b * (1 + 1.0 / g) : 2 * b * (g - 1) / g;
+            EXPECT_NEAR(node, expected_node, 1e-6 * b) << nodes << "x" << g;
+            if (!by_trees) {
+              EXPECT_NEAR(net, b / g, 1e-6 * b) << nodes << "x" << g;
+            }
+            total_net += net;
+          }
+          const double expected_total = by_trees ? 2.0 * (nodes - 1) * b : b * nodes;
+          EXPECT_NEAR(total_net, expected_total, 1e-6 * b) << nodes << "x" << g << " trees " << by_trees;
+        }
+      }
+    }
+  }
+}
+
+TEST(NcclTrafficShape, AnExchangeMeetsEveryOtherMember) {
+  const TrafficShape e = TrafficShape::exchange(kMiB, 5);
+  EXPECT_EQ(e.streams(), 1u);
+  for (const auto& [node, net] : sent_bytes(e, 5, 8)) EXPECT_DOUBLE_EQ(node + net, 4 * kMiB);
+}
+
+}  // namespace
+}  // namespace chakrasim::system::nccl
