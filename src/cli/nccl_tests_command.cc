@@ -45,6 +45,7 @@ struct Options {
   std::uint64_t factor = 2, step = 0;
   std::uint32_t gpus_per_node = 8, nodes = 1, nics_per_node = 0;
   int nvls = -1;  // NCCL_NVLS_ENABLE: -1 as NCCL decides
+  int pxn = 1;    // NCCL_PXN_DISABLE=0
   bool collnet = false, amd_cpu = false;
 };
 
@@ -75,6 +76,7 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
     if (!spec.proto.empty()) o.proto = spec.proto;
     if (!spec.nvls) o.nvls = 0;
     o.collnet = o.collnet || spec.collnet;
+    if (!spec.pxn) o.pxn = 0;
   }
   nic = nic_preset(o.nic.empty() ? gpu.default_nic : o.nic);
   if (o.network.empty()) return;
@@ -108,6 +110,7 @@ int run(Options o) {
   machine.nic = &nic;
   machine.nics_per_node = o.nics_per_node == 0 ? o.gpus_per_node : o.nics_per_node;
   machine.collnet = o.collnet;
+  machine.pxn = o.pxn != 0;
   machine.amd_cpu = o.amd_cpu;
   Enabled enabled = Enabled::all();
   if (!o.algo.empty()) apply_enable_list(enabled, o.algo, true, "--algo");
@@ -159,6 +162,8 @@ Command add_nccl_tests_command(CLI::App& app) {
                   "As NCCL_ALGO: e.g. Ring, \"Tree,Ring\", ^NVLS, \"allreduce:NVLS;allgather:Ring\"");
   cmd->add_option("--proto", o->proto, "As NCCL_PROTO: e.g. Simple, ^LL128");
   cmd->add_option("--nvls", o->nvls, "As NCCL_NVLS_ENABLE: 0 switches NVLS off");
+  cmd->add_option("--pxn", o->pxn, "0 as NCCL_PXN_DISABLE=1: all-to-all across nodes straight to the peer's NIC")
+      ->capture_default_str();
   cmd->add_flag("--collnet", o->collnet, "As NCCL_COLLNET_ENABLE=1: the network reduces (SHARP)");
   cmd->add_flag("--amd-cpu", o->amd_cpu, "Hosts with AMD CPUs (NCCL's LL ceiling and post overhead differ)");
   cmd->add_option("--system", o->system,

@@ -80,6 +80,7 @@ std::string system_json(const SystemConfig& config) {
     if (!n.proto.empty()) key("nccl-proto", fmt::format("\"{}\"", n.proto));
     if (!n.nvls) key("nccl-nvls", "0");
     if (n.collnet) key("nccl-collnet", "1");
+    if (!n.pxn) key("nccl-pxn", "0");
   }
   out.erase(out.size() - 2, 1);  // the last key's comma
   return out + "}\n";

@@ -306,6 +306,10 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) { c.out.system.nccl.nvls = get_flag(c, "nccl-nvls", v); }},
       {"nccl-collnet", "0 | 1", "0", "NCCL model: NCCL_COLLNET_ENABLE (the network reduces: SHARP)",
        [](const Json& v, Context& c) { c.out.system.nccl.collnet = get_flag(c, "nccl-collnet", v); }},
+      {"nccl-pxn", "0 | 1", "1",
+       "NCCL model: PXN, as NCCL_PXN_DISABLE=0 (all-to-all across nodes goes through the GPU on the destination's "
+       "rail)",
+       [](const Json& v, Context& c) { c.out.system.nccl.pxn = get_flag(c, "nccl-pxn", v); }},
       {"model-shared-bus", "0 | 1", "0", "LogGP shared-bus model (not supported yet: must be 0)",
        [](const Json& v, Context& c) {
          if (get_flag(c, "model-shared-bus", v))

@@ -41,6 +41,7 @@ struct NcclSpec {
   std::string algo, proto;          // NCCL_ALGO, NCCL_PROTO
   bool nvls = true;                 // NCCL_NVLS_ENABLE
   bool collnet = false;             // NCCL_COLLNET_ENABLE
+  bool pxn = true;                  // NCCL_PXN_DISABLE=0: all-to-all across nodes through the rail's GPU
 };
 
 enum class SchedulingPolicy : std::uint8_t { kLifo, kFifo, kExplicit };

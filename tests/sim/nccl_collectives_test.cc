@@ -316,6 +316,43 @@ TEST(NcclCollectives, AsTrafficAStagedChunkGoesThroughItsStagesInOrder) {
   EXPECT_GE(static_cast<double>(last), (latency_us + 2 * 0.5 + 4 * 3) * 1000);
 }
 
+TEST(NcclCollectives, AsTrafficAllToAllAcrossNodesGoesThroughPxn) {
+  // 2 nodes of 8 (the presets' rates), an all-to-all of 64 MiB a GPU: with PXN (the default) each
+  // GPU sends its pieces for the other node to the GPU of their rail, which sends its node's
+  // pieces for its rail peer in one message: 2 lanes of 32 chunks, each a piece to 7 node peers
+  // and one to the rail peer, 16 x 64 x 8 messages. Without it, one exchange: 16 x 15.
+  std::vector<chakra::TraceBuilder> ranks(16);
+  for (auto& r : ranks) r.collective("a2a", chakra::CommType::kAllToAll, 64 << 20);
+  Tick pxn_ns = 0;
+  for (const bool pxn : {true, false}) {
+    sim::Inputs in = inputs_of(ranks, 16);
+    in.network = network_of({{DimensionKind::kSwitch, 8, 450e9 / 1073741824.0, 250},
+                             {DimensionKind::kSwitch, 2, 50e9 / 1073741824.0, 1500}});
+    in.backend = "flow";
+    in.system.nccl.pxn = pxn;
+    const Tick cost_ns = sim::simulate(in).npus[0].finish_ns;
+    in.system.collectives = system::CollectiveModel::kNcclTraffic;
+    const sim::Result result = sim::simulate(in);
+    ASSERT_TRUE(result.all_finished());
+    EXPECT_EQ(result.messages, pxn ? 16u * 64 * 8 : 16u * 15);
+    Tick last = 0;
+    for (const sim::NpuResult& n : result.npus) last = std::max(last, n.finish_ns);
+    if (pxn) {
+      // The NICs bind, as in the model; a NIC's 8 messages in flight (2 lanes of 4) end together
+      // under the max-min share and the next wait for the network's latency: 3 us in about 47.
+      const double ratio = static_cast<double>(last) / static_cast<double>(cost_ns);
+      EXPECT_GE(ratio, 0.99);
+      EXPECT_LE(ratio, 1.08);
+      pxn_ns = last;
+    } else {
+      // Straight to a peer on another rail, a message is routed through one of the two GPUs
+      // between (this network's only way across rails), by a hash per message: some NICs get
+      // more than their share, and the all-to-all ends a third later.
+      EXPECT_GE(static_cast<double>(last), 1.2 * static_cast<double>(pxn_ns));
+    }
+  }
+}
+
 TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   const auto parse = [](const std::string& keys) {
     return config::parse_system("{\"preferred-dataset-splits\": 1, " + keys + "}", "sys.json", {});
@@ -323,13 +360,15 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   const config::SystemConfig c = parse("\"collectives\": \"nccl\", \"nccl-gpu\": \"B200\", \"nccl-gpus-per-node\": 4, "
                                        "\"nccl-nic\": \"xdr800\", "
                                        "\"nccl-algo\": \"^NVLS\", \"nccl-proto\": \"Simple\", \"nccl-nvls\": 0, "
-                                       "\"nccl-collnet\": 1");
+                                       "\"nccl-collnet\": 1, \"nccl-pxn\": 0");
   EXPECT_EQ(c.system.collectives, system::CollectiveModel::kNccl);
   EXPECT_EQ(c.system.nccl.gpu, "B200");
   EXPECT_EQ(c.system.nccl.gpus_per_node, 4u);
   EXPECT_EQ(c.system.nccl.nic, "xdr800");
   EXPECT_FALSE(c.system.nccl.nvls);
   EXPECT_TRUE(c.system.nccl.collnet);
+  EXPECT_FALSE(c.system.nccl.pxn);
+  EXPECT_TRUE(parse("\"collectives\": \"nccl\"").system.nccl.pxn);
   EXPECT_THAT(error_of([&] { parse("\"collectives\": \"mpi\""); }), HasSubstr("sys.json: key \"collectives\": value "
                                                                               "\"mpi\" is invalid; expected "
                                                                               "\"astra-sim\", \"nccl\" or "

@@ -235,8 +235,20 @@ TEST(NcclAchieved, EachAlgorithmIsBoundByItsBusiestLink) {
                    std::min(ring * 8 / 14, nics));
   // All-to-all: per byte of a GPU's buffer, 7/32 over its NVLinks and, for the node, 8 x 24/32
   // through its NICs.
+  // With PXN (the default) a GPU's NVLinks also carry its pieces for the other rails: 7/8 of the
+  // buffer; the NICs bind here either way. Without it, 7/32. A NIC of 10 TB/s leaves the NVLinks
+  // to bind, and tells the two apart.
   EXPECT_DOUBLE_EQ(four.p2p_gb_per_s(Collective::kAllToAll, Protocol::kSimple),
-                   1 / std::max(7.0 / 32 / ring, 8.0 * 24 / 32 / nics));
+                   1 / std::max(7.0 / 8 / ring, 8.0 * 24 / 32 / nics));
+  NicPreset fast = nic_preset("ndr400");
+  fast.line_gb_per_s = 1e4;
+  Machine wide = dgx("H100", 8, 4);
+  wide.nic = &fast;
+  EXPECT_DOUBLE_EQ(AchievedModel(wide, Enabled::all()).p2p_gb_per_s(Collective::kAllToAll, Protocol::kSimple),
+                   ring * 8 / 7);
+  wide.pxn = false;
+  EXPECT_DOUBLE_EQ(AchievedModel(wide, Enabled::all()).p2p_gb_per_s(Collective::kAllToAll, Protocol::kSimple),
+                   ring * 32 / 7);
   // LL keeps NCCL's ratio to Simple: ring LL is min(141, bus / 2) against bus in NCCL's model.
   const AchievedModel one(dgx(), Enabled::all());
   EXPECT_DOUBLE_EQ(one.algorithm_gb_per_s(ar, Algorithm::kRing, Protocol::kLL),

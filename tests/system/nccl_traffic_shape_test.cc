@@ -161,6 +161,31 @@ TEST(NcclTrafficShape, StagedFormsLoadPortsAndNicsAsNcclDoes) {
   }
 }
 
+TEST(NcclTrafficShape, PxnKeepsTheNetworkOnRails) {
+  // An all-to-all through PXN over N nodes of G: a GPU sends (G-1)/G of its buffer over NVLink
+  // (its own pieces for its node and the pieces for the other rails, to their rail's GPU) and
+  // (N-1)/N through its NIC (its rail's pieces for the other nodes, its node's G GPUs' worth),
+  // as a direct all-to-all would; but every message between nodes joins two GPUs of one rail.
+  const double b = 24 * kMiB;
+  for (const auto& [nodes, g] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{{2, 8}, {3, 4}, {4, 2}}) {
+    const std::uint32_t n = nodes * g;
+    const TrafficShape pxn = TrafficShape::relayed_all_to_all(b, first_npus(n), g);
+    for (const auto& [node, net] : sent_bytes(pxn, n, g)) {
+      EXPECT_NEAR(node, b * (g - 1) / g, 1e-6 * b);
+      EXPECT_NEAR(net, b * (nodes - 1) / nodes, 1e-6 * b);
+    }
+    // Either inside the node or along the rail.
+    std::vector<Move> moves;
+    for (std::uint32_t m = 0; m < n; ++m) {
+      for (std::uint32_t stream = 0; stream < pxn.streams(); ++stream) {
+        moves.clear();
+        pxn.moves(m, stream, 0, moves);
+        for (const Move& move : moves) EXPECT_TRUE(move.peer / g == m / g || move.peer % g == m % g);
+      }
+    }
+  }
+}
+
 TEST(NcclTrafficShape, AnExchangeMeetsEveryOtherMember) {
   const TrafficShape e = TrafficShape::exchange(kMiB, 5);
   EXPECT_EQ(e.streams(), 1u);

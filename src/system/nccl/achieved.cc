@@ -83,8 +83,10 @@ double AchievedModel::p2p_gb_per_s(Collective c, Protocol p) const {
   const double wire = p == Protocol::kLL ? 0.5 : p == Protocol::kLL128 ? 120.0 / 128.0 : 1.0;
   if (c == Collective::kAllToAll) {
     // Per byte of a GPU's buffer: (G-1)/n of it over its links, the rest over the node's NICs,
-    // which carry G GPUs' worth.
-    double seconds_per_gb = (gpus - 1) / n / scale_up;
+    // which carry G GPUs' worth. With PXN across nodes a GPU's links also carry its pieces for
+    // the other rails to their rail's GPU: (G-1)/G of the buffer in all.
+    const bool pxn = m.pxn && m.nodes > 1;
+    double seconds_per_gb = (pxn ? (gpus - 1) / gpus : (gpus - 1) / n) / scale_up;
     if (m.nodes > 1) {
       const double network = m.nics_per_node * m.nic->line_gb_per_s * m.nic->efficiency;
       seconds_per_gb = std::max(seconds_per_gb, gpus * (n - gpus) / n / network);

@@ -91,6 +91,7 @@ RunMachine run_machine(const NcclSpec& spec, NpuId npus, std::uint32_t first_dim
       named("nccl-nic", [&] { return &nic_preset(spec.nic.empty() ? out.machine.gpu->default_nic : spec.nic); });
   out.machine.nics_per_node = spec.nics_per_node == 0 ? g : spec.nics_per_node;
   out.machine.collnet = spec.collnet;
+  out.machine.pxn = spec.pxn;
   out.enabled = Enabled::all();
   if (!spec.algo.empty()) apply_enable_list(out.enabled, spec.algo, true, "system key \"nccl-algo\"");
   if (!spec.proto.empty()) apply_enable_list(out.enabled, spec.proto, false, "system key \"nccl-proto\"");
@@ -253,7 +254,14 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     t.node_share = e.ring;
     const auto b = static_cast<double>(bytes);
     if (t.choice.point_to_point) {  // all-to-all: a piece of the buffer to every other member
-      t.shape = TrafficShape::exchange(b / n, n);
+      // Across nodes of equal membership, PXN relays each piece through the GPU on its
+      // destination's rail; else each goes straight.
+      const bool uniform = m.gpus_per_node * m.nodes == n;
+      if (m.pxn && m.nodes > 1 && m.gpus_per_node > 1 && uniform) {
+        t.shape = TrafficShape::relayed_all_to_all(b, members, g);
+      } else {
+        t.shape = TrafficShape::exchange(b / n, n);
+      }
       const double wire = t.choice.protocol == Protocol::kLL      ? 2.0
                           : t.choice.protocol == Protocol::kLL128 ? 128.0 / 120
                                                                   : 1.0;

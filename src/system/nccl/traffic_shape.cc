@@ -261,9 +261,12 @@ TrafficShape TrafficShape::exchange(double piece_bytes, std::uint32_t members) {
   return out;
 }
 
-TrafficShape TrafficShape::staged(double bytes, const std::vector<NpuId>& members, std::uint32_t gpus_per_node,
-                                  bool in_switch, bool by_trees) {
-  using Stage = shape::Staged::Stage;
+namespace {
+
+// A staged form's members by node and place, its stages, its two trees over the nodes, and its
+// chunks of `bytes` (two lanes of up to kStagedChunkBytes a chunk); the pieces are the caller's.
+shape::Staged staged_frame(double bytes, const std::vector<NpuId>& members, std::uint32_t gpus_per_node,
+                           std::vector<shape::Staged::Stage> stages) {
   shape::Staged s;
   s.by_node = members_by_node(members, gpus_per_node);
   const std::size_t per_node = s.by_node.front().size(), nodes = s.by_node.size();
@@ -278,14 +281,7 @@ TrafficShape TrafficShape::staged(double bytes, const std::vector<NpuId>& member
       s.local_of[s.by_node[k][j]] = static_cast<std::uint32_t>(j);
     }
   }
-  s.stages.push_back(Stage::kNodeExchange);
-  if (by_trees) {
-    s.stages.insert(s.stages.end(),
-                    {Stage::kTreeFromChildren, Stage::kTreeToParent, Stage::kTreeFromParent, Stage::kTreeToChildren});
-  } else {
-    s.stages.push_back(Stage::kNetExchange);
-  }
-  s.stages.push_back(Stage::kNodeExchange);
+  s.stages = std::move(stages);
   for (std::size_t t = 0; t < 2; ++t) {
     s.node_parent[t] = nccl_tree_parents(nodes, t == 1);
     s.node_children[t].assign(nodes, {});
@@ -296,15 +292,49 @@ TrafficShape TrafficShape::staged(double bytes, const std::vector<NpuId>& member
     }
   }
   s.chunks_per_lane = static_cast<std::uint32_t>(std::max(1.0, std::ceil(bytes / kStagedLanes / kStagedChunkBytes)));
+  return s;
+}
+
+}  // namespace
+
+TrafficShape TrafficShape::staged(double bytes, const std::vector<NpuId>& members, std::uint32_t gpus_per_node,
+                                  bool in_switch, bool by_trees) {
+  using Stage = shape::Staged::Stage;
+  std::vector<Stage> stages{Stage::kNodeExchange};
+  if (by_trees) {
+    stages.insert(stages.end(),
+                  {Stage::kTreeFromChildren, Stage::kTreeToParent, Stage::kTreeFromParent, Stage::kTreeToChildren});
+  } else {
+    stages.push_back(Stage::kNetExchange);
+  }
+  stages.push_back(Stage::kNodeExchange);
+  shape::Staged s = staged_frame(bytes, members, gpus_per_node, std::move(stages));
   const double chunk = bytes / (kStagedLanes * s.chunks_per_lane);
-  const auto g = static_cast<double>(per_node), n = static_cast<double>(nodes);
+  const auto g = static_cast<double>(s.by_node.front().size()), n = static_cast<double>(s.by_node.size());
   const double share = chunk / g;  // what each GPU of a node holds of a chunk, reduced
   // NVLS: a GPU sends the chunk to the switch and receives its share reduced, then sends its
   // share and receives the chunk: chunk x (1 + 1/G) each way over the two stages, drawn as an
   // exchange with each other GPU of the node. A direct exchange: each other GPU's share.
-  if (per_node > 1) s.node_piece_bytes = in_switch ? chunk * (1 + 1 / g) / 2 / (g - 1) : share;
-  if (nodes > 1) s.net_piece_bytes = share / (n - 1);
+  if (g > 1) s.node_piece_bytes = in_switch ? chunk * (1 + 1 / g) / 2 / (g - 1) : share;
+  if (n > 1) s.net_piece_bytes = share / (n - 1);
   s.tree_piece_bytes = share;
+  TrafficShape out;
+  out.shape_ = std::move(s);
+  return out;
+}
+
+TrafficShape TrafficShape::relayed_all_to_all(double bytes, const std::vector<NpuId>& members,
+                                              std::uint32_t gpus_per_node) {
+  using Stage = shape::Staged::Stage;
+  shape::Staged s = staged_frame(bytes, members, gpus_per_node, {Stage::kNodeExchange, Stage::kNetExchange});
+  const double chunk = bytes / (kStagedLanes * s.chunks_per_lane);
+  const auto g = static_cast<double>(s.by_node.front().size()), n = static_cast<double>(s.by_node.size());
+  const double piece = chunk / (g * n);  // a chunk's piece for one member
+  // To the GPU of place j in its node, a GPU sends its piece for that GPU and those for place j
+  // of every other node (N pieces); that GPU sends each other node's place j the pieces of its
+  // node's G GPUs.
+  s.node_piece_bytes = piece * n;
+  s.net_piece_bytes = piece * g;
   TrafficShape out;
   out.shape_ = std::move(s);
   return out;

@@ -10,6 +10,8 @@
 //  * Tree (Tree): NCCL's two trees a channel, a chain through each node under a binary tree over
 //    the nodes; chunks go up and come down on streams of their own.
 //  * Exchange (NVLS inside a node, all-to-all): one step, a piece to and from every other member.
+//  * Relayed all-to-all (all-to-all across nodes with NCCL's PXN): an exchange inside the node
+//    to the GPU on each destination's rail, then one between the GPUs of a rail.
 //  * Staged (NVLS-tree, CollNet, NVLS across nodes): per chunk, a reduce-scatter inside the node
 //    (each GPU then holds its share of the chunk), the shares reduced across nodes, by the
 //    network (CollNet, NVLS with SHARP switches) or by two trees over the nodes (NVLS-tree), and
@@ -109,6 +111,12 @@ class TrafficShape {
   // same GPU of every other node, which loads each NIC as SHARP does: the share out and in).
   static TrafficShape staged(double bytes, const std::vector<NpuId>& members, std::uint32_t gpus_per_node,
                              bool in_switch, bool by_trees);
+  // An all-to-all of `bytes` (a member's buffer, a piece for each member) through PXN: each
+  // piece for another node crosses first to the GPU of its destination's place in the sender's
+  // node, which sends it, with its node's others for that destination, over its own NIC; the
+  // network sees only traffic between GPUs of the same place (a rail). Nodes of equal
+  // membership; the same two stages as a pipeline.
+  static TrafficShape relayed_all_to_all(double bytes, const std::vector<NpuId>& members, std::uint32_t gpus_per_node);
 
   std::uint32_t streams() const;
   std::uint32_t steps() const;  // per stream; below 2^kLabelIndexBits (nccl_collectives checks)

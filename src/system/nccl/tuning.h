@@ -32,6 +32,7 @@ struct Machine {
   std::uint32_t nics_per_node = 8;
   bool amd_cpu = false;  // NCCL's LL ceiling and network post overhead depend on the host CPU
   bool collnet = false;  // in-network reduction (SHARP in the InfiniBand switches) available
+  bool pxn = true;       // all-to-all across nodes relayed by the GPU on the destination's rail
   std::uint32_t ranks() const { return gpus_per_node * nodes; }
 };
 // Throws Error naming what does not fit: no GPU, zero GPUs or nodes, more GPUs per node than the
