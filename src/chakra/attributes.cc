@@ -63,7 +63,10 @@ std::string value_kind(const Attribute& attr) {
 }
 
 std::optional<std::int64_t> attr_int(const Node& node, const std::string& name) {
-  const Attribute* attr = find_attribute(node, name);
+  return attr_int(node, find_attribute(node, name));
+}
+
+std::optional<std::int64_t> attr_int(const Node& node, const Attribute* attr) {
   if (attr == nullptr) return std::nullopt;
   if (attr->value_case() == Case::kUint64Val && attr->uint64_val() > static_cast<std::uint64_t>(INT64_MAX)) {
     wrong_type(node, *attr, "an integer that fits in int64");
@@ -74,21 +77,27 @@ std::optional<std::int64_t> attr_int(const Node& node, const std::string& name) 
 }
 
 std::optional<std::uint64_t> attr_uint(const Node& node, const std::string& name) {
-  const Attribute* attr = find_attribute(node, name);
+  return attr_uint(node, find_attribute(node, name));
+}
+
+std::optional<std::uint64_t> attr_uint(const Node& node, const Attribute* attr) {
   if (attr == nullptr) return std::nullopt;
   if (attr->value_case() == Case::kUint64Val) return attr->uint64_val();
   if (attr->value_case() == Case::kFixed64Val) return attr->fixed64_val();
   auto value = integral(*attr);
   if (!value) wrong_type(node, *attr, "a non-negative integer");
   if (*value < 0) {
-    fail("node {} (\"{}\"): attribute \"{}\" is {}; expected a non-negative integer", node.id(), node.name(), name,
-         *value);
+    fail("node {} (\"{}\"): attribute \"{}\" is {}; expected a non-negative integer", node.id(), node.name(),
+         attr->name(), *value);
   }
   return static_cast<std::uint64_t>(*value);
 }
 
 std::optional<double> attr_double(const Node& node, const std::string& name) {
-  const Attribute* attr = find_attribute(node, name);
+  return attr_double(node, find_attribute(node, name));
+}
+
+std::optional<double> attr_double(const Node& node, const Attribute* attr) {
   if (attr == nullptr) return std::nullopt;
   if (attr->value_case() == Case::kDoubleVal) return attr->double_val();
   if (attr->value_case() == Case::kFloatVal) return attr->float_val();
@@ -100,7 +109,10 @@ std::optional<double> attr_double(const Node& node, const std::string& name) {
 }
 
 std::optional<bool> attr_bool(const Node& node, const std::string& name) {
-  const Attribute* attr = find_attribute(node, name);
+  return attr_bool(node, find_attribute(node, name));
+}
+
+std::optional<bool> attr_bool(const Node& node, const Attribute* attr) {
   if (attr == nullptr) return std::nullopt;
   auto value = integral(*attr);
   if (!value) wrong_type(node, *attr, "a bool");
@@ -108,14 +120,20 @@ std::optional<bool> attr_bool(const Node& node, const std::string& name) {
 }
 
 std::optional<std::string> attr_string(const Node& node, const std::string& name) {
-  const Attribute* attr = find_attribute(node, name);
+  return attr_string(node, find_attribute(node, name));
+}
+
+std::optional<std::string> attr_string(const Node& node, const Attribute* attr) {
   if (attr == nullptr) return std::nullopt;
   if (attr->value_case() != Case::kStringVal) wrong_type(node, *attr, "a string (string_val)");
   return attr->string_val();
 }
 
 std::optional<std::vector<bool>> attr_bool_list(const Node& node, const std::string& name) {
-  const Attribute* attr = find_attribute(node, name);
+  return attr_bool_list(node, find_attribute(node, name));
+}
+
+std::optional<std::vector<bool>> attr_bool_list(const Node& node, const Attribute* attr) {
   if (attr == nullptr) return std::nullopt;
   if (attr->value_case() != Case::kBoolList) wrong_type(node, *attr, "a bool_list");
   return std::vector<bool>(attr->bool_list().values().begin(), attr->bool_list().values().end());

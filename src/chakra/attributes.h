@@ -26,6 +26,14 @@ std::optional<double> attr_double(const Node& node, const std::string& name);
 std::optional<bool> attr_bool(const Node& node, const std::string& name);
 std::optional<std::string> attr_string(const Node& node, const std::string& name);
 std::optional<std::vector<bool>> attr_bool_list(const Node& node, const std::string& name);
+// The same for an attribute already found (nullptr: absent): a reader that looks for several
+// names finds them all in one pass over the node's attributes.
+std::optional<std::int64_t> attr_int(const Node& node, const Attribute* attr);
+std::optional<std::uint64_t> attr_uint(const Node& node, const Attribute* attr);
+std::optional<double> attr_double(const Node& node, const Attribute* attr);
+std::optional<bool> attr_bool(const Node& node, const Attribute* attr);
+std::optional<std::string> attr_string(const Node& node, const Attribute* attr);
+std::optional<std::vector<bool>> attr_bool_list(const Node& node, const Attribute* attr);
 
 // Attribute builders for writers and tests (the oneof member producers use for each).
 Attribute make_int64(const std::string& name, std::int64_t value);

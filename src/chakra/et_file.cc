@@ -40,7 +40,8 @@ void append_varint(std::string& out, std::uint32_t value) {
 
 }  // namespace
 
-Trace parse_trace(std::string_view bytes, const std::string& source) {
+void for_each_message(std::string_view bytes, const std::string& source,
+                      const std::function<bool(std::size_t index, const char* data, int length)>& message) {
   // A message protobuf rejects (e.g. a string that is not UTF-8) becomes our own error below,
   // which names the file and offset; protobuf's own log line would only repeat it, less clearly.
   static const bool quiet = [] {
@@ -48,7 +49,6 @@ Trace parse_trace(std::string_view bytes, const std::string& source) {
     return true;
   }();
   (void)quiet;
-  Trace trace;
   if (bytes.empty()) {
     fail("{}: the file is empty; expected a Chakra trace (a GlobalMetadata message, then Nodes)", source);
   }
@@ -72,14 +72,7 @@ Trace parse_trace(std::string_view bytes, const std::string& source) {
            "whole length-prefixed messages)",
            source, start, index, length, bytes.size() - pos);
     }
-    const char* data = bytes.data() + pos;
-    bool ok;
-    if (index == 0) {
-      ok = trace.metadata.ParseFromArray(data, static_cast<int>(length));
-    } else {
-      ok = trace.nodes.emplace_back().ParseFromArray(data, static_cast<int>(length));
-    }
-    if (!ok) {
+    if (!message(index, bytes.data() + pos, static_cast<int>(length))) {
       fail("{}: byte {}: message {} ({}) is not a valid protobuf message; the file is corrupted (expected a Chakra "
            "trace: a GlobalMetadata message, then Nodes)",
            source, start, index, index == 0 ? "GlobalMetadata" : "Node");
@@ -87,6 +80,14 @@ Trace parse_trace(std::string_view bytes, const std::string& source) {
     pos += length;
     ++index;
   }
+}
+
+Trace parse_trace(std::string_view bytes, const std::string& source) {
+  Trace trace;
+  for_each_message(bytes, source, [&trace](std::size_t index, const char* data, int length) {
+    if (index == 0) return trace.metadata.ParseFromArray(data, length);
+    return trace.nodes.emplace_back().ParseFromArray(data, length);
+  });
   return trace;
 }
 

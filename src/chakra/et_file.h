@@ -3,6 +3,7 @@
 // values are kept, so what we read writes back unchanged.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,12 @@ struct Trace {
 // an empty stream, a bad varint, a message longer than what is left, or a message protobuf
 // cannot parse, naming the byte offset and the message index.
 Trace parse_trace(std::string_view bytes, const std::string& source);
+
+// The framing of parse_trace: calls `message(index, data, length)` for each length-prefixed
+// message in order (index 0 the GlobalMetadata), which returns false when its bytes do not
+// parse; throws parse_trace's errors.
+void for_each_message(std::string_view bytes, const std::string& source,
+                      const std::function<bool(std::size_t index, const char* data, int length)>& message);
 
 // Reads PATH; throws Error naming the path if it cannot be read.
 Trace read_trace(const std::string& path);

@@ -1,6 +1,7 @@
 #include "chakra/graph.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <numeric>
 #include <unordered_map>
@@ -73,30 +74,66 @@ const char* comm_type_file_name(CommType type) {
 
 namespace {
 
-// Decodes the attributes the models use. Returns false when the node has none of them.
-bool decode_attrs(const Node& node, OpAttrs& out, std::vector<std::string>& strings,
-                  std::unordered_map<std::string, std::uint32_t>& string_ids) {
-  auto set_int = [&](const char* name, std::int64_t& field, OpAttrs::Present bit) {
-    if (auto v = attr_int(node, name)) {
+// The attributes the models read, by name; a node's first attribute of each name counts.
+enum KnownAttr : std::uint8_t {
+  kIsCpuOp,
+  kCommTypeAttr,
+  kCommSizeAttr,
+  kCommSrcAttr,
+  kCommDstAttr,
+  kCommTagAttr,
+  kNumOpsAttr,
+  kTensorSizeAttr,
+  kCommPriorityAttr,
+  kInvolvedDimAttr,
+  kPgNameAttr,
+  kKnownAttrs
+};
+constexpr std::array<std::string_view, kKnownAttrs> kKnownNames = {"is_cpu_op",    "comm_type",   "comm_size",
+                                                                   "comm_src",     "comm_dst",    "comm_tag",
+                                                                   "num_ops",      "tensor_size", "comm_priority",
+                                                                   "involved_dim", "pg_name"};
+
+// One pass over the node's attributes: the first of each known name (nullptr: absent).
+std::array<const Attribute*, kKnownAttrs> find_known(const Node& node) {
+  std::array<const Attribute*, kKnownAttrs> found{};
+  for (const Attribute& attr : node.attr()) {
+    const std::string& name = attr.name();
+    for (std::size_t k = 0; k < kKnownAttrs; ++k) {
+      if (found[k] == nullptr && name == kKnownNames[k]) {
+        found[k] = &attr;
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+// Decodes the attributes the models use (but the strings, which the caller interns). Returns
+// false when the node has none of them.
+bool decode_attrs(const Node& node, const std::array<const Attribute*, kKnownAttrs>& found, OpAttrs& out,
+                  std::optional<std::string>& pg_name) {
+  auto set_int = [&](KnownAttr k, std::int64_t& field, OpAttrs::Present bit) {
+    if (auto v = attr_int(node, found[k])) {
       field = *v;
       out.present |= bit;
     }
   };
-  auto set_uint = [&](const char* name, std::uint64_t& field, OpAttrs::Present bit) {
-    if (auto v = attr_uint(node, name)) {
+  auto set_uint = [&](KnownAttr k, std::uint64_t& field, OpAttrs::Present bit) {
+    if (auto v = attr_uint(node, found[k])) {
       field = *v;
       out.present |= bit;
     }
   };
-  set_int("comm_type", out.comm_type, OpAttrs::kCommType);
-  set_uint("comm_size", out.comm_size, OpAttrs::kCommSize);
-  set_int("comm_src", out.comm_src, OpAttrs::kCommSrc);
-  set_int("comm_dst", out.comm_dst, OpAttrs::kCommDst);
-  set_int("comm_tag", out.comm_tag, OpAttrs::kCommTag);
-  set_uint("num_ops", out.num_ops, OpAttrs::kNumOps);
-  set_uint("tensor_size", out.tensor_size, OpAttrs::kTensorSize);
-  if (auto v = attr_int(node, "comm_priority")) out.comm_priority = static_cast<std::int32_t>(*v);
-  if (auto v = attr_bool_list(node, "involved_dim")) {
+  set_int(kCommTypeAttr, out.comm_type, OpAttrs::kCommType);
+  set_uint(kCommSizeAttr, out.comm_size, OpAttrs::kCommSize);
+  set_int(kCommSrcAttr, out.comm_src, OpAttrs::kCommSrc);
+  set_int(kCommDstAttr, out.comm_dst, OpAttrs::kCommDst);
+  set_int(kCommTagAttr, out.comm_tag, OpAttrs::kCommTag);
+  set_uint(kNumOpsAttr, out.num_ops, OpAttrs::kNumOps);
+  set_uint(kTensorSizeAttr, out.tensor_size, OpAttrs::kTensorSize);
+  if (auto v = attr_int(node, found[kCommPriorityAttr])) out.comm_priority = static_cast<std::int32_t>(*v);
+  if (auto v = attr_bool_list(node, found[kInvolvedDimAttr])) {
     if (v->size() > 32) {
       fail("node {}: attribute \"involved_dim\" has {} entries; at most 32 dimensions are "
            "supported",
@@ -107,18 +144,10 @@ bool decode_attrs(const Node& node, OpAttrs& out, std::vector<std::string>& stri
     }
     out.present |= OpAttrs::kInvolvedDim;
   }
-  auto intern = [&](const std::string& v) {
-    auto [it, inserted] = string_ids.emplace(v, static_cast<std::uint32_t>(strings.size()));
-    if (inserted) strings.push_back(v);
-    return it->second;
-  };
-  if (auto v = attr_string(node, "pg_name")) {
-    out.pg_name = intern(*v);
-    out.present |= OpAttrs::kPgName;
-  }
+  pg_name = attr_string(node, found[kPgNameAttr]);
+  if (pg_name) out.present |= OpAttrs::kPgName;
   // PyTorch process-group descriptions ride on METADATA nodes' inputs.values.
   if (node.type() == ChakraProtoMsg::METADATA_NODE && !node.inputs().values().empty()) {
-    out.inputs_values = intern(node.inputs().values());
     out.present |= OpAttrs::kInputsValues;
   }
   return out.present != 0 || out.comm_priority != 0;
@@ -126,97 +155,168 @@ bool decode_attrs(const Node& node, OpAttrs& out, std::vector<std::string>& stri
 
 }  // namespace
 
-Graph Graph::build(const Trace& trace, const std::string& source) {
-  Graph g;
-  g.source_ = source;
-  std::vector<std::uint32_t> order(trace.nodes.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(),
-            [&](std::uint32_t a, std::uint32_t b) { return trace.nodes[a].id() < trace.nodes[b].id(); });
-  g.read_nodes(trace, order);
-  g.check_acyclic(g.link_dependencies(trace, order));
-  return g;
-}
+struct Graph::Collected {
+  std::string source;
+  std::vector<std::uint64_t> ids, durations;
+  std::vector<std::uint32_t> types;
+  std::vector<std::uint8_t> cpu_op;
+  std::vector<std::string> names;
+  std::vector<std::uint32_t> attr_index;  // into attrs, or kNoAttrs
+  std::vector<OpAttrs> attrs;
+  // Per attrs record, the strings interned in id order at the end (as the columns are).
+  std::vector<std::string> pg_names, inputs_values;
+  // An attribute that could not be decoded, by the node's place in the file: reported when the
+  // node's turn comes in id order, as if decoded then.
+  std::unordered_map<std::uint32_t, std::string> errors;
+  // Dependencies, data then control, per node: [dep_begin[k], dep_begin[k + 1]), the first
+  // data_deps[k] of them data.
+  std::vector<std::uint64_t> deps;
+  std::vector<std::uint32_t> dep_begin{0}, data_deps;
 
-void Graph::read_nodes(const Trace& trace, const std::vector<std::uint32_t>& order) {
-  const std::size_t n = order.size();
-  ids_.resize(n);
-  types_.resize(n);
-  cpu_op_.resize(n);
-  duration_micros_.resize(n);
-  names_.resize(n);
-  attr_index_.assign(n, kNoAttrs);
-  std::unordered_map<std::string, std::uint32_t> string_ids{{"", 0}};
-
-  for (std::size_t i = 0; i < n; ++i) {
-    const Node& node = trace.nodes[order[i]];
-    if (i > 0 && ids_[i - 1] == node.id()) {
-      fail("{}: node id {} appears twice; ids must be unique within a file", source_, node.id());
-    }
-    ids_[i] = node.id();
-    types_[i] = static_cast<std::uint32_t>(node.type());
-    duration_micros_[i] = node.duration_micros();
-    names_[i] = node.name();
+  void add(const Node& node) {
+    const auto at = static_cast<std::uint32_t>(ids.size());
+    ids.push_back(node.id());
+    types.push_back(static_cast<std::uint32_t>(node.type()));
+    durations.push_back(node.duration_micros());
+    names.push_back(node.name());
+    cpu_op.push_back(0);
+    attr_index.push_back(kNoAttrs);
     try {
-      cpu_op_[i] = attr_bool(node, "is_cpu_op").value_or(false) ? 1 : 0;
-      OpAttrs attrs;
-      if (decode_attrs(node, attrs, strings_, string_ids)) {
-        attr_index_[i] = static_cast<std::uint32_t>(attrs_.size());
-        attrs_.push_back(attrs);
+      const std::array<const Attribute*, kKnownAttrs> found = find_known(node);
+      cpu_op.back() = attr_bool(node, found[kIsCpuOp]).value_or(false) ? 1 : 0;
+      OpAttrs decoded;
+      std::optional<std::string> pg_name;
+      if (decode_attrs(node, found, decoded, pg_name)) {
+        attr_index.back() = static_cast<std::uint32_t>(attrs.size());
+        attrs.push_back(decoded);
+        pg_names.push_back(pg_name.value_or(""));
+        inputs_values.push_back(decoded.has(OpAttrs::kInputsValues) ? node.inputs().values() : "");
       }
     } catch (const Error& e) {
-      fail("{}: {}", source_, e.what());
+      errors.emplace(at, e.what());
     }
+    deps.insert(deps.end(), node.data_deps().begin(), node.data_deps().end());
+    deps.insert(deps.end(), node.ctrl_deps().begin(), node.ctrl_deps().end());
+    dep_begin.push_back(static_cast<std::uint32_t>(deps.size()));
+    data_deps.push_back(static_cast<std::uint32_t>(node.data_deps_size()));
   }
+};
+
+Graph Graph::build(const Trace& trace, const std::string& source) {
+  Collected c;
+  c.source = source;
+  for (const Node& node : trace.nodes) c.add(node);
+  return finish(c);
 }
 
-std::vector<std::vector<std::uint32_t>> Graph::link_dependencies(const Trace& trace,
-                                                                 const std::vector<std::uint32_t>& order) {
-  const std::size_t n = order.size();
-  auto index_of = [&](std::uint64_t id) -> std::int64_t {
-    auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
-    if (it == ids_.end() || *it != id) return -1;
-    return it - ids_.begin();
-  };
+Graph Graph::parse(std::string_view bytes, const std::string& source) {
+  Collected c;
+  c.source = source;
+  GlobalMetadata metadata;
+  Node node;  // reused: its strings and lists keep their capacity from one message to the next
+  for_each_message(bytes, source, [&](std::size_t index, const char* data, int length) {
+    if (index == 0) return metadata.ParseFromArray(data, length);
+    if (!node.ParseFromArray(data, length)) return false;
+    c.add(node);
+    return true;
+  });
+  return finish(c);
+}
 
-  // Parents per node (union of data and ctrl deps, duplicates collapsed), then invert to CSR.
-  std::vector<std::vector<std::uint32_t>> parents(n);
+Graph Graph::finish(Collected& c) {
+  Graph g;
+  g.source_ = c.source;
+  const std::size_t n = c.ids.size();
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&c](std::uint32_t a, std::uint32_t b) { return c.ids[a] < c.ids[b]; });
+
+  // The columns, in id order.
+  g.ids_.resize(n);
+  g.types_.resize(n);
+  g.cpu_op_.resize(n);
+  g.duration_micros_.resize(n);
+  g.names_.resize(n);
+  g.attr_index_.assign(n, kNoAttrs);
+  std::unordered_map<std::string, std::uint32_t> string_ids{{"", 0}};
+  auto intern = [&](std::string& v) {
+    auto [it, inserted] = string_ids.emplace(v, static_cast<std::uint32_t>(g.strings_.size()));
+    if (inserted) g.strings_.push_back(std::move(v));
+    return it->second;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t k = order[i];
+    if (i > 0 && g.ids_[i - 1] == c.ids[k]) {
+      fail("{}: node id {} appears twice; ids must be unique within a file", g.source_, c.ids[k]);
+    }
+    if (!c.errors.empty()) {
+      const auto error = c.errors.find(k);
+      if (error != c.errors.end()) fail("{}: {}", g.source_, error->second);
+    }
+    g.ids_[i] = c.ids[k];
+    g.types_[i] = c.types[k];
+    g.cpu_op_[i] = c.cpu_op[k];
+    g.duration_micros_[i] = c.durations[k];
+    g.names_[i] = std::move(c.names[k]);
+    const std::uint32_t a = c.attr_index[k];
+    if (a != kNoAttrs) {
+      g.attr_index_[i] = static_cast<std::uint32_t>(g.attrs_.size());
+      OpAttrs attrs = c.attrs[a];
+      if (attrs.has(OpAttrs::kPgName)) attrs.pg_name = intern(c.pg_names[a]);
+      if (attrs.has(OpAttrs::kInputsValues)) attrs.inputs_values = intern(c.inputs_values[a]);
+      g.attrs_.push_back(attrs);
+    }
+  }
+
+  // Parents per node (union of data and ctrl deps, duplicates collapsed) as CSR, then inverted.
+  auto index_of = [&g](std::uint64_t id) -> std::int64_t {
+    auto it = std::lower_bound(g.ids_.begin(), g.ids_.end(), id);
+    if (it == g.ids_.end() || *it != id) return -1;
+    return it - g.ids_.begin();
+  };
+  std::vector<std::uint32_t> parent_begin(n + 1, 0), parents;
+  parents.reserve(c.deps.size());
   std::vector<std::uint32_t> child_count(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
-    const Node& node = trace.nodes[order[i]];
-    auto& list = parents[i];
-    auto add = [&](std::uint64_t parent_id, const char* kind) {
-      std::int64_t p = index_of(parent_id);
+    const std::uint32_t k = order[i];
+    const std::uint32_t begin = c.dep_begin[k], end = c.dep_begin[k + 1];
+    const auto first = parents.size();
+    for (std::uint32_t d = begin; d < end; ++d) {
+      const std::uint64_t parent_id = c.deps[d];
+      const std::int64_t p = index_of(parent_id);
       if (p < 0) {
-        fail("{}: node {} (\"{}\") has {} dependency on node {}, which is not in the file", source_, node.id(),
-             node.name(), kind, parent_id);
+        fail("{}: node {} (\"{}\") has {} dependency on node {}, which is not in the file", g.source_, g.ids_[i],
+             g.names_[i], d - begin < c.data_deps[k] ? "a data" : "a control", parent_id);
       }
       if (static_cast<std::size_t>(p) == i) {
         fail("{}: node {} (\"{}\") depends on itself; expected dependencies on other nodes only (a trace must be a "
              "DAG)",
-             source_, node.id(), node.name());
+             g.source_, g.ids_[i], g.names_[i]);
       }
-      list.push_back(static_cast<std::uint32_t>(p));
-    };
-    for (std::uint64_t d : node.data_deps()) add(d, "a data");
-    for (std::uint64_t d : node.ctrl_deps()) add(d, "a control");
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
-    for (std::uint32_t p : list) ++child_count[p];
+      parents.push_back(static_cast<std::uint32_t>(p));
+    }
+    std::sort(parents.begin() + static_cast<std::ptrdiff_t>(first), parents.end());
+    parents.erase(std::unique(parents.begin() + static_cast<std::ptrdiff_t>(first), parents.end()), parents.end());
+    parent_begin[i + 1] = static_cast<std::uint32_t>(parents.size());
+    for (auto p = first; p < parents.size(); ++p) ++child_count[parents[p]];
   }
-  parent_count_.resize(n);
-  child_begin_.assign(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) child_begin_[i + 1] = child_begin_[i] + child_count[i];
-  children_.resize(child_begin_[n]);
-  std::vector<std::uint32_t> fill(child_begin_.begin(), child_begin_.end() - 1);
+  g.parent_count_.resize(n);
+  g.child_begin_.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) g.child_begin_[i + 1] = g.child_begin_[i] + child_count[i];
+  g.children_.resize(g.child_begin_[n]);
+  std::vector<std::uint32_t> fill(g.child_begin_.begin(), g.child_begin_.end() - 1);
   for (std::size_t i = 0; i < n; ++i) {
-    parent_count_[i] = static_cast<std::uint32_t>(parents[i].size());
-    for (std::uint32_t p : parents[i]) children_[fill[p]++] = static_cast<std::uint32_t>(i);
+    g.parent_count_[i] = parent_begin[i + 1] - parent_begin[i];
+    for (std::uint32_t p = parent_begin[i]; p < parent_begin[i + 1]; ++p) {
+      g.children_[fill[parents[p]]++] = static_cast<std::uint32_t>(i);
+    }
   }
-  return parents;
+  g.check_acyclic(parent_begin, parents);
+  return g;
 }
 
-void Graph::check_acyclic(const std::vector<std::vector<std::uint32_t>>& parents) const {
+void Graph::check_acyclic(const std::vector<std::uint32_t>& parent_begin,
+                          const std::vector<std::uint32_t>& parents) const {
   const std::size_t n = ids_.size();
   // Kahn's algorithm: whatever is never freed sits on or behind a cycle.
   std::vector<std::uint32_t> remaining = parent_count_;
@@ -242,9 +342,9 @@ void Graph::check_acyclic(const std::vector<std::vector<std::uint32_t>>& parents
   while (seen_at[at] == 0xffffffffu) {
     seen_at[at] = static_cast<std::uint32_t>(path.size());
     path.push_back(at);
-    for (std::uint32_t p : parents[at]) {
-      if (remaining[p] != 0) {
-        at = p;
+    for (std::uint32_t q = parent_begin[at]; q < parent_begin[at + 1]; ++q) {
+      if (remaining[parents[q]] != 0) {
+        at = parents[q];
         break;
       }
     }

@@ -96,6 +96,9 @@ class Graph {
 
   // Decodes and validates `trace`; `source` names the file in errors.
   static Graph build(const Trace& trace, const std::string& source);
+  // The same straight from a .et file's bytes (parse_trace's framing and errors), one Node
+  // message at a time into one reused message: no trace is held. What loading a workload uses.
+  static Graph parse(std::string_view bytes, const std::string& source);
 
   const std::string& source() const { return source_; }
   std::uint32_t size() const { return static_cast<std::uint32_t>(ids_.size()); }
@@ -121,13 +124,12 @@ class Graph {
   const std::string& string(std::uint32_t index) const { return strings_[index]; }
 
  private:
-  // The three steps of build(): the node columns in ascending id order, the parent lists
-  // (data and control dependencies, deduplicated) turned into the CSR children, and the check
-  // that no dependency cycle remains.
-  void read_nodes(const Trace& trace, const std::vector<std::uint32_t>& order);
-  std::vector<std::vector<std::uint32_t>> link_dependencies(const Trace& trace,
-                                                            const std::vector<std::uint32_t>& order);
-  void check_acyclic(const std::vector<std::vector<std::uint32_t>>& parents) const;
+  // What build() and parse() gather from each node, in the file's order (graph.cc).
+  struct Collected;
+  // Sorts the gathered nodes by id into the columns, turns the parent lists (data and control
+  // dependencies, deduplicated) into the CSR children, and checks that no cycle remains.
+  static Graph finish(Collected& collected);
+  void check_acyclic(const std::vector<std::uint32_t>& parent_begin, const std::vector<std::uint32_t>& parents) const;
 
   std::string source_;
   std::vector<std::uint64_t> ids_;

@@ -1,6 +1,8 @@
 #include "chakra/workload_files.h"
 
 #include <filesystem>
+#include <functional>
+#include <string_view>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -12,8 +14,10 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
                                                         const std::string& what, const LoadProgress& on_rank) {
   std::uint64_t bytes_read = 0;
   std::vector<std::shared_ptr<const Graph>> graphs(ranks);
-  // Content -> graph, so identical files are parsed once.
-  std::unordered_map<std::string, std::shared_ptr<const Graph>> seen;
+  // A hash of the content -> the ranks parsed with it, so that identical files are parsed once.
+  // Only the hash is kept, not the bytes (1.7 GB for a 1024-rank GPT-3 run): a file whose hash
+  // matches is compared with that rank's file, read again.
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> parsed;
   for (std::size_t r = 0; r < ranks; ++r) {
     const std::string path = rank_path(prefix, r);
     // A missing file gets a hint about the prefix (rank 0) or the rank count; everything else
@@ -38,20 +42,23 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
                                   fmt::format("the Chakra trace of rank {}", r), kTraceFileMaxBytes);
     bytes_read += bytes.size();
     if (on_rank) on_rank(r + 1, ranks, bytes_read);
-    auto it = seen.find(bytes);
-    if (it != seen.end()) {
-      graphs[r] = it->second;
-      continue;
-    }
-    const Trace trace = parse_trace(bytes, path);
-    if (trace.nodes.empty()) {
-      if (what == "workload") {
-        fail("{}: the trace of rank {} has no nodes; expected at least one node after the GlobalMetadata", path, r);
+    const std::uint64_t hash = std::hash<std::string_view>{}(bytes);
+    std::vector<std::size_t>& same_hash = parsed[hash];
+    bool shared = false;
+    for (const std::size_t earlier : same_hash) {
+      if (read_file(rank_path(prefix, earlier), "trace file", "a Chakra trace file", kTraceFileMaxBytes) == bytes) {
+        graphs[r] = graphs[earlier];
+        shared = true;
+        break;
       }
     }
-    auto graph = std::make_shared<const Graph>(Graph::build(trace, path));
-    graphs[r] = graph;
-    seen.emplace(std::move(bytes), std::move(graph));
+    if (shared) continue;
+    auto graph = std::make_shared<const Graph>(Graph::parse(bytes, path));
+    if (graph->size() == 0 && what == "workload") {
+      fail("{}: the trace of rank {} has no nodes; expected at least one node after the GlobalMetadata", path, r);
+    }
+    graphs[r] = std::move(graph);
+    same_hash.push_back(r);
   }
   // A file for one rank more than the network has means the workload and the network disagree.
   std::error_code ec;

@@ -405,3 +405,89 @@ TEST(GraphErrors, InvolvedDimWithMoreThan32Entries) {
 
 }  // namespace
 }  // namespace chakrasim::chakra
+
+namespace chakrasim::chakra {
+namespace {
+
+// Everything a Graph exposes, for comparing two.
+void expect_same_graph(const Graph& a, const Graph& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::uint32_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a.id(i), b.id(i));
+    EXPECT_EQ(a.raw_type(i), b.raw_type(i));
+    EXPECT_EQ(a.is_cpu_op(i), b.is_cpu_op(i));
+    EXPECT_EQ(a.duration_micros(i), b.duration_micros(i));
+    EXPECT_EQ(a.name(i), b.name(i));
+    EXPECT_EQ(a.parent_count(i), b.parent_count(i));
+    EXPECT_TRUE(std::ranges::equal(a.children(i), b.children(i)));
+    EXPECT_EQ(a.has_attrs(i), b.has_attrs(i));
+    const OpAttrs &x = a.attrs(i), &y = b.attrs(i);
+    EXPECT_EQ(x.present, y.present);
+    EXPECT_EQ(x.comm_type, y.comm_type);
+    EXPECT_EQ(x.comm_size, y.comm_size);
+    EXPECT_EQ(x.comm_src, y.comm_src);
+    EXPECT_EQ(x.comm_dst, y.comm_dst);
+    EXPECT_EQ(x.comm_tag, y.comm_tag);
+    EXPECT_EQ(x.num_ops, y.num_ops);
+    EXPECT_EQ(x.tensor_size, y.tensor_size);
+    EXPECT_EQ(x.comm_priority, y.comm_priority);
+    EXPECT_EQ(x.involved_dims, y.involved_dims);
+    EXPECT_EQ(a.string(x.pg_name), b.string(y.pg_name));
+    EXPECT_EQ(x.pg_name, y.pg_name);
+    EXPECT_EQ(x.inputs_values, y.inputs_values);
+  }
+}
+
+TEST(GraphParse, ParsingTheBytesGivesWhatBuildingTheTraceGives) {
+  // Nodes out of id order, both kinds of dependency (a duplicate among them), an attribute named
+  // twice (the first counts), process-group names interned in id order, a METADATA node's
+  // inputs.values, and the is_cpu_op flag.
+  Trace t;
+  t.metadata.set_version("0.0.4");
+  Node& late = add_node(t, 9, "late", {2}, {2, 4});
+  *late.add_attr() = make_int64("comm_type", 2);
+  *late.add_attr() = make_int64("comm_type", 7);
+  *late.add_attr() = make_uint64("comm_size", 1 << 20);
+  *late.add_attr() = make_string("pg_name", "b");
+  late.set_type(ChakraProtoMsg::COMM_COLL_NODE);
+  *add_node(t, 2, "first").add_attr() = make_string("pg_name", "a");
+  Node& meta = add_node(t, 4, "meta", {2});
+  meta.set_type(ChakraProtoMsg::METADATA_NODE);
+  meta.mutable_inputs()->set_values("[[0, 1], \"a\"]");
+  *meta.add_attr() = make_bool("is_cpu_op", true);
+  Node& send = add_node(t, 7, "send", {4});
+  send.set_type(ChakraProtoMsg::COMM_SEND_NODE);
+  *send.add_attr() = make_int64("comm_dst", 3);
+  *send.add_attr() = make_int64("comm_tag", 11);
+  *send.add_attr() = make_bool_list("involved_dim", {true, false, true});
+  send.set_duration_micros(5);
+  const Graph parsed = Graph::parse(serialize_trace(t), "p.et");
+  expect_same_graph(parsed, Graph::build(t, "p.et"));
+  EXPECT_EQ(parsed.attrs(3).comm_type, 2);  // id 9, the first comm_type
+  EXPECT_EQ(parsed.string(parsed.attrs(0).pg_name), "a");
+  EXPECT_EQ(parsed.attrs(0).pg_name, 1u);  // "a" seen first in id order, though "b" is first in the file
+}
+
+TEST(GraphParse, ErrorsAreBuildsInTheSameOrder) {
+  // Two nodes with bad attributes, the higher id first in the file: the lower id is reported, as
+  // building reports in id order; a duplicate id before both wins over them.
+  Trace t;
+  *add_node(t, 8, "eight").add_attr() = make_int64("comm_size", -8);
+  *add_node(t, 3, "three").add_attr() = make_int64("comm_size", -3);
+  const std::string built = error_of([&] { Graph::build(t, "e.et"); });
+  EXPECT_THAT(built, HasSubstr("node 3 (\"three\")"));
+  EXPECT_EQ(error_of([&] { Graph::parse(serialize_trace(t), "e.et"); }), built);
+  add_node(t, 1, "one");
+  add_node(t, 1, "one again");
+  EXPECT_THAT(error_of([&] { Graph::parse(serialize_trace(t), "e.et"); }), HasSubstr("node id 1 appears twice"));
+  // A missing dependency names its kind; a cut-off file fails as parse_trace does.
+  Trace d;
+  add_node(d, 1, "a", {}, {5});
+  EXPECT_EQ(error_of([&] { Graph::parse(serialize_trace(d), "d.et"); }), error_of([&] { Graph::build(d, "d.et"); }));
+  const std::string bytes = serialize_trace(d);
+  const std::string cut = bytes.substr(0, bytes.size() - 1);
+  EXPECT_EQ(error_of([&] { Graph::parse(cut, "d.et"); }), error_of([&] { parse_trace(cut, "d.et"); }));
+}
+
+}  // namespace
+}  // namespace chakrasim::chakra
