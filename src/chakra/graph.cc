@@ -229,7 +229,9 @@ Graph Graph::finish(Collected& c) {
   const std::size_t n = c.ids.size();
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&c](std::uint32_t a, std::uint32_t b) { return c.ids[a] < c.ids[b]; });
+  if (!std::is_sorted(c.ids.begin(), c.ids.end())) {  // writers put nodes in id order; not all
+    std::sort(order.begin(), order.end(), [&c](std::uint32_t a, std::uint32_t b) { return c.ids[a] < c.ids[b]; });
+  }
 
   // The columns, in id order.
   g.ids_.resize(n);
@@ -269,7 +271,13 @@ Graph Graph::finish(Collected& c) {
   }
 
   // Parents per node (union of data and ctrl deps, duplicates collapsed) as CSR, then inverted.
-  auto index_of = [&g](std::uint64_t id) -> std::int64_t {
+  // Ids 0..n-1 (or any run without gaps), as writers number them, index themselves.
+  const bool dense = n == 0 || g.ids_.back() - g.ids_.front() == n - 1;
+  auto index_of = [&g, dense](std::uint64_t id) -> std::int64_t {
+    if (dense) {
+      if (id < g.ids_.front() || id > g.ids_.back()) return -1;
+      return static_cast<std::int64_t>(id - g.ids_.front());
+    }
     auto it = std::lower_bound(g.ids_.begin(), g.ids_.end(), id);
     if (it == g.ids_.end() || *it != id) return -1;
     return it - g.ids_.begin();
