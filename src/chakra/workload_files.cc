@@ -1,24 +1,49 @@
 #include "chakra/workload_files.h"
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 
 #include "core/error.h"
 #include "core/read_file.h"
 
 namespace chakrasim::chakra {
+namespace {
+
+// Runs task(i) for i in [0, count) on all cores, skipping an i that already has an error;
+// an exception stops nothing: it is kept as errors[i].
+void for_each_parallel(std::size_t count, const std::function<void(std::size_t)>& task,
+                       std::vector<std::exception_ptr>& errors) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < count; i = next++) {
+      if (errors[i]) continue;
+      try {
+        task(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  const std::size_t threads = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), count);
+  {
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+  }
+}
+
+}  // namespace
 
 std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefix, std::size_t ranks,
                                                         const std::string& what, const LoadProgress& on_rank) {
-  std::uint64_t bytes_read = 0;
-  std::vector<std::shared_ptr<const Graph>> graphs(ranks);
-  // A hash of the content -> the ranks parsed with it, so that identical files are parsed once.
-  // Only the hash is kept, not the bytes (1.7 GB for a 1024-rank GPT-3 run): a file whose hash
-  // matches is compared with that rank's file, read again.
-  std::unordered_map<std::uint64_t, std::vector<std::size_t>> parsed;
-  for (std::size_t r = 0; r < ranks; ++r) {
+  auto read_rank = [&](std::size_t r) {
     const std::string path = rank_path(prefix, r);
     // A missing file gets a hint about the prefix (rank 0) or the rank count; everything else
     // (a directory, no permission) the shared messages of read_file.
@@ -38,28 +63,69 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
            "{} need a file each)",
            path, what, r, ranks, ranks - 1);
     }
-    std::string bytes = read_file(path, fmt::format("{} file for rank {}", what, r),
-                                  fmt::format("the Chakra trace of rank {}", r), kTraceFileMaxBytes);
-    bytes_read += bytes.size();
-    if (on_rank) on_rank(r + 1, ranks, bytes_read);
-    const std::uint64_t hash = std::hash<std::string_view>{}(bytes);
-    std::vector<std::size_t>& same_hash = parsed[hash];
-    bool shared = false;
-    for (const std::size_t earlier : same_hash) {
-      if (read_file(rank_path(prefix, earlier), "trace file", "a Chakra trace file", kTraceFileMaxBytes) == bytes) {
-        graphs[r] = graphs[earlier];
-        shared = true;
-        break;
-      }
-    }
-    if (shared) continue;
+    return read_file(path, fmt::format("{} file for rank {}", what, r), fmt::format("the Chakra trace of rank {}", r),
+                     kTraceFileMaxBytes);
+  };
+  auto parse_rank = [&](std::size_t r, const std::string& bytes) {
+    const std::string path = rank_path(prefix, r);
     auto graph = std::make_shared<const Graph>(Graph::parse(bytes, path));
     if (graph->size() == 0 && what == "workload") {
       fail("{}: the trace of rank {} has no nodes; expected at least one node after the GlobalMetadata", path, r);
     }
-    graphs[r] = std::move(graph);
-    same_hash.push_back(r);
+    return graph;
+  };
+
+  // Ranks whose files are byte-identical share one graph, parsed once: first every file's hash
+  // (its bytes are not kept: 1.7 GB for a 1024-rank GPT-3 run), then the first rank of each hash
+  // is parsed and the others compared with it, each file read again. All on all cores; the
+  // error reported is the lowest rank's, as a loop over the ranks in order would raise it.
+  std::vector<std::exception_ptr> errors(ranks);
+  auto raise_first = [&errors] {
+    for (const std::exception_ptr& e : errors) {
+      if (e) std::rethrow_exception(e);
+    }
+  };
+  std::vector<std::uint64_t> hashes(ranks);
+  std::mutex progress_mutex;
+  std::size_t loaded = 0;
+  std::uint64_t bytes_read = 0;
+  for_each_parallel(
+      ranks,
+      [&](std::size_t r) {
+        const std::string bytes = read_rank(r);
+        hashes[r] = std::hash<std::string_view>{}(bytes);
+        if (on_rank) {
+          const std::lock_guard lock(progress_mutex);
+          bytes_read += bytes.size();
+          on_rank(++loaded, ranks, bytes_read);
+        }
+      },
+      errors);
+  std::vector<std::size_t> first_of(ranks);
+  std::unordered_map<std::uint64_t, std::size_t> first_with_hash;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    if (!errors[r]) first_of[r] = first_with_hash.try_emplace(hashes[r], r).first->second;
   }
+  std::vector<std::shared_ptr<const Graph>> graphs(ranks);
+  for_each_parallel(
+      ranks,
+      [&](std::size_t r) {
+        if (first_of[r] == r) graphs[r] = parse_rank(r, read_rank(r));
+      },
+      errors);
+  for_each_parallel(
+      ranks,
+      [&](std::size_t r) {
+        if (first_of[r] == r || errors[first_of[r]]) return;  // parsed, or its bytes failed already
+        const std::string bytes = read_rank(r);
+        if (bytes == read_rank(first_of[r])) {
+          graphs[r] = graphs[first_of[r]];
+        } else {
+          graphs[r] = parse_rank(r, bytes);  // the same hash, other bytes
+        }
+      },
+      errors);
+  raise_first();
   // A file for one rank more than the network has means the workload and the network disagree.
   std::error_code ec;
   const std::string extra = rank_path(prefix, ranks);

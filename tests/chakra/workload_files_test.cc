@@ -52,6 +52,21 @@ TEST(LoadWorkload, IdenticalFilesShareOneGraph) {
   EXPECT_EQ(graphs[2]->source(), rank_path(prefix, 2));
 }
 
+TEST(LoadWorkload, TheLowestRanksErrorIsReportedAsAnOrderedLoopWouldReportIt) {
+  // Ranks are read and parsed on all cores, in phases; the error still names the first rank
+  // that has one: rank 1's corrupt bytes, not rank 3's missing file; and rank 2's corrupt bytes
+  // when rank 1 is well (though rank 2 is a copy of nothing that was parsed first).
+  const std::string prefix = write_four_ranks("workload_error_order");
+  std::ofstream(rank_path(prefix, 1), std::ios::binary | std::ios::trunc) << std::string("\x05\x01", 2);
+  std::filesystem::remove(rank_path(prefix, 3));
+  EXPECT_THAT(error_of([&] { load_workload(prefix, 4); }), HasSubstr(rank_path(prefix, 1) + ": byte 0"));
+  write_trace(rank_path(prefix, 1), collective_trace(1024));
+  std::ofstream(rank_path(prefix, 2), std::ios::binary | std::ios::trunc) << std::string("\x05\x01", 2);
+  EXPECT_THAT(error_of([&] { load_workload(prefix, 4); }), HasSubstr(rank_path(prefix, 2) + ": byte 0"));
+  write_trace(rank_path(prefix, 2), collective_trace(2048));
+  EXPECT_THAT(error_of([&] { load_workload(prefix, 4); }), HasSubstr("cannot open the workload file for rank 3"));
+}
+
 // A file for a rank the network does not have means the two disagree: an error naming it.
 TEST(LoadWorkload, MoreRankFilesThanNpusIsAnError) {
   const std::string prefix = write_four_ranks("workload_fewer");
