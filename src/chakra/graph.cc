@@ -226,6 +226,8 @@ Graph Graph::parse(std::string_view bytes, const std::string& source) {
 Graph Graph::finish(Collected& c) {
   Graph g;
   g.source_ = c.source;
+  auto structure = std::make_shared<Structure>();
+  Structure& st = *structure;
   const std::size_t n = c.ids.size();
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
@@ -234,12 +236,12 @@ Graph Graph::finish(Collected& c) {
   }
 
   // The columns, in id order.
-  g.ids_.resize(n);
-  g.types_.resize(n);
-  g.cpu_op_.resize(n);
-  g.duration_micros_.resize(n);
-  g.names_.resize(n);
-  g.attr_index_.assign(n, kNoAttrs);
+  st.ids.resize(n);
+  st.types.resize(n);
+  st.cpu_op.resize(n);
+  st.duration_micros.resize(n);
+  st.names.resize(n);
+  st.attr_index.assign(n, kNoAttrs);
   std::unordered_map<std::string, std::uint32_t> string_ids{{"", 0}};
   auto intern = [&](std::string& v) {
     auto [it, inserted] = string_ids.emplace(v, static_cast<std::uint32_t>(g.strings_.size()));
@@ -248,21 +250,21 @@ Graph Graph::finish(Collected& c) {
   };
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t k = order[i];
-    if (i > 0 && g.ids_[i - 1] == c.ids[k]) {
+    if (i > 0 && st.ids[i - 1] == c.ids[k]) {
       fail("{}: node id {} appears twice; ids must be unique within a file", g.source_, c.ids[k]);
     }
     if (!c.errors.empty()) {
       const auto error = c.errors.find(k);
       if (error != c.errors.end()) fail("{}: {}", g.source_, error->second);
     }
-    g.ids_[i] = c.ids[k];
-    g.types_[i] = c.types[k];
-    g.cpu_op_[i] = c.cpu_op[k];
-    g.duration_micros_[i] = c.durations[k];
-    g.names_[i] = std::move(c.names[k]);
+    st.ids[i] = c.ids[k];
+    st.types[i] = c.types[k];
+    st.cpu_op[i] = c.cpu_op[k];
+    st.duration_micros[i] = c.durations[k];
+    st.names[i] = std::move(c.names[k]);
     const std::uint32_t a = c.attr_index[k];
     if (a != kNoAttrs) {
-      g.attr_index_[i] = static_cast<std::uint32_t>(g.attrs_.size());
+      st.attr_index[i] = static_cast<std::uint32_t>(g.attrs_.size());
       OpAttrs attrs = c.attrs[a];
       if (attrs.has(OpAttrs::kPgName)) attrs.pg_name = intern(c.pg_names[a]);
       if (attrs.has(OpAttrs::kInputsValues)) attrs.inputs_values = intern(c.inputs_values[a]);
@@ -272,15 +274,15 @@ Graph Graph::finish(Collected& c) {
 
   // Parents per node (union of data and ctrl deps, duplicates collapsed) as CSR, then inverted.
   // Ids 0..n-1 (or any run without gaps), as writers number them, index themselves.
-  const bool dense = n == 0 || g.ids_.back() - g.ids_.front() == n - 1;
-  auto index_of = [&g, dense](std::uint64_t id) -> std::int64_t {
+  const bool dense = n == 0 || st.ids.back() - st.ids.front() == n - 1;
+  auto index_of = [&st, dense](std::uint64_t id) -> std::int64_t {
     if (dense) {
-      if (id < g.ids_.front() || id > g.ids_.back()) return -1;
-      return static_cast<std::int64_t>(id - g.ids_.front());
+      if (id < st.ids.front() || id > st.ids.back()) return -1;
+      return static_cast<std::int64_t>(id - st.ids.front());
     }
-    auto it = std::lower_bound(g.ids_.begin(), g.ids_.end(), id);
-    if (it == g.ids_.end() || *it != id) return -1;
-    return it - g.ids_.begin();
+    auto it = std::lower_bound(st.ids.begin(), st.ids.end(), id);
+    if (it == st.ids.end() || *it != id) return -1;
+    return it - st.ids.begin();
   };
   std::vector<std::uint32_t> parent_begin(n + 1, 0), parents;
   parents.reserve(c.deps.size());
@@ -293,13 +295,13 @@ Graph Graph::finish(Collected& c) {
       const std::uint64_t parent_id = c.deps[d];
       const std::int64_t p = index_of(parent_id);
       if (p < 0) {
-        fail("{}: node {} (\"{}\") has {} dependency on node {}, which is not in the file", g.source_, g.ids_[i],
-             g.names_[i], d - begin < c.data_deps[k] ? "a data" : "a control", parent_id);
+        fail("{}: node {} (\"{}\") has {} dependency on node {}, which is not in the file", g.source_, st.ids[i],
+             st.names[i], d - begin < c.data_deps[k] ? "a data" : "a control", parent_id);
       }
       if (static_cast<std::size_t>(p) == i) {
         fail("{}: node {} (\"{}\") depends on itself; expected dependencies on other nodes only (a trace must be a "
              "DAG)",
-             g.source_, g.ids_[i], g.names_[i]);
+             g.source_, st.ids[i], st.names[i]);
       }
       parents.push_back(static_cast<std::uint32_t>(p));
     }
@@ -308,26 +310,50 @@ Graph Graph::finish(Collected& c) {
     parent_begin[i + 1] = static_cast<std::uint32_t>(parents.size());
     for (auto p = first; p < parents.size(); ++p) ++child_count[parents[p]];
   }
-  g.parent_count_.resize(n);
-  g.child_begin_.assign(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) g.child_begin_[i + 1] = g.child_begin_[i] + child_count[i];
-  g.children_.resize(g.child_begin_[n]);
-  std::vector<std::uint32_t> fill(g.child_begin_.begin(), g.child_begin_.end() - 1);
+  st.parent_count.resize(n);
+  st.child_begin.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) st.child_begin[i + 1] = st.child_begin[i] + child_count[i];
+  st.children.resize(st.child_begin[n]);
+  std::vector<std::uint32_t> fill(st.child_begin.begin(), st.child_begin.end() - 1);
   for (std::size_t i = 0; i < n; ++i) {
-    g.parent_count_[i] = parent_begin[i + 1] - parent_begin[i];
+    st.parent_count[i] = parent_begin[i + 1] - parent_begin[i];
     for (std::uint32_t p = parent_begin[i]; p < parent_begin[i + 1]; ++p) {
-      g.children_[fill[parents[p]]++] = static_cast<std::uint32_t>(i);
+      st.children[fill[parents[p]]++] = static_cast<std::uint32_t>(i);
     }
   }
+  g.structure_ = std::move(structure);
+  g.s_ = g.structure_.get();
   g.check_acyclic(parent_begin, parents);
   return g;
 }
 
+std::uint64_t Graph::structure_hash() const {
+  // The columns that decide most: sizes, types, durations and the dependencies' shape.
+  auto bytes = [](const auto& v) {
+    return std::hash<std::string_view>{}(
+        std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0])));
+  };
+  std::uint64_t h = s_->ids.size();
+  for (const std::uint64_t part :
+       {bytes(s_->types), bytes(s_->duration_micros), bytes(s_->children), bytes(s_->attr_index)}) {
+    h = h * 0x9e3779b97f4a7c15ull ^ part;
+  }
+  return h;
+}
+
+bool Graph::share_structure(const Graph& other) {
+  if (s_ == other.s_) return true;
+  if (!(*s_ == *other.s_)) return false;
+  structure_ = other.structure_;
+  s_ = other.s_;
+  return true;
+}
+
 void Graph::check_acyclic(const std::vector<std::uint32_t>& parent_begin,
                           const std::vector<std::uint32_t>& parents) const {
-  const std::size_t n = ids_.size();
+  const std::size_t n = s_->ids.size();
   // Kahn's algorithm: whatever is never freed sits on or behind a cycle.
-  std::vector<std::uint32_t> remaining = parent_count_;
+  std::vector<std::uint32_t> remaining = s_->parent_count;
   std::vector<std::uint32_t> ready;
   for (std::uint32_t i = 0; i < n; ++i) {
     if (remaining[i] == 0) ready.push_back(i);
@@ -361,7 +387,7 @@ void Graph::check_acyclic(const std::vector<std::uint32_t>& parent_begin,
   const std::size_t first = seen_at[at], length = path.size() - first;
   const std::string cycle = describe_cycle(length, [&](std::size_t k) {
     const std::uint32_t i = path[path.size() - 1 - k];
-    return std::pair<std::uint64_t, std::string_view>{ids_[i], names_[i]};
+    return std::pair<std::uint64_t, std::string_view>{s_->ids[i], s_->names[i]};
   });
   fail("{}: dependency cycle {}; {} node{} cannot run (on the cycle or after it); a trace must be a DAG", source_,
        cycle, n - freed, n - freed == 1 ? "" : "s");

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -101,27 +102,34 @@ class Graph {
   static Graph parse(std::string_view bytes, const std::string& source);
 
   const std::string& source() const { return source_; }
-  std::uint32_t size() const { return static_cast<std::uint32_t>(ids_.size()); }
+  std::uint32_t size() const { return static_cast<std::uint32_t>(s_->ids.size()); }
 
-  std::uint64_t id(std::uint32_t i) const { return ids_[i]; }
+  std::uint64_t id(std::uint32_t i) const { return s_->ids[i]; }
   // The raw NodeType value (it may be outside the enum for traces from newer tools).
-  std::uint32_t raw_type(std::uint32_t i) const { return types_[i]; }
-  NodeType type(std::uint32_t i) const { return static_cast<NodeType>(types_[i]); }
-  bool is_cpu_op(std::uint32_t i) const { return cpu_op_[i] != 0; }
-  std::uint64_t duration_micros(std::uint32_t i) const { return duration_micros_[i]; }
-  const std::string& name(std::uint32_t i) const { return names_[i]; }
+  std::uint32_t raw_type(std::uint32_t i) const { return s_->types[i]; }
+  NodeType type(std::uint32_t i) const { return static_cast<NodeType>(s_->types[i]); }
+  bool is_cpu_op(std::uint32_t i) const { return s_->cpu_op[i] != 0; }
+  std::uint64_t duration_micros(std::uint32_t i) const { return s_->duration_micros[i]; }
+  const std::string& name(std::uint32_t i) const { return s_->names[i]; }
 
-  std::uint32_t parent_count(std::uint32_t i) const { return parent_count_[i]; }
+  std::uint32_t parent_count(std::uint32_t i) const { return s_->parent_count[i]; }
   std::span<const std::uint32_t> children(std::uint32_t i) const {
-    return {children_.data() + child_begin_[i], children_.data() + child_begin_[i + 1]};
+    return {s_->children.data() + s_->child_begin[i], s_->children.data() + s_->child_begin[i + 1]};
   }
 
-  bool has_attrs(std::uint32_t i) const { return attr_index_[i] != kNoAttrs; }
+  bool has_attrs(std::uint32_t i) const { return s_->attr_index[i] != kNoAttrs; }
   // Decoded attributes; an all-absent record for nodes without any.
   const OpAttrs& attrs(std::uint32_t i) const {
-    return attr_index_[i] == kNoAttrs ? empty_attrs_ : attrs_[attr_index_[i]];
+    return s_->attr_index[i] == kNoAttrs ? empty_attrs_ : attrs_[s_->attr_index[i]];
   }
   const std::string& string(std::uint32_t index) const { return strings_[index]; }
+
+  // Ranks of one job run traces that differ only in peers, tags and groups: everything but the
+  // attributes' values and the strings (the structure) is the same. A hash of the structure,
+  // and taking another graph's when equal (true then): such ranks keep one copy of it, and
+  // walking them touches one copy's memory.
+  std::uint64_t structure_hash() const;
+  bool share_structure(const Graph& other);
 
  private:
   // What build() and parse() gather from each node, in the file's order (graph.cc).
@@ -131,16 +139,22 @@ class Graph {
   static Graph finish(Collected& collected);
   void check_acyclic(const std::vector<std::uint32_t>& parent_begin, const std::vector<std::uint32_t>& parents) const;
 
+  struct Structure {
+    std::vector<std::uint64_t> ids;
+    std::vector<std::uint32_t> types;
+    std::vector<std::uint8_t> cpu_op;
+    std::vector<std::uint64_t> duration_micros;
+    std::vector<std::string> names;
+    std::vector<std::uint32_t> parent_count;
+    std::vector<std::uint32_t> child_begin;
+    std::vector<std::uint32_t> children;
+    std::vector<std::uint32_t> attr_index;  // into attrs_: the same places in every rank sharing it
+    bool operator==(const Structure&) const = default;
+  };
+
   std::string source_;
-  std::vector<std::uint64_t> ids_;
-  std::vector<std::uint32_t> types_;
-  std::vector<std::uint8_t> cpu_op_;
-  std::vector<std::uint64_t> duration_micros_;
-  std::vector<std::string> names_;
-  std::vector<std::uint32_t> parent_count_;
-  std::vector<std::uint32_t> child_begin_;
-  std::vector<std::uint32_t> children_;
-  std::vector<std::uint32_t> attr_index_;
+  std::shared_ptr<const Structure> structure_ = std::make_shared<const Structure>();  // kept alive here
+  const Structure* s_ = structure_.get();                                             // and read through here
   std::vector<OpAttrs> attrs_;
   std::vector<std::string> strings_{""};
   OpAttrs empty_attrs_;

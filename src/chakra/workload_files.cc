@@ -66,13 +66,23 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
     return read_file(path, fmt::format("{} file for rank {}", what, r), fmt::format("the Chakra trace of rank {}", r),
                      kTraceFileMaxBytes);
   };
+  // Graphs whose structure is shared by later ones, by the structure's hash: ranks that differ
+  // only in peers, tags and groups keep one copy of the rest (graph.h).
+  std::unordered_map<std::uint64_t, std::vector<std::shared_ptr<const Graph>>> by_structure;
+  std::mutex structure_mutex;
   auto parse_rank = [&](std::size_t r, const std::string& bytes) {
     const std::string path = rank_path(prefix, r);
-    auto graph = std::make_shared<const Graph>(Graph::parse(bytes, path));
+    auto graph = std::make_shared<Graph>(Graph::parse(bytes, path));
     if (graph->size() == 0 && what == "workload") {
       fail("{}: the trace of rank {} has no nodes; expected at least one node after the GlobalMetadata", path, r);
     }
-    return graph;
+    const std::uint64_t hash = graph->structure_hash();
+    const std::lock_guard lock(structure_mutex);
+    std::vector<std::shared_ptr<const Graph>>& same_hash = by_structure[hash];
+    const bool shared = std::any_of(same_hash.begin(), same_hash.end(),
+                                    [&graph](const auto& other) { return graph->share_structure(*other); });
+    if (!shared) same_hash.push_back(graph);
+    return std::shared_ptr<const Graph>(std::move(graph));
   };
 
   // Ranks whose files are byte-identical share one graph, parsed once: first every file's hash

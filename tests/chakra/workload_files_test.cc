@@ -94,6 +94,34 @@ TEST(LoadWorkload, SameContentDifferentIdsAreDifferentGraphs) {
   EXPECT_EQ(graphs[1]->id(0), 1u);
 }
 
+TEST(LoadWorkload, RanksThatDifferOnlyInPeersShareTheirStructure) {
+  // Four ranks of a pipeline: each computes, sends to the next rank and receives from the one
+  // before. Ranks 0-2 differ only in their peers and groups; rank 3 computes longer. The files
+  // all differ, so each rank has its own graph, but the first three keep one copy of the nodes,
+  // durations and dependencies, each its own attributes.
+  const std::string prefix = (test::temp_dir("workload_structure") / "wl").string();
+  for (std::int32_t r = 0; r < 4; ++r) {
+    TraceBuilder b;
+    b.comp("fwd", r == 3 ? 20 : 10);
+    b.send("to next", (r + 1) % 4, 7, 1024);
+    b.recv("from previous", (r + 3) % 4, 7, 1024);
+    b.collective("ar", CommType::kAllReduce, 4096);
+    b.at(3).attr(make_string("pg_name", std::to_string(r + 1)));
+    write_trace(rank_path(prefix, r), b.trace());
+  }
+  const auto graphs = load_workload(prefix, 4);
+  for (std::size_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(graphs[r]->attrs(1).comm_dst, static_cast<std::int64_t>((r + 1) % 4));
+    EXPECT_EQ(graphs[r]->string(graphs[r]->attrs(3).pg_name), std::to_string(r + 1));
+    EXPECT_EQ(graphs[r]->source(), rank_path(prefix, r));
+  }
+  EXPECT_NE(graphs[0].get(), graphs[1].get());
+  EXPECT_EQ(&graphs[0]->name(0), &graphs[1]->name(0));  // one copy of the structure
+  EXPECT_EQ(&graphs[0]->name(0), &graphs[2]->name(0));
+  EXPECT_NE(&graphs[0]->name(0), &graphs[3]->name(0));
+  EXPECT_EQ(graphs[3]->duration_micros(0), 20u);
+}
+
 TEST(LoadWorkload, MissingRankZeroExplainsThePrefix) {
   const std::string prefix = (test::temp_dir("workload_none") / "absent").string();
   const std::string msg = error_of([&] { load_workload(prefix, 4); });
