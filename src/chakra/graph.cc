@@ -341,11 +341,54 @@ std::uint64_t Graph::structure_hash() const {
   return h;
 }
 
+bool Graph::Structure::same_as(const Structure& o) const {
+  return ids == o.ids && types == o.types && cpu_op == o.cpu_op && duration_micros == o.duration_micros &&
+         names == o.names && parent_count == o.parent_count && child_begin == o.child_begin && children == o.children &&
+         attr_index == o.attr_index;
+}
+
+namespace {
+
+// An attribute record's fields as bytes, a key that equal records share (no padding in it).
+std::string record_key(const OpAttrs& a) {
+  std::string key;
+  key.reserve(80);
+  auto put = [&key](const auto& field) { key.append(reinterpret_cast<const char*>(&field), sizeof(field)); };
+  put(a.comm_size);
+  put(a.num_ops);
+  put(a.tensor_size);
+  put(a.comm_type);
+  put(a.comm_src);
+  put(a.comm_dst);
+  put(a.comm_tag);
+  put(a.comm_priority);
+  put(a.pg_name);
+  put(a.involved_dims);
+  put(a.inputs_values);
+  put(a.present);
+  return key;
+}
+
+}  // namespace
+
 bool Graph::share_structure(const Graph& other) {
   if (s_ == other.s_) return true;
-  if (!(*s_ == *other.s_)) return false;
+  if (!s_->same_as(*other.s_)) return false;
   structure_ = other.structure_;
   s_ = other.s_;
+  if (pool_ != nullptr) return true;
+  // This graph's records go into the structure's pool (made on its first use), each distinct
+  // one once; it keeps their places.
+  if (!s_->pool) s_->pool = std::make_shared<AttrPool>();
+  AttrPool& pool = *s_->pool;
+  refs_.resize(attrs_.size());
+  for (std::size_t a = 0; a < attrs_.size(); ++a) {
+    const auto [at, added] = pool.index.try_emplace(record_key(attrs_[a]), pool.records.size());
+    if (added) pool.records.push_back(attrs_[a]);
+    refs_[a] = at->second;
+  }
+  pool_ = &pool;
+  std::vector<OpAttrs>().swap(attrs_);
   return true;
 }
 

@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "chakra/et_file.h"
@@ -120,14 +121,20 @@ class Graph {
   bool has_attrs(std::uint32_t i) const { return s_->attr_index[i] != kNoAttrs; }
   // Decoded attributes; an all-absent record for nodes without any.
   const OpAttrs& attrs(std::uint32_t i) const {
-    return s_->attr_index[i] == kNoAttrs ? empty_attrs_ : attrs_[s_->attr_index[i]];
+    const std::uint32_t a = s_->attr_index[i];
+    if (a == kNoAttrs) return empty_attrs_;
+    return pool_ != nullptr ? pool_->records[refs_[a]] : attrs_[a];
   }
   const std::string& string(std::uint32_t index) const { return strings_[index]; }
 
   // Ranks of one job run traces that differ only in peers, tags and groups: everything but the
   // attributes' values and the strings (the structure) is the same. A hash of the structure,
   // and taking another graph's when equal (true then): such ranks keep one copy of it, and
-  // walking them touches one copy's memory.
+  // walking them touches one copy's memory. Their attribute records, too, are mostly equal
+  // (the same group at the same string index, the same sizes): a graph that takes a structure
+  // also moves its records into a pool the structure's ranks share, each distinct record once,
+  // and keeps an index per attribute place. Not thread-safe: callers sharing structures between
+  // graphs serialise the calls.
   std::uint64_t structure_hash() const;
   bool share_structure(const Graph& other);
 
@@ -139,6 +146,7 @@ class Graph {
   static Graph finish(Collected& collected);
   void check_acyclic(const std::vector<std::uint32_t>& parent_begin, const std::vector<std::uint32_t>& parents) const;
 
+  struct AttrPool;
   struct Structure {
     std::vector<std::uint64_t> ids;
     std::vector<std::uint32_t> types;
@@ -149,13 +157,21 @@ class Graph {
     std::vector<std::uint32_t> child_begin;
     std::vector<std::uint32_t> children;
     std::vector<std::uint32_t> attr_index;  // into attrs_: the same places in every rank sharing it
-    bool operator==(const Structure&) const = default;
+    // The attribute records of the ranks that took this structure from another (share_structure).
+    mutable std::shared_ptr<AttrPool> pool;
+    bool same_as(const Structure& other) const;
+  };
+  struct AttrPool {
+    std::vector<OpAttrs> records;
+    std::unordered_map<std::string, std::uint32_t> index;  // a record's bytes -> its place
   };
 
   std::string source_;
   std::shared_ptr<const Structure> structure_ = std::make_shared<const Structure>();  // kept alive here
   const Structure* s_ = structure_.get();                                             // and read through here
-  std::vector<OpAttrs> attrs_;
+  std::vector<OpAttrs> attrs_;  // this graph's records, unless they are in a pool:
+  const AttrPool* pool_ = nullptr;
+  std::vector<std::uint32_t> refs_;  // per attribute place, its record in pool_
   std::vector<std::string> strings_{""};
   OpAttrs empty_attrs_;
 };

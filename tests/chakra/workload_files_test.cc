@@ -98,7 +98,7 @@ TEST(LoadWorkload, RanksThatDifferOnlyInPeersShareTheirStructure) {
   // Four ranks of a pipeline: each computes, sends to the next rank and receives from the one
   // before. Ranks 0-2 differ only in their peers and groups; rank 3 computes longer. The files
   // all differ, so each rank has its own graph, but the first three keep one copy of the nodes,
-  // durations and dependencies, each its own attributes.
+  // durations and dependencies, and of their equal attribute records.
   const std::string prefix = (test::temp_dir("workload_structure") / "wl").string();
   for (std::int32_t r = 0; r < 4; ++r) {
     TraceBuilder b;
@@ -120,6 +120,12 @@ TEST(LoadWorkload, RanksThatDifferOnlyInPeersShareTheirStructure) {
   EXPECT_EQ(&graphs[0]->name(0), &graphs[2]->name(0));
   EXPECT_NE(&graphs[0]->name(0), &graphs[3]->name(0));
   EXPECT_EQ(graphs[3]->duration_micros(0), 20u);
+  // Ranks 1 and 2 took rank 0's structure: their records are in its pool, each distinct one
+  // once. The all-reduce's is the same (its group at the same string index, each rank's own
+  // string there); the sends' differ in their peer.
+  EXPECT_EQ(&graphs[1]->attrs(3), &graphs[2]->attrs(3));
+  EXPECT_NE(&graphs[1]->attrs(1), &graphs[2]->attrs(1));
+  EXPECT_EQ(graphs[2]->string(graphs[2]->attrs(3).pg_name), "3");
 }
 
 TEST(LoadWorkload, MissingRankZeroExplainsThePrefix) {
