@@ -59,6 +59,31 @@ rm -rf "$tmp"
 echo "  median wall $(printf '%s\n' "${walls[@]}" | median) s; last run: $line"
 
 echo
+echo "Real (asymmetric) traces: GPT-3 175B on 1024 H100s (TP 8, PP 8, DP 16, ZeRO 1, global batch 1536),"
+echo "generated once; loading alone (load_workload, as run does) and the whole run, median of $runs:"
+tmp=$(mktemp -d)
+"$build/chakrasim" generate llm --model gpt3-175b --tp 8 --pp 8 --dp 16 --global-batch 1536 --zero 1 --gpu H100 \
+  --out "$tmp/t" --network-out "$tmp/network.yml" --system-out "$tmp/system.json" > /dev/null
+walls=(); rsss=(); line=""
+for _ in $(seq "$runs"); do
+  line=$("$build/bench/chakrasim_load_bench" "$tmp/t" 1024)
+  walls+=("$(sed -E 's/.*wall_s=([0-9.]+).*/\1/' <<< "$line")")
+done
+echo "  load: median wall $(printf '%s\n' "${walls[@]}" | median) s; last run: $line"
+walls=()
+for _ in $(seq "$runs"); do
+  t=$(mktemp)
+  /usr/bin/time -f "%e %M" -o "$t" "$build/chakrasim" run --workload "$tmp/t" --comm-groups "$tmp/t.groups.json" \
+    --network "$tmp/network.yml" --system "$tmp/system.json" > "$tmp/run.txt" 2>&1
+  read -r wall rss < "$t"
+  rm -f "$t"
+  walls+=("$wall"); rsss+=("$rss")
+done
+events=$(awk '/ events, / {print $1}' "$tmp/run.txt")
+echo "  run: median wall $(printf '%s\n' "${walls[@]}" | median) s, peak RSS $(( $(printf '%s\n' "${rsss[@]}" | median) / 1024 )) MB, $events events"
+rm -rf "$tmp"
+
+echo
 echo "Tools on inputs that were quadratic (median wall s of $runs runs):"
 for which in inspect msccl; do
   walls=()

@@ -369,6 +369,13 @@ std::string record_key(const OpAttrs& a) {
   return key;
 }
 
+bool same_record(const OpAttrs& x, const OpAttrs& y) {
+  return x.comm_size == y.comm_size && x.num_ops == y.num_ops && x.tensor_size == y.tensor_size &&
+         x.comm_type == y.comm_type && x.comm_src == y.comm_src && x.comm_dst == y.comm_dst &&
+         x.comm_tag == y.comm_tag && x.comm_priority == y.comm_priority && x.pg_name == y.pg_name &&
+         x.involved_dims == y.involved_dims && x.inputs_values == y.inputs_values && x.present == y.present;
+}
+
 }  // namespace
 
 bool Graph::share_structure(const Graph& other) {
@@ -377,15 +384,23 @@ bool Graph::share_structure(const Graph& other) {
   structure_ = other.structure_;
   s_ = other.s_;
   if (pool_ != nullptr) return true;
-  // This graph's records go into the structure's pool (made on its first use), each distinct
-  // one once; it keeps their places.
-  if (!s_->pool) s_->pool = std::make_shared<AttrPool>();
+  // This graph's records go into the structure's pool, each distinct one once; it keeps their
+  // places. The pool starts as the first sharer's records, in their places: most of a later
+  // rank's records equal the one in the same place, and only the others are looked up.
+  const bool first = !s_->pool;
+  if (first) s_->pool = std::make_shared<AttrPool>();
   AttrPool& pool = *s_->pool;
   refs_.resize(attrs_.size());
   for (std::size_t a = 0; a < attrs_.size(); ++a) {
-    const auto [at, added] = pool.index.try_emplace(record_key(attrs_[a]), pool.records.size());
-    if (added) pool.records.push_back(attrs_[a]);
-    refs_[a] = at->second;
+    if (first) {
+      pool.records.push_back(attrs_[a]);
+    } else if (!same_record(attrs_[a], pool.records[a])) {
+      const auto [at, added] = pool.index.try_emplace(record_key(attrs_[a]), pool.records.size());
+      if (added) pool.records.push_back(attrs_[a]);
+      refs_[a] = at->second;
+      continue;
+    }
+    refs_[a] = static_cast<std::uint32_t>(a);
   }
   pool_ = &pool;
   std::vector<OpAttrs>().swap(attrs_);
