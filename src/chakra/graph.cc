@@ -341,61 +341,36 @@ std::uint64_t Graph::structure_hash() const {
   return h;
 }
 
-bool Graph::Structure::same_as(const Structure& o) const {
-  return ids == o.ids && types == o.types && cpu_op == o.cpu_op && duration_micros == o.duration_micros &&
-         names == o.names && parent_count == o.parent_count && child_begin == o.child_begin && children == o.children &&
-         attr_index == o.attr_index;
+std::size_t Graph::RecordHash::operator()(const OpAttrs& a) const {
+  // Equal records hash alike (OpAttrs' == compares every field); the fields that tell ranks'
+  // records apart spread them.
+  std::uint64_t h = a.present;
+  for (const std::uint64_t v :
+       {a.comm_size, a.num_ops, static_cast<std::uint64_t>(a.comm_src), static_cast<std::uint64_t>(a.comm_dst),
+        static_cast<std::uint64_t>(a.comm_tag), std::uint64_t{a.pg_name}}) {
+    h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+  }
+  return static_cast<std::size_t>(h ^ (h >> 29));
 }
-
-namespace {
-
-// An attribute record's fields as bytes, a key that equal records share (no padding in it).
-std::string record_key(const OpAttrs& a) {
-  std::string key;
-  key.reserve(80);
-  auto put = [&key](const auto& field) { key.append(reinterpret_cast<const char*>(&field), sizeof(field)); };
-  put(a.comm_size);
-  put(a.num_ops);
-  put(a.tensor_size);
-  put(a.comm_type);
-  put(a.comm_src);
-  put(a.comm_dst);
-  put(a.comm_tag);
-  put(a.comm_priority);
-  put(a.pg_name);
-  put(a.involved_dims);
-  put(a.inputs_values);
-  put(a.present);
-  return key;
-}
-
-bool same_record(const OpAttrs& x, const OpAttrs& y) {
-  return x.comm_size == y.comm_size && x.num_ops == y.num_ops && x.tensor_size == y.tensor_size &&
-         x.comm_type == y.comm_type && x.comm_src == y.comm_src && x.comm_dst == y.comm_dst &&
-         x.comm_tag == y.comm_tag && x.comm_priority == y.comm_priority && x.pg_name == y.pg_name &&
-         x.involved_dims == y.involved_dims && x.inputs_values == y.inputs_values && x.present == y.present;
-}
-
-}  // namespace
 
 bool Graph::share_structure(const Graph& other) {
   if (s_ == other.s_) return true;
-  if (!s_->same_as(*other.s_)) return false;
+  if (!(*s_ == *other.s_)) return false;
   structure_ = other.structure_;
   s_ = other.s_;
   if (pool_ != nullptr) return true;
   // This graph's records go into the structure's pool, each distinct one once; it keeps their
   // places. The pool starts as the first sharer's records, in their places: most of a later
   // rank's records equal the one in the same place, and only the others are looked up.
-  const bool first = !s_->pool;
-  if (first) s_->pool = std::make_shared<AttrPool>();
-  AttrPool& pool = *s_->pool;
+  const bool first = !s_->pool.pool;
+  if (first) s_->pool.pool = std::make_shared<AttrPool>();
+  AttrPool& pool = *s_->pool.pool;
   refs_.resize(attrs_.size());
   for (std::size_t a = 0; a < attrs_.size(); ++a) {
     if (first) {
       pool.records.push_back(attrs_[a]);
-    } else if (!same_record(attrs_[a], pool.records[a])) {
-      const auto [at, added] = pool.index.try_emplace(record_key(attrs_[a]), pool.records.size());
+    } else if (attrs_[a] != pool.records[a]) {
+      const auto [at, added] = pool.index.try_emplace(attrs_[a], static_cast<std::uint32_t>(pool.records.size()));
       if (added) pool.records.push_back(attrs_[a]);
       refs_[a] = at->second;
       continue;

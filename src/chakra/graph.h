@@ -90,6 +90,7 @@ struct OpAttrs {
   std::uint16_t present = 0;
 
   bool has(Present bit) const { return (present & bit) != 0; }
+  bool operator==(const OpAttrs&) const = default;
 };
 
 class Graph {
@@ -159,13 +160,21 @@ class Graph {
     std::vector<std::uint32_t> child_begin;
     std::vector<std::uint32_t> children;
     std::vector<std::uint32_t> attr_index;  // into attrs_: the same places in every rank sharing it
-    // The attribute records of the ranks that took this structure from another (share_structure).
-    mutable std::shared_ptr<AttrPool> pool;
-    bool same_as(const Structure& other) const;
+    // The attribute records of the ranks that took this structure from another (share_structure);
+    // not part of what makes two structures equal.
+    struct PoolSlot {
+      std::shared_ptr<AttrPool> pool;
+      bool operator==(const PoolSlot&) const { return true; }
+    };
+    mutable PoolSlot pool;
+    bool operator==(const Structure&) const = default;
+  };
+  struct RecordHash {
+    std::size_t operator()(const OpAttrs& a) const;
   };
   struct AttrPool {
     std::vector<OpAttrs> records;
-    std::unordered_map<std::string, std::uint32_t> index;  // a record's bytes -> its place
+    std::unordered_map<OpAttrs, std::uint32_t, RecordHash> index;  // records past the first sharer's
   };
 
   std::string source_;
