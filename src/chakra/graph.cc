@@ -173,6 +173,18 @@ struct Graph::Collected {
   std::vector<std::uint64_t> deps;
   std::vector<std::uint32_t> dep_begin{0}, data_deps;
 
+  void clear() {
+    for (auto* v : {&ids, &durations, &deps}) v->clear();
+    for (auto* v : {&types, &attr_index, &data_deps}) v->clear();
+    cpu_op.clear();
+    names.clear();
+    attrs.clear();
+    pg_names.clear();
+    inputs_values.clear();
+    errors.clear();
+    dep_begin.assign(1, 0);
+  }
+
   void add(const Node& node) {
     const auto at = static_cast<std::uint32_t>(ids.size());
     ids.push_back(node.id());
@@ -210,10 +222,14 @@ Graph Graph::build(const Trace& trace, const std::string& source) {
 }
 
 Graph Graph::parse(std::string_view bytes, const std::string& source) {
-  Collected c;
+  // One gathering per thread, emptied and reused from one file to the next: its columns keep
+  // their capacity, so that loading a thousand ranks does not map and unmap them a thousand
+  // times. So does the Node message, from one message to the next.
+  thread_local Collected c;
+  c.clear();
   c.source = source;
   GlobalMetadata metadata;
-  Node node;  // reused: its strings and lists keep their capacity from one message to the next
+  thread_local Node node;
   for_each_message(bytes, source, [&](std::size_t index, const char* data, int length) {
     if (index == 0) return metadata.ParseFromArray(data, length);
     if (!node.ParseFromArray(data, length)) return false;
