@@ -46,6 +46,7 @@ struct Options {
   std::uint32_t gpus_per_node = 8, nodes = 1, nics_per_node = 0;
   int nvls = -1;  // NCCL_NVLS_ENABLE: -1 as NCCL decides
   int pxn = 1;    // NCCL_PXN_DISABLE=0
+  double platform_latency_us = 0;
   bool collnet = false, amd_cpu = false;
 };
 
@@ -77,6 +78,7 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
     if (!spec.nvls) o.nvls = 0;
     o.collnet = o.collnet || spec.collnet;
     if (!spec.pxn) o.pxn = 0;
+    if (spec.platform_latency_us != 0) o.platform_latency_us = spec.platform_latency_us;
   }
   nic = nic_preset(o.nic.empty() ? gpu.default_nic : o.nic);
   if (o.network.empty()) return;
@@ -111,6 +113,7 @@ int run(Options o) {
   machine.nics_per_node = o.nics_per_node == 0 ? o.gpus_per_node : o.nics_per_node;
   machine.collnet = o.collnet;
   machine.pxn = o.pxn != 0;
+  machine.platform_latency_us = o.platform_latency_us;
   machine.amd_cpu = o.amd_cpu;
   Enabled enabled = Enabled::all();
   if (!o.algo.empty()) apply_enable_list(enabled, o.algo, true, "--algo");
@@ -163,6 +166,10 @@ Command add_nccl_tests_command(CLI::App& app) {
   cmd->add_option("--proto", o->proto, "As NCCL_PROTO: e.g. Simple, ^LL128");
   cmd->add_option("--nvls", o->nvls, "As NCCL_NVLS_ENABLE: 0 switches NVLS off");
   cmd->add_option("--pxn", o->pxn, "0 as NCCL_PXN_DISABLE=1: all-to-all across nodes straight to the peer's NIC")
+      ->capture_default_str();
+  cmd->add_option("--platform-latency-us", o->platform_latency_us,
+                  "Added to every call's time, not to NCCL's choice: an 8-byte call's measured time less this "
+                  "table's")
       ->capture_default_str();
   cmd->add_flag("--collnet", o->collnet, "As NCCL_COLLNET_ENABLE=1: the network reduces (SHARP)");
   cmd->add_flag("--amd-cpu", o->amd_cpu, "Hosts with AMD CPUs (NCCL's LL ceiling and post overhead differ)");

@@ -81,6 +81,7 @@ std::string system_json(const SystemConfig& config) {
     if (!n.nvls) key("nccl-nvls", "0");
     if (n.collnet) key("nccl-collnet", "1");
     if (!n.pxn) key("nccl-pxn", "0");
+    if (n.platform_latency_us != 0) key("nccl-platform-latency-us", fmt::format("{}", n.platform_latency_us));
   }
   out.erase(out.size() - 2, 1);  // the last key's comma
   return out + "}\n";

@@ -306,6 +306,12 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) { c.out.system.nccl.nvls = get_flag(c, "nccl-nvls", v); }},
       {"nccl-collnet", "0 | 1", "0", "NCCL model: NCCL_COLLNET_ENABLE (the network reduces: SHARP)",
        [](const Json& v, Context& c) { c.out.system.nccl.collnet = get_flag(c, "nccl-collnet", v); }},
+      {"nccl-platform-latency-us", "number, us", "0",
+       "NCCL model: added to every call's time, not to NCCL's choice (an 8-byte call's measured time less the "
+       "model's)",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.platform_latency_us = get_number(c, "nccl-platform-latency-us", v);
+       }},
       {"nccl-pxn", "0 | 1", "1",
        "NCCL model: PXN, as NCCL_PXN_DISABLE=0 (all-to-all across nodes goes through the GPU on the destination's "
        "rail)",

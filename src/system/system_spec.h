@@ -42,6 +42,7 @@ struct NcclSpec {
   bool nvls = true;                 // NCCL_NVLS_ENABLE
   bool collnet = false;             // NCCL_COLLNET_ENABLE
   bool pxn = true;                  // NCCL_PXN_DISABLE=0: all-to-all across nodes through the rail's GPU
+  double platform_latency_us = 0;   // added to every call's time (nccl::Machine::platform_latency_us)
 };
 
 enum class SchedulingPolicy : std::uint8_t { kLifo, kFifo, kExplicit };

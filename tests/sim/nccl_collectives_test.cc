@@ -353,6 +353,27 @@ TEST(NcclCollectives, AsTrafficAllToAllAcrossNodesGoesThroughPxn) {
   }
 }
 
+TEST(NcclCollectives, APlatformLatencyDelaysEveryCallByItself) {
+  // nccl-platform-latency-us adds to every call's time, cost or traffic, and changes nothing
+  // else: two all-reduces in a row on 2 nodes of 8 end 2 x 25 us later, exactly (the traffic's
+  // messages are the same; each member waits the longer latency before sending).
+  std::vector<chakra::TraceBuilder> ranks(16);
+  for (auto& r : ranks) {
+    r.collective("ar1", chakra::CommType::kAllReduce, 1 << 20);
+    r.collective("ar2", chakra::CommType::kAllReduce, 1 << 20, {0});
+  }
+  for (const auto model : {system::CollectiveModel::kNccl, system::CollectiveModel::kNcclTraffic}) {
+    sim::Inputs in = inputs_of(ranks, 16);
+    in.backend = "congestion-aware";
+    in.system.collectives = model;
+    const sim::Result plain = sim::simulate(in);
+    in.system.nccl.platform_latency_us = 25;
+    const sim::Result slower = sim::simulate(in);
+    EXPECT_EQ(slower.messages, plain.messages);
+    for (std::size_t r = 0; r < 16; ++r) EXPECT_EQ(slower.npus[r].finish_ns, plain.npus[r].finish_ns + 50000);
+  }
+}
+
 TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   const auto parse = [](const std::string& keys) {
     return config::parse_system("{\"preferred-dataset-splits\": 1, " + keys + "}", "sys.json", {});
@@ -368,6 +389,9 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   EXPECT_FALSE(c.system.nccl.nvls);
   EXPECT_TRUE(c.system.nccl.collnet);
   EXPECT_FALSE(c.system.nccl.pxn);
+  EXPECT_DOUBLE_EQ(parse("\"nccl-platform-latency-us\": 31.5").system.nccl.platform_latency_us, 31.5);
+  EXPECT_THAT(error_of([&] { parse("\"nccl-platform-latency-us\": -1"); }), HasSubstr("key "
+                                                                                      "\"nccl-platform-latency-us\""));
   EXPECT_TRUE(parse("\"collectives\": \"nccl\"").system.nccl.pxn);
   EXPECT_THAT(error_of([&] { parse("\"collectives\": \"mpi\""); }), HasSubstr("sys.json: key \"collectives\": value "
                                                                               "\"mpi\" is invalid; expected "

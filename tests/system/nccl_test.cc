@@ -255,6 +255,25 @@ TEST(NcclAchieved, EachAlgorithmIsBoundByItsBusiestLink) {
                    one.algorithm_gb_per_s(ar, Algorithm::kRing, Protocol::kSimple) * 141.0 / 360.0);
 }
 
+TEST(NcclAchieved, APlatformLatencyAddsToTheTimeNotToTheChoice) {
+  // The time of every size grows by the platform's latency; NCCL's choice, made on its own
+  // constants, is the same.
+  Machine m = dgx("H100", 8, 2);
+  const AchievedModel plain(m, Enabled::all());
+  m.platform_latency_us = 30;
+  const AchievedModel slower(m, Enabled::all());
+  for (const std::uint64_t bytes : {std::uint64_t{8}, 64 * kMiB, kGiB}) {
+    for (const Collective c : {Collective::kAllReduce, Collective::kAllGather, Collective::kAllToAll}) {
+      const Timing a = plain.time(c, bytes), b = slower.time(c, bytes);
+      EXPECT_DOUBLE_EQ(b.us, a.us + 30) << collective_name(c) << " " << bytes;
+      EXPECT_EQ(b.choice.algorithm, a.choice.algorithm);
+      EXPECT_EQ(b.choice.protocol, a.choice.protocol);
+    }
+  }
+  m.platform_latency_us = -1;
+  EXPECT_THAT(error_of([&] { AchievedModel(m, Enabled::all()); }), HasSubstr("platform latency -1 us"));
+}
+
 TEST(NcclAchieved, ShapeOfASweep) {
   // Time grows with size, never shrinks; small sizes sit on the latency floor (ring LL, 15 us);
   // half of the peak busbw is reached where latency and transfer take as long.

@@ -101,10 +101,10 @@ double AchievedModel::p2p_gb_per_s(Collective c, Protocol p) const {
 std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const {
   const auto b = static_cast<double>(bytes);
   if (c == Collective::kAllToAll || c == Collective::kSendRecv) {
-    return tuning_.p2p_latency_us(p) + b / (1000 * p2p_gb_per_s(c, p));
+    return tuning_.p2p_latency_us(p) + tuning_.machine().platform_latency_us + b / (1000 * p2p_gb_per_s(c, p));
   }
   if (tuning_.bandwidth(c, a, p) <= 0) return std::nullopt;
-  return tuning_.latency_us(c, a, p) + b / (1000 * algorithm_gb_per_s(c, a, p));
+  return tuning_.latency_us(c, a, p) + tuning_.machine().platform_latency_us + b / (1000 * algorithm_gb_per_s(c, a, p));
 }
 
 Timing AchievedModel::time(Collective c, std::uint64_t bytes) const {

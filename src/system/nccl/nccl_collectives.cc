@@ -92,6 +92,7 @@ RunMachine run_machine(const NcclSpec& spec, NpuId npus, std::uint32_t first_dim
   out.machine.nics_per_node = spec.nics_per_node == 0 ? g : spec.nics_per_node;
   out.machine.collnet = spec.collnet;
   out.machine.pxn = spec.pxn;
+  out.machine.platform_latency_us = spec.platform_latency_us;
   out.enabled = Enabled::all();
   if (!spec.algo.empty()) apply_enable_list(out.enabled, spec.algo, true, "system key \"nccl-algo\"");
   if (!spec.proto.empty()) apply_enable_list(out.enabled, spec.proto, false, "system key \"nccl-proto\"");
@@ -314,9 +315,10 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     // (synchronisation, a chunk's fence), of which the network's latency for a message is a part
     // that its messages then pay again: 7 us more on a 1 MiB all-reduce of 8 GPUs (a quarter),
     // nothing that shows on large calls; the conservative direction.
-    const double latency_us = t.choice.point_to_point
-                                  ? model.tuning().p2p_latency_us(t.choice.protocol)
-                                  : model.tuning().latency_us(collective, t.choice.algorithm, t.choice.protocol);
+    const double latency_us =
+        m.platform_latency_us + (t.choice.point_to_point
+                                     ? model.tuning().p2p_latency_us(t.choice.protocol)
+                                     : model.tuning().latency_us(collective, t.choice.algorithm, t.choice.protocol));
     t.latency_ns = ticks_from_ns(latency_us * 1000, [&] { return fmt::format("NCCL's latency for {}", t.plan.label); });
   }
   const std::uint32_t traffic = it->second;

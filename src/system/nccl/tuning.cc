@@ -152,6 +152,9 @@ void check_machine(const Machine& m) {
     throw Error(fmt::format("{} GPUs per node, but a {} scale-up domain holds {}; expected at most {}", m.gpus_per_node,
                             m.gpu->name, m.gpu->domain, m.gpu->domain));
   }
+  if (!(m.platform_latency_us >= 0) || !std::isfinite(m.platform_latency_us)) {
+    throw Error(fmt::format("platform latency {} us; expected a number of us, 0 or more", m.platform_latency_us));
+  }
   if (m.nodes > 1 && (m.nic == nullptr || m.nics_per_node == 0)) {
     throw Error("several nodes need a NIC; expected --nic with one of " + nic_preset_names());
   }

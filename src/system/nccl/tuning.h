@@ -33,6 +33,10 @@ struct Machine {
   bool amd_cpu = false;  // NCCL's LL ceiling and network post overhead depend on the host CPU
   bool collnet = false;  // in-network reduction (SHARP in the InfiniBand switches) available
   bool pxn = true;       // all-to-all across nodes relayed by the GPU on the destination's rail
+  // Added to every call's time, not to what NCCL's choice weighs: what a platform's launch,
+  // proxy and network add to NCCL's model constants (an 8-byte call's measured time less the
+  // model's). NCCL's constants fit DGX-like nodes; cloud and shared hosts show more.
+  double platform_latency_us = 0;
   std::uint32_t ranks() const { return gpus_per_node * nodes; }
 };
 // Throws Error naming what does not fit: no GPU, zero GPUs or nodes, more GPUs per node than the
