@@ -16,26 +16,30 @@
 namespace chakrasim::chakra {
 namespace {
 
-// Runs task(i) for i in [0, count) on all cores, skipping an i that already has an error;
-// an exception stops nothing: it is kept as errors[i].
-void for_each_parallel(std::size_t count, const std::function<void(std::size_t)>& task,
+// The threads for_each_parallel runs on: all cores.
+std::size_t worker_count() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// Runs task(i, worker) for i in [0, count) on worker_count() threads (`worker` says which, for
+// state of its own), skipping an i that already has an error; an exception stops nothing: it is
+// kept as errors[i].
+void for_each_parallel(std::size_t count, const std::function<void(std::size_t, std::size_t)>& task,
                        std::vector<std::exception_ptr>& errors) {
   std::atomic<std::size_t> next{0};
-  auto work = [&] {
+  auto work = [&](std::size_t worker) {
     for (std::size_t i = next++; i < count; i = next++) {
       if (errors[i]) continue;
       try {
-        task(i);
+        task(i, worker);
       } catch (...) {
         errors[i] = std::current_exception();
       }
     }
   };
-  const std::size_t threads = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), count);
+  const std::size_t threads = std::min(worker_count(), count);
   {
     std::vector<std::jthread> pool;
-    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    work(0);
   }
 }
 
@@ -101,7 +105,7 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
   std::uint64_t bytes_read = 0;
   for_each_parallel(
       ranks,
-      [&](std::size_t r) {
+      [&](std::size_t r, std::size_t) {
         const std::string bytes = read_rank(r);
         hashes[r] = std::hash<std::string_view>{}(bytes);
         if (on_rank) {
@@ -119,16 +123,24 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
   std::vector<std::shared_ptr<const Graph>> graphs(ranks);
   for_each_parallel(
       ranks,
-      [&](std::size_t r) {
+      [&](std::size_t r, std::size_t) {
         if (first_of[r] == r) graphs[r] = parse_rank(r, read_rank(r));
       },
       errors);
+  // Each worker keeps the last first rank's bytes it read: the copies of one file (all the ranks
+  // of a symmetric run) read it once per worker, not once per copy.
+  std::vector<std::pair<std::size_t, std::string>> first_bytes(worker_count(), {ranks, ""});
   for_each_parallel(
       ranks,
-      [&](std::size_t r) {
+      [&](std::size_t r, std::size_t worker) {
         if (first_of[r] == r || errors[first_of[r]]) return;  // parsed, or its bytes failed already
         const std::string bytes = read_rank(r);
-        if (bytes == read_rank(first_of[r])) {
+        auto& [first, first_text] = first_bytes[worker];
+        if (first != first_of[r]) {
+          first_text = read_rank(first_of[r]);
+          first = first_of[r];
+        }
+        if (bytes == first_text) {
           graphs[r] = graphs[first_of[r]];
         } else {
           graphs[r] = parse_rank(r, bytes);  // the same hash, other bytes
