@@ -127,6 +127,10 @@ class Graph {
     return pool_ != nullptr ? pool_->records[refs_[a]] : attrs_[a];
   }
   const std::string& string(std::uint32_t index) const { return strings_[index]; }
+  std::uint32_t string_count() const { return static_cast<std::uint32_t>(strings_.size()); }
+  // Whether `other` has this graph's structure (shared or equal): the same nodes, dependencies
+  // and attribute places, whatever the attributes' values.
+  bool same_structure(const Graph& other) const { return s_ == other.s_ || *s_ == *other.s_; }
 
   // Ranks of one job run traces that differ only in peers, tags and groups: everything but the
   // attributes' values and the strings (the structure) is the same. A hash of the structure,

@@ -6,8 +6,8 @@
 
 namespace chakrasim::network {
 
-LinkTable::LinkTable(const Topology& topology, bool symmetric) : topology_(topology), symmetric_(symmetric) {
-  const std::uint64_t owners = symmetric ? 1 : topology.npu_count();
+LinkTable::LinkTable(const Topology& topology, const Folding* folding) : topology_(topology), folding_(folding) {
+  const std::uint64_t owners = folding != nullptr ? folding->class_count() : topology.npu_count();
   std::uint64_t count = 0;
   for (const DimensionSpec& spec : topology.spec().dims) {
     dim_base_.push_back(static_cast<std::uint32_t>(count));
@@ -69,19 +69,23 @@ std::string LinkTable::name(std::uint32_t link) const {
   const std::size_t d = dim_of(link);
   const DimensionSpec& spec = topology_.spec().dims[d];
   const std::uint32_t local = link - dim_base_[d];
-  const auto owner = static_cast<NpuId>(local / per_npu_[d]);
+  const auto slot = static_cast<NpuId>(local / per_npu_[d]);
+  const NpuId owner = folding_ != nullptr ? folding_->representative(slot) : slot;
+  const bool symmetric = folding_ != nullptr && folding_->class_count() == 1;
   const std::uint32_t k = local % per_npu_[d];
   const NpuId stride = topology_.stride(d);
   const std::uint32_t here = topology_.coordinate(owner, d);
-  const std::string where = symmetric_ ? "every NPU's" : fmt::format("NPU {}", owner);
+  const std::string where = symmetric             ? std::string("every NPU's")
+                            : folding_ != nullptr ? fmt::format("NPU {}'s class's", owner)
+                                                  : fmt::format("NPU {}", owner);
   switch (spec.kind) {
     case DimensionKind::kRing: {
       const std::uint32_t step = k == 0 ? (here + 1) % spec.npus : (here + spec.npus - 1) % spec.npus;
-      if (symmetric_) return fmt::format("{} ring link {} (dim {})", where, k == 0 ? "+1" : "-1", d);
+      if (folding_ != nullptr) return fmt::format("{} ring link {} (dim {})", where, k == 0 ? "+1" : "-1", d);
       return fmt::format("NPU {} -> NPU {} (ring, dim {})", owner, owner - here * stride + step * stride, d);
     }
     case DimensionKind::kFullyConnected: {
-      if (symmetric_) return fmt::format("{} link to offset +{} (fully connected, dim {})", where, k + 1, d);
+      if (folding_ != nullptr) return fmt::format("{} link to offset +{} (fully connected, dim {})", where, k + 1, d);
       const std::uint32_t there = (here + k + 1) % spec.npus;
       return fmt::format("NPU {} -> NPU {} (fully connected, dim {})", owner, owner - here * stride + there * stride,
                          d);

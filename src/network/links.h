@@ -14,10 +14,13 @@
 // way round a Ring (clockwise, k = 0, on a tie), the direct link in a FullyConnected group, and up
 // then down through a Switch.
 //
-// Folded tables, for symmetric runs (sim/symmetry.h): only NPU 0's links exist, and every NPU's
-// link k of dimension d is NPU 0's link k of dimension d. Shifting by an NPU's coordinates maps
-// its links onto NPU 0's, and in a symmetric run links that map onto each other carry the same
-// traffic at the same times (network/analytical/congestion_aware.h says why that is exact).
+// Folded tables, for folded runs (network/folding.h): only the class representatives' links
+// exist, and every NPU's link k of dimension d is its representative's link k of dimension d.
+// The folding's moves map an NPU's links onto its representative's with the same k (a rotation
+// keeps ring directions and fully connected offsets; any move keeps a switch's up- and
+// down-links), and in a folded run links that map onto each other carry the same traffic at the
+// same times (network/analytical/congestion_aware.h says why that is exact). A symmetric run's
+// table keeps NPU 0's links alone.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include "core/types.h"
+#include "network/folding.h"
 #include "network/topology.h"
 
 namespace chakrasim::network {
@@ -38,10 +42,11 @@ class LinkTable {
     bool in_switch = false;
   };
 
-  LinkTable(const Topology& topology, bool symmetric);
+  // `folding`: nullptr for every NPU's links.
+  LinkTable(const Topology& topology, const Folding* folding);
 
   std::uint32_t size() const { return count_; }
-  bool symmetric() const { return symmetric_; }
+  bool folded() const { return folding_ != nullptr; }
   // The dimension link `link` belongs to, and that dimension's spec (its bandwidth and latency).
   std::size_t dim_of(std::uint32_t link) const;
   const DimensionSpec& spec_of(std::uint32_t link) const { return topology_.spec().dims[dim_of(link)]; }
@@ -57,13 +62,13 @@ class LinkTable {
   std::vector<std::uint32_t> route(NpuId src, NpuId dst) const;
 
  private:
-  // Link `k` of dimension `d` owned by NPU `owner` (NPU 0's, when folded).
+  // Link `k` of dimension `d` owned by NPU `owner` (its representative's, when folded).
   std::uint32_t id(std::size_t d, NpuId owner, std::uint32_t k) const {
-    return dim_base_[d] + per_npu_[d] * (symmetric_ ? 0 : owner) + k;
+    return dim_base_[d] + per_npu_[d] * (folding_ != nullptr ? folding_->class_of(owner) : owner) + k;
   }
 
   const Topology& topology_;
-  const bool symmetric_;
+  const Folding* folding_;
   std::vector<std::uint32_t> dim_base_;  // first link id of each dimension
   std::vector<std::uint32_t> per_npu_;   // links per NPU in each dimension
   std::uint32_t count_ = 0;

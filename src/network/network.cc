@@ -24,13 +24,13 @@ std::vector<const char*> graph_keys() {
 }
 
 std::unique_ptr<Network> make_congestion_unaware(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
-                                                 bool /*symmetric: nothing to fold, delays are per message*/) {
+                                                 const Folding* /*folding: nothing to fold, delays are per message*/) {
   return std::make_unique<CongestionUnaware>(topology, queue, sink);
 }
 
 std::unique_ptr<Network> make_congestion_aware(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
-                                               bool symmetric) {
-  return std::make_unique<CongestionAware>(topology, queue, sink, symmetric);
+                                               const Folding* folding) {
+  return std::make_unique<CongestionAware>(topology, queue, sink, folding);
 }
 
 // The graph a graph-routing backend routes through: the one the YAML names, or the dimensions
@@ -41,7 +41,7 @@ std::shared_ptr<const Fabric> fabric_of(const Topology& topology) {
 }
 
 std::unique_ptr<Network> make_flow(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
-                                   bool /*symmetric: not shift-invariant, never asked*/) {
+                                   const Folding* /*folding: not shift-invariant, never asked*/) {
   return std::make_unique<FlowNetwork>(fabric_of(topology), queue, sink,
                                        FlowOptions{.routing = topology.spec().routing,
                                                    .nic_bytes_per_ns = topology.spec().nic_bytes_per_ns});
@@ -49,7 +49,7 @@ std::unique_ptr<Network> make_flow(const Topology& topology, EventQueue& queue, 
 
 #ifdef CHAKRASIM_HAVE_NS3
 std::unique_ptr<Network> make_ns3(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
-                                  bool /*symmetric: not shift-invariant, never asked*/) {
+                                  const Folding* /*folding: not shift-invariant, never asked*/) {
   return std::make_unique<Ns3Network>(fabric_of(topology), queue, sink,
                                       Ns3Options{.routing = topology.spec().routing,
                                                  .nic_bytes_per_ns = topology.spec().nic_bytes_per_ns});
@@ -148,7 +148,7 @@ void register_backend(BackendInfo row) {
 }
 
 std::unique_ptr<Network> make_network(const std::string& name, const Topology& topology, EventQueue& queue,
-                                      ArrivalSink& sink, bool symmetric) {
+                                      ArrivalSink& sink, const Folding* folding) {
   const BackendInfo& row = find_backend(name);
   if (topology.fabric() != nullptr && !row.routes_fabric) {
     std::string which;
@@ -159,7 +159,7 @@ std::unique_ptr<Network> make_network(const std::string& name, const Topology& t
          "--backend {}",
          name, which);
   }
-  return row.make(topology, queue, sink, symmetric);
+  return row.make(topology, queue, sink, folding);
 }
 
 }  // namespace chakrasim::network

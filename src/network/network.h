@@ -11,6 +11,7 @@
 
 #include "core/event_queue.h"
 #include "core/types.h"
+#include "network/folding.h"
 #include "network/topology.h"
 
 namespace chakrasim::network {
@@ -87,12 +88,13 @@ class Network {
   virtual void advance_to(Tick /*t*/) {}
 };
 
-// Builds a backend over `topology`. `symmetric`: only NPU 0 sends (a symmetric run,
-// sim/symmetry.h), and every other NPU is taken to do the same at the same times, shifted by its
-// coordinates; a backend with shared state keeps one representative of each class of links that
-// the shift maps onto each other. Only backends whose row says shift_invariant are asked for one.
+// Builds a backend over `topology`. `folding` (nullptr for a full run): only the representatives
+// of its classes send (a folded run, network/folding.h), and every other NPU is taken to do the
+// same at the same times, moved as the folding moves it; a backend with shared state keeps one
+// representative of each class of links that the moves map onto each other. Only backends whose
+// row says shift_invariant are asked for one.
 using BackendFactory = std::unique_ptr<Network> (*)(const Topology& topology, EventQueue& queue, ArrivalSink& sink,
-                                                    bool symmetric);
+                                                    const Folding* folding);
 
 // One row of the backend table: everything the rest of the simulator may know about a backend.
 // Other layers ask these fields and never compare backend names.
@@ -100,8 +102,8 @@ struct BackendInfo {
   const char* name;     // the --backend value
   const char* models;   // one line: what it models
   const char* ignores;  // one line: what it leaves out
-  // A symmetric run may fold it onto NPU 0 (sim/symmetry.h): its routes and delays depend only on
-  // the offset between sender and receiver, and its factory honours `symmetric`.
+  // A run may fold it (network/folding.h): its routes and delays look the same after every move
+  // of a folding (rotations, and flips within a switch), and its factory honours `folding`.
   bool shift_invariant;
   bool has_links;                   // reports per-link figures (link_count() > 0, observe_links)
   bool own_engine;                  // has its own event engine: next_event_time() may be other than kNeverTick
@@ -125,6 +127,6 @@ void register_backend(BackendInfo row);
 // Builds the named backend (its row's factory); throws Error listing the valid names for an
 // unknown one.
 std::unique_ptr<Network> make_network(const std::string& name, const Topology& topology, EventQueue& queue,
-                                      ArrivalSink& sink, bool symmetric = false);
+                                      ArrivalSink& sink, const Folding* folding = nullptr);
 
 }  // namespace chakrasim::network

@@ -7,9 +7,25 @@
 namespace chakrasim::report {
 
 NodeLog::NodeLog(NpuId npus, std::vector<bool> selected)
-    : selected_(std::move(selected)), spans_(npus), phases_(npus), open_(npus), open_phases_(npus) {
+    : asked_(std::move(selected)), spans_(npus), phases_(npus), open_(npus), open_phases_(npus) {
   // NPU 0 is recorded whatever the selection: a symmetric run's record of every NPU.
-  if (!selected_.empty()) selected_[0] = true;
+  if (!asked_.empty()) asked_[0] = true;
+  selected_ = asked_;
+}
+
+void NodeLog::begin_run(const network::Folding* folding) {
+  for (auto& v : spans_) v.clear();
+  for (auto& v : phases_) v.clear();
+  for (auto& v : open_) v.clear();
+  for (auto& v : open_phases_) v.clear();
+  selected_ = asked_;
+  representative_of_.clear();
+  if (folding == nullptr) return;
+  representative_of_.resize(spans_.size());
+  for (NpuId npu = 0; npu < spans_.size(); ++npu) {
+    representative_of_[npu] = folding->representative(folding->class_of(npu));
+    if (!selected_.empty() && asked_[npu]) selected_[representative_of_[npu]] = true;
+  }
 }
 
 void NodeLog::on_node_start(NpuId npu, std::uint32_t node, Tick now) {
@@ -60,9 +76,8 @@ sim::Result simulate_recorded(const sim::Inputs& inputs, NodeLog& log, network::
   hooks.links = links;
   hooks.flows = flows;
   hooks.symmetric_ok = true;
-  sim::Result result = sim::simulate(inputs, hooks);
-  log.take_npu0_for_all(result.symmetric);
-  return result;
+  hooks.before_run = [&log](const network::Folding* folding) { log.begin_run(folding); };
+  return sim::simulate(inputs, hooks);
 }
 
 }  // namespace chakrasim::report

@@ -46,9 +46,10 @@ class NodeLog final : public workload::NodeObserver, public system::CollectiveOb
                       const system::PhasePlan& plan, Tick now) override;
   void on_phase_end(NpuId npu, std::uint64_t token, std::uint32_t chunk, std::uint32_t phase, Tick now) override;
 
-  // After a symmetric run (sim::Result::symmetric), NPU 0's record stands for every NPU's;
-  // simulate_recorded sets it.
-  void take_npu0_for_all(bool on) { npu0_for_all_ = on; }
+  // Before a run: in a folded one (network/folding.h; a symmetric run is one), each NPU's record
+  // is its representative's, recorded whenever the NPU is selected; nullptr: every NPU's own.
+  // Forgets what an earlier run recorded. simulate_recorded calls it.
+  void begin_run(const network::Folding* folding);
 
   bool recorded(NpuId npu) const { return selected_.empty() || selected_[npu]; }
   // Spans of one recorded NPU in start order.
@@ -56,10 +57,11 @@ class NodeLog final : public workload::NodeObserver, public system::CollectiveOb
   const std::vector<PhaseSpan>& phases(NpuId npu) const { return phases_[source(npu)]; }
 
  private:
-  NpuId source(NpuId npu) const { return npu0_for_all_ ? 0 : npu; }
+  NpuId source(NpuId npu) const { return representative_of_.empty() ? npu : representative_of_[npu]; }
 
+  std::vector<bool> asked_;  // the selection as given
   std::vector<bool> selected_;
-  bool npu0_for_all_ = false;
+  std::vector<NpuId> representative_of_;  // per NPU, in a folded run
   std::vector<std::vector<NodeSpan>> spans_;
   std::vector<std::vector<PhaseSpan>> phases_;
   // Per NPU: node -> index in spans_, for the few nodes running at once.

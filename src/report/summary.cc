@@ -111,6 +111,10 @@ void print_summary(std::ostream& out, const sim::Result& result) {
     out << fmt::format("  Every NPU runs the same timeline, so NPU 0 alone was simulated: {} events, {} network "
                        "messages.\n",
                        result.events, result.messages);
+  } else if (result.classes_simulated > 0) {
+    out << fmt::format("  The NPUs fall into {} classes that run the same timelines, so one NPU of each was simulated: "
+                       "{} events, {} network messages.\n",
+                       result.classes_simulated, result.events, result.messages);
   } else {
     out << fmt::format("  {} events, {} network messages.\n", result.events, result.messages);
   }

@@ -10,6 +10,7 @@
 #include "core/npu_timers.h"
 #include "core/resources.h"
 #include "network/network.h"
+#include "sim/rank_classes.h"
 #include "sim/symmetry.h"
 #include "sim/time_splitter.h"
 #include "system/nccl/nccl_collectives.h"
@@ -293,16 +294,19 @@ std::vector<const chakra::Graph*> graphs_of(const workload::Executor& executor) 
 // queue and timers first, the workload executor, the system layer it sends collectives to, and
 // the network backend the system layer sends messages through.
 struct Layers {
-  Layers(const Inputs& inputs, const network::Topology& topology, const network::BackendInfo& backend, bool symmetric,
-         const Hooks& hooks)
+  // `folding`: a folded run (nullptr: a full one); `symmetric`: the folding is the symmetric
+  // run's, NPU 0 alone.
+  Layers(const Inputs& inputs, const network::Topology& topology, const network::BackendInfo& backend,
+         const network::Folding* folding, bool symmetric, const Hooks& hooks)
       : timers(queue, symmetric ? 1 : topology.npu_count()),
         remote_memory(inputs.memory, topology.npu_count()),
         executor(symmetric ? std::vector<std::shared_ptr<const chakra::Graph>>{inputs.graphs.front()} : inputs.graphs,
-                 workload_options(inputs), remote_memory, timers, queue),
+                 workload_options(inputs), remote_memory, timers, queue,
+                 folding != nullptr && !symmetric ? folding->representatives() : std::vector<NpuId>{}),
         router{&executor},
-        system(inputs.system, topology, timers, router, symmetric),
+        system(inputs.system, topology, timers, router, folding),
         nccl(make_nccl(inputs, topology, backend, system, timers, executor, symmetric)),
-        network(network::make_network(backend.name, topology, queue, system, symmetric)),
+        network(network::make_network(backend.name, topology, queue, system, folding)),
         own_engine(backend.own_engine),
         group_kinds(inputs.groups, inputs.group_kind_names, topology),
         time_splitter(graphs_of(executor), group_kinds, hooks.nodes) {
@@ -446,10 +450,12 @@ void run_events(Layers& layers, const Hooks& hooks) {
 }
 
 // Every NPU's totals and, for the NPUs that did not finish, the nodes they still hold.
-Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& hooks, bool symmetric) {
+Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& hooks, const network::Folding* folding,
+                      bool symmetric) {
   const workload::Executor& executor = layers.executor;
   Result result;
   result.symmetric = symmetric;
+  result.classes_simulated = folding != nullptr ? folding->class_count() : 0;
   if (hooks.links != nullptr) {
     for (std::uint32_t l = 0; l < layers.network->link_count(); ++l) {
       result.link_names.push_back(layers.network->link_name(l));
@@ -465,6 +471,8 @@ Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& h
   result.peak_flops_per_s =
       (inputs.compute.mfu_peak_tflops > 0 ? inputs.compute.mfu_peak_tflops : inputs.compute.peak_perf_tflops) * 1e12;
   for (NpuId r = 0; r < executor.npu_count(); ++r) {
+    // In a folded run the others' figures are their representatives' (copied after the run).
+    if (folding != nullptr && !symmetric && folding->representative(folding->class_of(r)) != r) continue;
     const workload::NpuTotals& t = executor.totals(r);
     NpuResult& n = result.npus[r];
     n.finished = t.finished;
@@ -505,22 +513,37 @@ Result simulate(const Inputs& inputs, const Hooks& hooks) {
   const bool observed =
       hooks.nodes != nullptr || hooks.collectives != nullptr || hooks.links != nullptr || hooks.flows != nullptr;
   const bool symmetric = inputs.allow_symmetry && (!observed || hooks.symmetric_ok) && is_symmetric(inputs);
+  // Else one NPU per class of ranks that run the same timelines (sim/rank_classes.h), unobserved.
+  std::optional<network::Folding> folding;
+  if (symmetric) {
+    folding.emplace(network::Folding::whole(topology));
+  } else if (inputs.allow_symmetry &&
+             (!observed || (hooks.symmetric_ok && hooks.before_run && hooks.links == nullptr))) {
+    folding = find_rank_classes(inputs, topology);
+  }
+  const network::Folding* fold = folding ? &*folding : nullptr;
+  if (hooks.before_run) hooks.before_run(fold);
   Result result;
   {
-    Layers layers(inputs, topology, backend, symmetric, hooks);
+    Layers layers(inputs, topology, backend, fold, symmetric, hooks);
     layers.executor.start();
     run_events(layers, hooks);
-    result = collect_result(inputs, layers, hooks, symmetric);
+    result = collect_result(inputs, layers, hooks, fold, symmetric);
   }
-  if (symmetric) {
-    // Every NPU ran NPU 0's timeline. A symmetric run cannot deadlock on a peer; should it stop
-    // anyway, the full run gives the per-NPU report.
+  if (fold != nullptr) {
+    // Every NPU ran its representative's timeline. A folded run cannot deadlock on a peer the
+    // full run would not; should it stop anyway, the full run gives the per-NPU report.
     if (!result.all_finished()) {
       Inputs full = inputs;
       full.allow_symmetry = false;
       return simulate(full, hooks);
     }
-    result.npus.assign(inputs.graphs.size(), result.npus.front());
+    if (symmetric) {
+      result.npus.assign(inputs.graphs.size(), result.npus.front());
+    } else {
+      for (NpuId r = 0; r < result.npus.size(); ++r)
+        result.npus[r] = result.npus[fold->representative(fold->class_of(r))];
+    }
   }
   return result;
 }

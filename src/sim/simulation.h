@@ -15,6 +15,7 @@
 #include "compute/compute_spec.h"
 #include "core/types.h"
 #include "memory/remote_memory_spec.h"
+#include "network/folding.h"
 #include "network/topology.h"
 #include "sim/time_split.h"
 #include "system/comm_groups.h"
@@ -92,6 +93,9 @@ struct Result {
   std::uint64_t events = 0;              // events simulated (for NPU 0 alone in a symmetric run)
   std::uint64_t messages = 0;
   bool symmetric = false;  // only NPU 0 was simulated; every NPU's figures are its figures
+  // A folded run (sim/rank_classes.h): the classes of ranks, one NPU of each simulated, whose
+  // figures are every member's; 1 in a symmetric run, 0 in a full one.
+  std::uint32_t classes_simulated = 0;
 
   bool all_finished() const { return stuck.empty(); }
   Tick max_finish_ns() const;
@@ -112,13 +116,17 @@ struct Progress {
 
 // What a caller can listen to while a run goes on. Observers hear every NPU, unless
 // `symmetric_ok` says they can take a symmetric run's NPU 0 as every NPU's (sim/symmetry.h):
-// then a symmetric run stays one, and Result::symmetric tells them so.
+// then a symmetric run stays one, and Result::symmetric tells them so. With `before_run` too they
+// can take a folded run's representatives as their classes' members (sim/rank_classes.h; not
+// with `links`): it is told the folding before the run starts, and nullptr before a full run,
+// which may follow a folded one that did not finish.
 struct Hooks {
   workload::NodeObserver* nodes = nullptr;
   system::CollectiveObserver* collectives = nullptr;
   network::LinkObserver* links = nullptr;  // told of every link's use (backends with has_links)
   network::FlowObserver* flows = nullptr;  // told of every flow (backends with has_flows)
   bool symmetric_ok = false;
+  std::function<void(const network::Folding* folding)> before_run;
   // Called every `progress_every_s` of wall time (checked every 65536 events), from the
   // simulation's own thread.
   std::function<void(const Progress&)> progress;

@@ -53,6 +53,7 @@ std::vector<AlgorithmInfo> built_in_rows() {
   hd.token = "halvingDoubling";
   hd.flat_form = true;
   hd.needs_power_of_two = true;
+  hd.flip_safe = true;
   hd.kinds = {K::kAllReduce, K::kAllGather, K::kReduceScatter};
   hd.no_kind_note = "the reference exits with \"unknown communication type\"";
   hd.power_of_two_note = "the reference hangs or crashes otherwise";

@@ -28,8 +28,11 @@ struct AlgorithmInfo {
   bool runs_on_groups = true;       // may run a communicator group's ring
   bool keeps_size = false;          // runs an all-reduce whatever the phase's kind (its data keeps its size)
   bool alternating_trees = false;   // successive phases of a kind alternate two trees (double binary tree)
-  // May a symmetric run fold it (sim/symmetry.h): every NPU's steps are the same up to a shift.
+  // May a symmetric or folded run fold it (sim/symmetry.h, sim/rank_classes.h): every NPU's
+  // steps are the same up to a shift of positions (p -> p + c mod n) ...
   bool symmetric_safe = false;
+  // ... or up to flipping bits of positions (p -> p ^ c; halving-doubling's partners).
+  bool flip_safe = false;
   std::vector<CollectiveKind> kinds = {CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
                                        CollectiveKind::kReduceScatter, CollectiveKind::kAllToAll};
   // What the reference does in the cases refused above, added to the errors.

@@ -60,14 +60,15 @@ struct System::Io {
 };
 
 System::System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers, CommListener& listener,
-               bool symmetric)
+               const network::Folding* folding)
     : spec_(spec),
       topology_(topology),
       timers_(timers),
       listener_(listener),
-      transport_(topology, spec.rendezvous, symmetric, *this),
+      folded_groups_(folding != nullptr ? std::make_unique<FoldedGroups>(*folding) : nullptr),
+      transport_(spec.rendezvous, folding, folded_groups_.get(), *this),
       groups_(topology.npu_count()) {
-  const NpuId npus = symmetric ? 1 : topology.npu_count();
+  const NpuId npus = folding != nullptr && folding->class_count() == 1 ? 1 : topology.npu_count();
   const std::size_t dims = std::max<std::size_t>(1, topology.dims());
   queues_per_dim_ = std::max<std::uint32_t>(1, spec.num_queues_per_dim);
   queues_per_npu_ = static_cast<std::uint32_t>(dims) * queues_per_dim_;
@@ -87,7 +88,10 @@ System::System(const SystemSpec& spec, const network::Topology& topology, NpuTim
   running_.assign(static_cast<std::size_t>(npus) * queues_per_npu_, 0);
 }
 
-void System::set_groups(const CommGroups& groups) { groups_.set_shared(groups); }
+void System::set_groups(const CommGroups& groups) {
+  groups_.set_shared(groups);
+  if (folded_groups_) folded_groups_->set_groups(groups);
+}
 
 void System::register_group(NpuId npu, std::uint32_t key, std::vector<NpuId> members) {
   groups_.register_own(npu, key, std::move(members));

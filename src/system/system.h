@@ -35,12 +35,12 @@ namespace chakrasim::system {
 
 class System final : public Comm, public network::ArrivalSink, private CompletionSink {
  public:
-  // `symmetric`: a symmetric run (sim/symmetry.h). Only NPU 0 is simulated, so per-NPU state is
-  // kept for NPU 0 alone, and every message it sends to a peer p is taken as the message it
-  // receives from the mirror image of p, -p coordinate by coordinate, which by translation
-  // symmetry arrives after the same delay.
+  // `folding`: a folded run (network/folding.h; nullptr: a full run). Only the class
+  // representatives are simulated, and every message one sends to NPU b is taken as the message
+  // b's representative receives (system/transport.h). A symmetric run (one class) keeps per-NPU
+  // state for NPU 0 alone.
   System(const SystemSpec& spec, const network::Topology& topology, NpuTimers& timers, CommListener& listener,
-         bool symmetric = false);
+         const network::Folding* folding = nullptr);
 
   void observe(CollectiveObserver* observer) { observer_ = observer; }
 
@@ -151,6 +151,7 @@ class System final : public Comm, public network::ArrivalSink, private Completio
   IdPool<Stream> streams_;
   IdPool<Collective> collectives_;
   IdPool<PendingOp> ops_;
+  std::unique_ptr<FoldedGroups> folded_groups_;  // in a folded run
   Transport transport_;
   GroupTable groups_;
 

@@ -20,21 +20,17 @@ void Transport::receive(NpuId dst, NpuId src, std::uint64_t bytes, std::uint64_t
   if (mailbox_.post_receive(MessageKey{tag, bytes, src, dst}, on_received)) dispatch(on_received);
 }
 
-// The NPU at the negated offset from `src`: the sender of the message `src` gets in return.
-NpuId Transport::mirror_image(NpuId src, NpuId dst) const {
-  NpuId image = 0;
-  for (std::size_t d = 0; d < topology_.dims(); ++d) {
-    const std::uint32_t n = topology_.npus_in(d);
-    const std::uint32_t here = topology_.coordinate(src, d);
-    const std::uint32_t there = topology_.coordinate(dst, d);
-    image += ((2 * here + 2 * n - there) % n) * topology_.stride(d);
-  }
-  return image;
-}
-
 void Transport::raw_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent) {
   const std::uint32_t id = messages_.acquire();
-  messages_[id] = {MessageKey{tag, bytes, symmetric_ ? mirror_image(src, dst) : src, symmetric_ ? src : dst}, on_sent};
+  if (folding_ == nullptr) {
+    messages_[id] = {MessageKey{tag, bytes, src, dst}, on_sent};
+  } else {
+    const std::uint64_t seen_tag =
+        folded_groups_ != nullptr ? folded_groups_->tag_seen_from_representative(dst, tag) : tag;
+    messages_[id] = {MessageKey{seen_tag, bytes, folding_->seen_from_representative(dst, src),
+                                folding_->representative(folding_->class_of(dst))},
+                     on_sent};
+  }
   ++messages_sent_;
   network_->send(src, dst, bytes, id);
 }

@@ -4,9 +4,11 @@
 // transport hands it back to its CompletionSink when the send has arrived or the receive has
 // been matched, in the reference's order (the sender hears of an arrival before the receiver).
 //
-// In a symmetric run (sim/symmetry.h) only NPU 0 runs: each message it sends to a peer p is
-// taken as the message it receives from the mirror image of p, -p coordinate by coordinate,
-// which by translation symmetry arrives after the same delay.
+// In a folded run (network/folding.h) only the class representatives run: a message one sends
+// to NPU b is taken as the message b's representative receives from the sender moved as b is
+// moved onto its representative (with a group stream's group moved alike), which by the
+// folding's symmetry arrives after the same delay. In a symmetric run (one class, NPU 0) that
+// sender is the mirror image of b, -b coordinate by coordinate.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include "core/types.h"
 #include "network/network.h"
 #include "network/topology.h"
+#include "system/folded_groups.h"
 #include "system/mailbox.h"
 
 namespace chakrasim::system {
@@ -31,8 +34,9 @@ class Transport {
   static constexpr std::uint8_t kNoCompletion = 0;
   static constexpr std::uint8_t kGoAheadArrived = 255;
 
-  Transport(const network::Topology& topology, bool rendezvous, bool symmetric, CompletionSink& sink)
-      : topology_(topology), rendezvous_(rendezvous), symmetric_(symmetric), sink_(sink) {}
+  // `folding` and `groups` (its groups, when it has any): nullptr in a full run.
+  Transport(bool rendezvous, const network::Folding* folding, FoldedGroups* groups, CompletionSink& sink)
+      : rendezvous_(rendezvous), folding_(folding), folded_groups_(groups), sink_(sink) {}
   void attach(network::Network& network) { network_ = &network; }
 
   void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent);
@@ -56,11 +60,10 @@ class Transport {
   };
   void raw_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent);
   void dispatch(const Completion& completion);
-  NpuId mirror_image(NpuId src, NpuId dst) const;
 
-  const network::Topology& topology_;
   const bool rendezvous_;
-  const bool symmetric_;
+  const network::Folding* folding_;
+  FoldedGroups* folded_groups_;
   CompletionSink& sink_;
   network::Network* network_ = nullptr;
   IdPool<Message> messages_;

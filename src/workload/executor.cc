@@ -144,17 +144,21 @@ void validate(const chakra::Graph& graph, const WorkloadOptions& options) {
 }
 
 Executor::Executor(std::vector<std::shared_ptr<const chakra::Graph>> graphs, const WorkloadOptions& options,
-                   memory::RemoteMemory& memory, NpuTimers& timers, EventQueue& queue)
-    : compute_(compute::make_compute_model(options.compute)),
+                   memory::RemoteMemory& memory, NpuTimers& timers, EventQueue& queue, std::vector<NpuId> ranks_to_run)
+    : ranks_to_run_(std::move(ranks_to_run)),
+      compute_(compute::make_compute_model(options.compute)),
       replay_only_(options.replay_only),
       broadcast_by_duration_(options.broadcast_by_duration),
       memory_(memory),
       timers_(timers),
       queue_(queue) {
   npus_.resize(graphs.size());
-  for (std::size_t r = 0; r < graphs.size(); ++r) {
+  for (std::size_t r = 0; r < graphs.size(); ++r) npus_[r].graph = std::move(graphs[r]);
+  if (ranks_to_run_.empty()) {
+    for (NpuId r = 0; r < npus_.size(); ++r) ranks_to_run_.push_back(r);
+  }
+  for (const NpuId r : ranks_to_run_) {
     Npu& npu = npus_[r];
-    npu.graph = std::move(graphs[r]);
     const chakra::Graph& g = *npu.graph;
     npu.waiting_parents.resize(g.size());
     npu.state.assign(g.size(), NodeState::kWaiting);
@@ -178,7 +182,7 @@ Executor::Slot Executor::slot_of(const chakra::Graph& graph, std::uint32_t node)
 }
 
 void Executor::start() {
-  for (NpuId r = 0; r < npus_.size(); ++r) issue_ready(r);
+  for (const NpuId r : ranks_to_run_) issue_ready(r);
 }
 
 // One pass: repeatedly issue the lowest-id ready node whose slot is free. Zero-time nodes

@@ -77,14 +77,16 @@ class NodeObserver {
 
 class Executor final : public system::CommListener {
  public:
-  // `graphs[r]` is rank r's trace; ranks with identical traces may share one graph.
+  // `graphs[r]` is rank r's trace; ranks with identical traces may share one graph. `ranks_to_run`
+  // (ascending; empty: all): the ranks that run, in a folded run (network/folding.h) the class
+  // representatives; the others keep their graph but no state and never start.
   Executor(std::vector<std::shared_ptr<const chakra::Graph>> graphs, const WorkloadOptions& options,
-           memory::RemoteMemory& memory, NpuTimers& timers, EventQueue& queue);
+           memory::RemoteMemory& memory, NpuTimers& timers, EventQueue& queue, std::vector<NpuId> ranks_to_run = {});
 
   void attach(system::Comm& system) { system_ = &system; }
   void observe(NodeObserver* observer) { observer_ = observer; }
 
-  // Issues every NPU's initial ready nodes (time 0), in rank order.
+  // Issues every running NPU's initial ready nodes (time 0), in rank order.
   void start();
 
   void handle_timer(const TimerEntry& entry);
@@ -123,6 +125,7 @@ class Executor final : public system::CommListener {
   void register_process_groups(NpuId npu, std::uint32_t node);
 
   std::vector<Npu> npus_;
+  std::vector<NpuId> ranks_to_run_;
   std::unique_ptr<compute::ComputeModel> compute_;
   bool replay_only_;
   bool broadcast_by_duration_;

@@ -56,7 +56,7 @@ class OwnEngine final : public network::Network {
 };
 
 std::unique_ptr<network::Network> make_own_engine(const network::Topology& topology, EventQueue& queue,
-                                                  network::ArrivalSink& sink, bool) {
+                                                  network::ArrivalSink& sink, const network::Folding*) {
   return std::make_unique<OwnEngine>(topology, queue, sink);
 }
 

@@ -22,8 +22,9 @@ TEST(LinkTable, CountsPerDimensionKind) {
   for (const auto& [kind, npus, full, folded] :
        {std::tuple{DK::kRing, 8u, 16u, 2u}, {DK::kFullyConnected, 6u, 30u, 5u}, {DK::kSwitch, 4u, 8u, 2u}}) {
     const Topology t(TopologySpec{{{kind, npus, 50, 500}}});
-    EXPECT_EQ(LinkTable(t, false).size(), full) << dimension_kind_name(kind);
-    EXPECT_EQ(LinkTable(t, true).size(), folded) << dimension_kind_name(kind);
+    EXPECT_EQ(LinkTable(t, nullptr).size(), full) << dimension_kind_name(kind);
+    const Folding whole = Folding::whole(t);
+    EXPECT_EQ(LinkTable(t, &whole).size(), folded) << dimension_kind_name(kind);
   }
 }
 
@@ -32,7 +33,7 @@ TEST(LinkTable, DimensionsAreNumberedInOrder) {
   // dimension 1 ids 32..79 (3 per NPU), dimension 2 ids 80..111 (2 per NPU).
   const Topology t(
       TopologySpec{{{DK::kRing, 2, 200, 50}, {DK::kFullyConnected, 4, 100, 500}, {DK::kSwitch, 2, 25, 2000}}});
-  const LinkTable links(t, false);
+  const LinkTable links(t, nullptr);
   EXPECT_EQ(links.size(), 112u);
   EXPECT_EQ(links.dim_of(0), 0u);
   EXPECT_EQ(links.dim_of(31), 0u);
@@ -52,7 +53,7 @@ TEST(LinkTable, RingRoutesGoTheShorterWayClockwiseOnATie) {
   //   0 -> 4: a tie (4 and 4), clockwise                         = links 0, 2, 4, 6
   //   7 -> 0: one step clockwise, wrapping                         = link 14
   const Topology t(TopologySpec{{{DK::kRing, 8, 50, 500}}});
-  const LinkTable links(t, false);
+  const LinkTable links(t, nullptr);
   EXPECT_THAT(links.route(0, 3), ElementsAre(0u, 2u, 4u));
   EXPECT_THAT(links.route(0, 6), ElementsAre(1u, 15u));
   EXPECT_THAT(links.route(0, 4), ElementsAre(0u, 2u, 4u, 6u));
@@ -65,7 +66,7 @@ TEST(LinkTable, FullyConnectedHasALinkPerOrderedPair) {
   // FullyConnected 4: NPU n's link to n+1+k (mod 4) is 3n + k.
   //   0 -> 1: k = 0 -> 0;  0 -> 3: k = 2 -> 2;  3 -> 0: k = 0 -> 9;  2 -> 1: k = 2 -> 8
   const Topology t(TopologySpec{{{DK::kFullyConnected, 4, 50, 500}}});
-  const LinkTable links(t, false);
+  const LinkTable links(t, nullptr);
   EXPECT_THAT(links.route(0, 1), ElementsAre(0u));
   EXPECT_THAT(links.route(0, 3), ElementsAre(2u));
   EXPECT_THAT(links.route(3, 0), ElementsAre(9u));
@@ -76,7 +77,7 @@ TEST(LinkTable, FullyConnectedHasALinkPerOrderedPair) {
 TEST(LinkTable, SwitchRoutesGoUpThenDown) {
   // Switch 4: NPU n's up-link is 2n, its down-link 2n+1. 1 -> 3: up 2, down 7.
   const Topology t(TopologySpec{{{DK::kSwitch, 4, 50, 500}}});
-  const LinkTable links(t, false);
+  const LinkTable links(t, nullptr);
   EXPECT_THAT(links.route(1, 3), ElementsAre(2u, 7u));
   EXPECT_EQ(links.name(2), "NPU 1 up-link (switch, dim 0)");
   EXPECT_EQ(links.name(7), "NPU 3 down-link (switch, dim 0)");
@@ -95,7 +96,7 @@ TEST(LinkTable, SeveralDimensionsRouteLowestFirst) {
   // 1 starts at 16. NPU 1 = (1, 0) to NPU 6 = (2, 1) takes the ring link 1 -> 2 (id 2), then
   // NPU 2's up-link (16 + 2*2 = 20) and NPU 6's down-link (16 + 2*6 + 1 = 29).
   const Topology t(TopologySpec{{{DK::kRing, 4, 50, 500}, {DK::kSwitch, 2, 50, 500}}});
-  const LinkTable links(t, false);
+  const LinkTable links(t, nullptr);
   EXPECT_THAT(links.route(1, 6), ElementsAre(2u, 20u, 29u));
   EXPECT_EQ(links.name(20), "NPU 2 up-link (switch, dim 1)");
   // Within one dimension only: 1 -> 5 = (1, 1) crosses dimension 1 alone: up 16 + 2, down
@@ -109,17 +110,36 @@ TEST(LinkTable, FoldedTablesMapEveryNpusLinksOntoNpu0s) {
   // 5 -> 3 is 1, 1. Folded FullyConnected 4: links by offset, so 2 -> 1 (offset 3) is id 2.
   // Folded Switch 4: up 0, down 1.
   const Topology ring(TopologySpec{{{DK::kRing, 8, 50, 500}}});
-  const LinkTable ring_links(ring, true);
-  EXPECT_TRUE(ring_links.symmetric());
+  const Folding ring_whole = Folding::whole(ring);
+  const LinkTable ring_links(ring, &ring_whole);
+  EXPECT_TRUE(ring_links.folded());
   EXPECT_THAT(ring_links.route(5, 7), ElementsAre(0u, 0u));
   EXPECT_THAT(ring_links.route(5, 3), ElementsAre(1u, 1u));
   EXPECT_EQ(ring_links.name(0), "every NPU's ring link +1 (dim 0)");
   const Topology fc(TopologySpec{{{DK::kFullyConnected, 4, 50, 500}}});
-  EXPECT_THAT(LinkTable(fc, true).route(2, 1), ElementsAre(2u));
-  EXPECT_EQ(LinkTable(fc, true).name(2), "every NPU's link to offset +3 (fully connected, dim 0)");
+  const Folding fc_whole = Folding::whole(fc);
+  EXPECT_THAT(LinkTable(fc, &fc_whole).route(2, 1), ElementsAre(2u));
+  EXPECT_EQ(LinkTable(fc, &fc_whole).name(2), "every NPU's link to offset +3 (fully connected, dim 0)");
   const Topology sw(TopologySpec{{{DK::kSwitch, 4, 50, 500}}});
-  EXPECT_THAT(LinkTable(sw, true).route(1, 3), ElementsAre(0u, 1u));
-  EXPECT_EQ(LinkTable(sw, true).name(1), "every NPU's down-link (switch, dim 0)");
+  const Folding sw_whole = Folding::whole(sw);
+  EXPECT_THAT(LinkTable(sw, &sw_whole).route(1, 3), ElementsAre(0u, 1u));
+  EXPECT_EQ(LinkTable(sw, &sw_whole).name(1), "every NPU's down-link (switch, dim 0)");
+}
+
+TEST(LinkTable, ClassFoldedTablesKeepEachRepresentativesLinks) {
+  // Ring 8 rotated by multiples of 4: classes {0,4} {1,5} {2,6} {3,7}, 2 links each = 8. NPU 5's
+  // +1 link is its class's (class 1): id 2; 5 -> 7 crosses 5's and 6's +1 links: ids 2 and 4.
+  const Topology ring(TopologySpec{{{DK::kRing, 8, 50, 500}}});
+  const Folding by_four(ring, {{Folding::MoveKind::kRotate, 4, 0}});
+  const LinkTable links(ring, &by_four);
+  EXPECT_EQ(links.size(), 8u);
+  EXPECT_THAT(links.route(5, 7), ElementsAre(2u, 4u));
+  EXPECT_EQ(links.name(2), "NPU 1's class's ring link +1 (dim 0)");
+  // Switch 8 with bit 1 flipped: classes {0,2} {1,3} {4,6} {5,7}; 6 -> 1 goes up 6's (class 2's
+  // link 4) and down 1's (class 1's down-link, id 3).
+  const Topology sw(TopologySpec{{{DK::kSwitch, 8, 50, 500}}});
+  const Folding flip(sw, {{Folding::MoveKind::kFlip, 0, 2}});
+  EXPECT_THAT(LinkTable(sw, &flip).route(6, 1), ElementsAre(4u, 3u));
 }
 
 }  // namespace

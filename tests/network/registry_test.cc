@@ -150,7 +150,7 @@ TEST(NetworkRegistry, FlagsAgreeWithTheBuiltBackends) {
     SCOPED_TRACE(b.name);
     EventQueue queue;
     NullSink sink;
-    const std::unique_ptr<Network> net = b.make(topology, queue, sink, false);
+    const std::unique_ptr<Network> net = b.make(topology, queue, sink, nullptr);
     EXPECT_EQ(b.has_links, net->link_count() > 0);
   }
   // The row's factory builds its own class.
@@ -173,7 +173,7 @@ class SevenNs final : public Network {
   ArrivalSink& sink_;
 };
 
-std::unique_ptr<Network> make_seven_ns(const Topology&, EventQueue& queue, ArrivalSink& sink, bool) {
+std::unique_ptr<Network> make_seven_ns(const Topology&, EventQueue& queue, ArrivalSink& sink, const Folding*) {
   return std::make_unique<SevenNs>(queue, sink);
 }
 

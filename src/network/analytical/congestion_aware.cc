@@ -4,8 +4,8 @@
 
 namespace chakrasim::network {
 
-CongestionAware::CongestionAware(const Topology& topology, EventQueue& queue, ArrivalSink& sink, bool symmetric)
-    : table_(topology, symmetric), queue_(queue), sink_(sink), links_(table_.size()) {
+CongestionAware::CongestionAware(const Topology& topology, EventQueue& queue, ArrivalSink& sink, const Folding* folding)
+    : table_(topology, folding), queue_(queue), sink_(sink), links_(table_.size()) {
   for (std::uint32_t l = 0; l < table_.size(); ++l) {
     const DimensionSpec& spec = table_.spec_of(l);
     links_[l].bytes_per_ns = bytes_per_ns(spec.bandwidth_gib_per_s);

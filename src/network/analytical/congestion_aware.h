@@ -10,13 +10,16 @@
 // routed dimension by dimension, lowest first, each dimension with its own links (see
 // docs/network.md). It ignores switch-internal contention, packetisation and flow control.
 //
-// Symmetric runs (`symmetric`): only NPU 0 sends, and NPU p is taken to send the same messages at
-// the same times to the peers shifted by p's coordinates. Shifting maps the links onto each
-// other (NPU p's clockwise ring link onto NPU 0's, its up-link onto NPU 0's, its down-link onto
-// NPU 0's, its fully-connected link to coordinate c onto NPU 0's to c - p), and all links of a
-// class carry the same traffic at the same times. So one link per class is kept, the one NPU 0
-// owns: when NPU 0's message enters NPU p's link, it enters the representative instead, in the
-// place of the shifted message that enters it at that moment, and leaves it when that one would.
+// Folded runs (`folding`, network/folding.h): only the class representatives send, and every
+// other NPU is taken to send the same messages at the same times to the peers moved as the
+// folding moves it onto its representative. The moves map the links onto each other (a ring
+// link onto the representative's link in the same direction, an up- or down-link onto the
+// representative's, a fully connected link to offset c onto the representative's to offset c),
+// and all links of a class carry the same traffic at the same times. So one link per class is
+// kept, the representative's: when a representative's message enters another NPU's link, it
+// enters that NPU's representative's link instead, in the place of the moved message that enters
+// it at that moment, and leaves it when that one would. A symmetric run is the one-class case:
+// NPU 0's links stand for all.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +33,7 @@ namespace chakrasim::network {
 
 class CongestionAware final : public Network {
  public:
-  CongestionAware(const Topology& topology, EventQueue& queue, ArrivalSink& sink, bool symmetric = false);
+  CongestionAware(const Topology& topology, EventQueue& queue, ArrivalSink& sink, const Folding* folding = nullptr);
   void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) override;
   void handle(const Event& event) override;
 

@@ -57,13 +57,14 @@ class Timeline final : public workload::NodeObserver {
 
 // Generates into a fresh directory with the matching network and system files and simulates.
 // With `timeline`, every NPU is simulated and NPU 0's node times are recorded there.
-SimRun simulate(const std::string& name, const GenerateOptions& base, std::unique_ptr<Timeline>* timeline = nullptr) {
+// Generates into a fresh directory with the matching network and system files: the inputs of a run.
+sim::Inputs generated_inputs(const std::string& name, const GenerateOptions& base, GenerateResult& g) {
   const auto dir = temp_dir("llm_sim_" + name);
   GenerateOptions o = base;
   o.out_prefix = (dir / "t").string();
   o.network_out = (dir / "network.yml").string();
   o.system_out = (dir / "system.json").string();
-  const GenerateResult g = generate_llm(o);
+  g = generate_llm(o);
   sim::Inputs in;
   in.network = config::load_network(o.network_out);
   const config::SystemConfig system = config::load_system(o.system_out, {});
@@ -72,6 +73,14 @@ SimRun simulate(const std::string& name, const GenerateOptions& base, std::uniqu
   const std::uint64_t ranks = g.summary.ranks;
   in.groups = config::load_comm_groups(g.groups_path, static_cast<NpuId>(ranks));
   in.graphs = chakra::load_workload(o.out_prefix, ranks);
+  return in;
+}
+
+// Generates and simulates. With `timeline`, every NPU is simulated and NPU 0's node times are
+// recorded there.
+SimRun simulate(const std::string& name, const GenerateOptions& base, std::unique_ptr<Timeline>* timeline = nullptr) {
+  GenerateResult g;
+  sim::Inputs in = generated_inputs(name, base, g);
   if (timeline != nullptr) {
     *timeline = std::make_unique<Timeline>(*in.graphs[0]);
     in.allow_symmetry = false;
@@ -133,6 +142,51 @@ TEST(LlmSim, EveryParallelismFinishes) {
   GenerateOptions world = options(false, 8, 1, 1, 16);  // the DP group is every rank
   cases.push_back({"pure_dp", world});
   for (const Case& c : cases) expect_finished(simulate(c.name, c.o), c.name);
+}
+
+// Ranks of one stage differ only in peers and groups: the run folds them into classes
+// (sim/rank_classes.h) and gives every rank the full run's figures. The generator's layouts
+// put tp in network dimension 0 and dp, pp in dimension 1, both switches; its system runs
+// halving-doubling, so the moves are flips.
+TEST(LlmSim, RanksFoldIntoClassesAsInTheFullRun) {
+  struct Case {
+    std::string name;
+    GenerateOptions o;
+    std::uint32_t classes;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"fold_dp_tp_pp", options(false, 2, 2, 2, 8), 2});  // one per stage
+  GenerateOptions sp = options(false, 4, 4, 2, 8);
+  sp.parallel.sp = true;
+  sp.parallel.zero = 1;
+  cases.push_back({"fold_sp_zero1", sp, 2});
+  GenerateOptions inter = options(false, 2, 2, 4, 8);
+  inter.parallel.schedule = Schedule::kInterleaved;
+  inter.parallel.vpp = 2;
+  cases.push_back({"fold_interleaved", inter, 4});
+  GenerateOptions moe = options(true, 4, 2, 2, 8);
+  moe.parallel.ep = 4;
+  moe.parallel.sp = true;
+  cases.push_back({"fold_moe", moe, 4});  // EP all-to-alls run direct, which flips do not keep
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    GenerateResult g;
+    sim::Inputs in = generated_inputs(c.name, c.o, g);
+    const sim::Result folded = run(in);
+    in.allow_symmetry = false;
+    const sim::Result full = run(in);
+    if (c.classes > 0) {
+      EXPECT_EQ(folded.classes_simulated, c.classes);
+    }
+    ASSERT_TRUE(full.all_finished());
+    ASSERT_EQ(folded.npus.size(), full.npus.size());
+    for (std::size_t r = 0; r < full.npus.size(); ++r) {
+      EXPECT_EQ(folded.npus[r].finish_ns, full.npus[r].finish_ns) << "NPU " << r;
+      EXPECT_EQ(folded.npus[r].exposed_comm_ns, full.npus[r].exposed_comm_ns) << "NPU " << r;
+      EXPECT_EQ(folded.npus[r].split.by_group_kind_ns, full.npus[r].split.by_group_kind_ns) << "NPU " << r;
+    }
+    std::printf("%s: %u classes of %zu ranks\n", c.name.c_str(), folded.classes_simulated, full.npus.size());
+  }
 }
 
 // Data parallelism alone: every rank's trace is the same (no pg_name, no pipeline), so the
