@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "chakra/attributes.h"
+#include "chakra/node_wire.h"
 #include "core/error.h"
 
 namespace chakrasim::chakra {
@@ -212,6 +213,26 @@ struct Graph::Collected {
     dep_begin.push_back(static_cast<std::uint32_t>(deps.size()));
     data_deps.push_back(static_cast<std::uint32_t>(node.data_deps_size()));
   }
+
+  // The same from the wire reader, which takes only nodes that decode without an error.
+  void add(const WireNode& node) {
+    ids.push_back(node.id);
+    types.push_back(node.type);
+    durations.push_back(node.duration_micros);
+    names.emplace_back(node.name);
+    cpu_op.push_back(node.cpu_op ? 1 : 0);
+    attr_index.push_back(kNoAttrs);
+    if (node.has_attrs) {
+      attr_index.back() = static_cast<std::uint32_t>(attrs.size());
+      attrs.push_back(node.attrs);
+      pg_names.emplace_back(node.pg_name);
+      inputs_values.emplace_back();
+    }
+    deps.insert(deps.end(), node.data_deps.begin(), node.data_deps.end());
+    deps.insert(deps.end(), node.ctrl_deps.begin(), node.ctrl_deps.end());
+    dep_begin.push_back(static_cast<std::uint32_t>(deps.size()));
+    data_deps.push_back(static_cast<std::uint32_t>(node.data_deps.size()));
+  }
 };
 
 Graph Graph::build(const Trace& trace, const std::string& source) {
@@ -230,8 +251,14 @@ Graph Graph::parse(std::string_view bytes, const std::string& source) {
   c.source = source;
   GlobalMetadata metadata;
   thread_local Node node;
+  thread_local WireNode wire;
   for_each_message(bytes, source, [&](std::size_t index, const char* data, int length) {
     if (index == 0) return metadata.ParseFromArray(data, length);
+    // Straight from the bytes where the node allows it (chakra/node_wire.h), else by protobuf.
+    if (read_wire_node(data, static_cast<std::size_t>(length), wire)) {
+      c.add(wire);
+      return true;
+    }
     if (!node.ParseFromArray(data, length)) return false;
     c.add(node);
     return true;

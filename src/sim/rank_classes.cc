@@ -182,13 +182,32 @@ bool Finder::same_trace(NpuId r, NpuId s, std::size_t dim, const Folding::Move& 
     if (a < 0 || a >= npus) return a == b;  // the run reports it
     return static_cast<std::int64_t>(Folding::moved(topology_, dim, move, static_cast<NpuId>(a))) == b;
   };
-  constexpr std::uint16_t kRelabelled =
-      chakra::OpAttrs::kCommSrc | chakra::OpAttrs::kCommDst | chakra::OpAttrs::kPgName | chakra::OpAttrs::kInputsValues;
+  // Whether the group named by string k of g moves onto the one named by string k' of h.
+  auto group_moves = [&](std::uint32_t k, std::uint32_t k2) {
+    const std::int64_t ga = g_groups[k];
+    const std::int64_t gb = h_groups[k2];
+    if (ga == kNotAGroup || gb == kNotAGroup || ga == 0 || gb == 0) {
+      return (ga == 0 && gb == 0) || g.string(k) == h.string(k2);
+    }
+    const auto moved = image.find(static_cast<std::uint32_t>(ga));
+    return moved != image.end() && moved->second == static_cast<std::uint32_t>(gb);
+  };
+  // The same record (a shared pool's) names its group by the same string index in both: each
+  // index is checked once.
+  std::vector<std::int8_t> same_index_moves(std::min(g.string_count(), h.string_count()), -1);
+  constexpr std::uint16_t kPeers = chakra::OpAttrs::kCommSrc | chakra::OpAttrs::kCommDst;
+  constexpr std::uint16_t kRelabelled = kPeers | chakra::OpAttrs::kPgName | chakra::OpAttrs::kInputsValues;
   for (std::uint32_t i = 0; i < g.size(); ++i) {
     if (!g.has_attrs(i)) continue;
     const chakra::OpAttrs& a = g.attrs(i);
     const chakra::OpAttrs& b = h.attrs(i);
     if (&a == &b && (a.present & kRelabelled) == 0) continue;
+    if (&a == &b && (a.present & kRelabelled) == chakra::OpAttrs::kPgName) {
+      std::int8_t& known = same_index_moves[a.pg_name];
+      if (known < 0) known = group_moves(a.pg_name, a.pg_name) ? 1 : 0;
+      if (known == 0) return false;
+      continue;
+    }
     chakra::OpAttrs a_rest = a;
     chakra::OpAttrs b_rest = b;
     a_rest.comm_src = b_rest.comm_src = 0;
@@ -197,16 +216,7 @@ bool Finder::same_trace(NpuId r, NpuId s, std::size_t dim, const Folding::Move& 
     if (!(a_rest == b_rest)) return false;
     if (a.has(chakra::OpAttrs::kCommSrc) && !peer_moves(a.comm_src, b.comm_src)) return false;
     if (a.has(chakra::OpAttrs::kCommDst) && !peer_moves(a.comm_dst, b.comm_dst)) return false;
-    if (a.has(chakra::OpAttrs::kPgName)) {
-      const std::int64_t ga = g_groups[a.pg_name];
-      const std::int64_t gb = h_groups[b.pg_name];
-      if (ga == kNotAGroup || gb == kNotAGroup || ga == 0 || gb == 0) {
-        if (!((ga == 0 && gb == 0) || g.string(a.pg_name) == h.string(b.pg_name))) return false;
-      } else {
-        const auto moved = image.find(static_cast<std::uint32_t>(ga));
-        if (moved == image.end() || moved->second != static_cast<std::uint32_t>(gb)) return false;
-      }
-    }
+    if (a.has(chakra::OpAttrs::kPgName) && !group_moves(a.pg_name, b.pg_name)) return false;
   }
   return true;
 }
