@@ -43,33 +43,11 @@ void for_each_parallel(std::size_t count, const std::function<void(std::size_t, 
   }
 }
 
-}  // namespace
-
-std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefix, std::size_t ranks,
-                                                        const std::string& what, const LoadProgress& on_rank) {
-  auto read_rank = [&](std::size_t r) {
-    const std::string path = rank_path(prefix, r);
-    // A missing file gets a hint about the prefix (rank 0) or the rank count; everything else
-    // (a directory, no permission) the shared messages of read_file.
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-      if (r == 0 && what != "workload") {
-        fail("{}: the {} file for rank 0 does not exist; expected the prefix of per-rank files PREFIX.<rank>.et", path,
-             what);
-      }
-      if (r == 0) {
-        fail("{}: the workload file for rank 0 does not exist; --workload expects the prefix of "
-             "per-rank files PREFIX.<rank>.et (for example traces/allreduce for "
-             "traces/allreduce.0.et)",
-             path);
-      }
-      fail("{}: cannot open the {} file for rank {} (the network has {} NPUs, so ranks 0 to "
-           "{} need a file each)",
-           path, what, r, ranks, ranks - 1);
-    }
-    return read_file(path, fmt::format("{} file for rank {}", what, r), fmt::format("the Chakra trace of rank {}", r),
-                     kTraceFileMaxBytes);
-  };
+// Parses every rank's bytes (read_rank(r); errors name rank_path(prefix, r)) into graphs that
+// share what their ranks share.
+std::vector<std::shared_ptr<const Graph>> load_ranks(const std::string& prefix, std::size_t ranks,
+                                                     const std::function<std::string(std::size_t)>& read_rank,
+                                                     const std::string& what, const LoadProgress& on_rank) {
   // Graphs whose structure is shared by later ones, by the structure's hash: ranks that differ
   // only in peers, tags and groups keep one copy of the rest (graph.h).
   std::unordered_map<std::uint64_t, std::vector<std::shared_ptr<const Graph>>> by_structure;
@@ -148,6 +126,37 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
       },
       errors);
   raise_first();
+  return graphs;
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefix, std::size_t ranks,
+                                                        const std::string& what, const LoadProgress& on_rank) {
+  auto read_rank = [&](std::size_t r) {
+    const std::string path = rank_path(prefix, r);
+    // A missing file gets a hint about the prefix (rank 0) or the rank count; everything else
+    // (a directory, no permission) the shared messages of read_file.
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+      if (r == 0 && what != "workload") {
+        fail("{}: the {} file for rank 0 does not exist; expected the prefix of per-rank files PREFIX.<rank>.et", path,
+             what);
+      }
+      if (r == 0) {
+        fail("{}: the workload file for rank 0 does not exist; --workload expects the prefix of "
+             "per-rank files PREFIX.<rank>.et (for example traces/allreduce for "
+             "traces/allreduce.0.et)",
+             path);
+      }
+      fail("{}: cannot open the {} file for rank {} (the network has {} NPUs, so ranks 0 to "
+           "{} need a file each)",
+           path, what, r, ranks, ranks - 1);
+    }
+    return read_file(path, fmt::format("{} file for rank {}", what, r), fmt::format("the Chakra trace of rank {}", r),
+                     kTraceFileMaxBytes);
+  };
+  std::vector<std::shared_ptr<const Graph>> graphs = load_ranks(prefix, ranks, read_rank, what, on_rank);
   // A file for one rank more than the network has means the workload and the network disagree.
   std::error_code ec;
   const std::string extra = rank_path(prefix, ranks);
@@ -157,6 +166,12 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
          extra, what, ranks, ranks, ranks - 1);
   }
   return graphs;
+}
+
+std::vector<std::shared_ptr<const Graph>> load_from_memory(const std::string& prefix, std::size_t ranks,
+                                                           const std::function<std::string(std::size_t)>& bytes_of,
+                                                           const LoadProgress& on_rank) {
+  return load_ranks(prefix, ranks, bytes_of, "workload", on_rank);
 }
 
 }  // namespace chakrasim::chakra

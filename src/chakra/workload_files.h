@@ -20,4 +20,10 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
                                                         const std::string& what = "workload",
                                                         const LoadProgress& on_rank = {});
 
+// The same from bytes a generator makes (bytes_of(r): rank r's .et file, asked for once or
+// twice), without files; errors name rank_path(prefix, r).
+std::vector<std::shared_ptr<const Graph>> load_from_memory(const std::string& prefix, std::size_t ranks,
+                                                           const std::function<std::string(std::size_t)>& bytes_of,
+                                                           const LoadProgress& on_rank = {});
+
 }  // namespace chakrasim::chakra

@@ -1,14 +1,24 @@
 // `chakrasim generate llm`: one training iteration of a transformer under 4-D parallelism
 // (src/generate/llm/llm_generator.h).
+#include <unistd.h>
+
 #include <chrono>
 #include <iostream>
 #include <map>
 #include <memory>
 
 #include "cli/generators.h"
+#include "cli/progress_line.h"
+#include "cli/run_output.h"
+#include "config/network_config.h"
+#include "config/other_configs.h"
+#include "config/system_config.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/output_path.h"
+#include "core/resources.h"
 #include "generate/llm/llm_generator.h"
+#include "sim/simulation.h"
 
 namespace chakrasim::cli {
 namespace {
@@ -20,6 +30,7 @@ struct LlmArgs {
   std::string model, mlp, schedule = "1f1b", recompute = "none", dtype = "bf16", collectives = "astra-sim";
   std::uint64_t layers = 0, hidden = 0, ffn = 0, heads = 0, kv_heads = 0, seq = 0, vocab = 0, experts = 0, top_k = 0;
   std::uint64_t grad_bucket_m = 40;
+  bool run = false;
 };
 
 template <typename T>
@@ -67,10 +78,55 @@ ModelSpec model_of(const LlmArgs& a, const CLI::App& app) {
   return m;
 }
 
+// `--run`: the iteration simulated in memory on its own network and system, printed as
+// `chakrasim run` prints it (without files, a 32k-GPU run needs no 60 GB of traces).
+// `side_files`: write --network-out and --system-out (not yet written by generate_llm).
+int simulate_in_memory(const GenerateOptions& o, bool side_files) {
+  const bool network_out = side_files && !o.network_out.empty();
+  const bool system_out = side_files && !o.system_out.empty();
+  if (network_out) prepare_output_file(o.network_out, "--network-out");
+  if (system_out) prepare_output_file(o.system_out, "--system-out");
+  const auto start = std::chrono::steady_clock::now();
+  ProgressLine progress(ProgressLine::mode_for(false, false, isatty(STDERR_FILENO) != 0));
+  const InMemoryIteration it =
+      generate_llm_in_memory(o, [&progress](std::size_t loaded, std::size_t ranks, std::uint64_t bytes) {
+        progress.show(fmt::format("building traces: {} of {} ranks ({})", loaded, ranks, format_bytes(bytes)));
+      });
+  progress.clear();
+  for (const std::string& w : it.warnings) std::cerr << "warning: " << w << "\n";
+  if (network_out) write_file_atomically(o.network_out, it.network_yaml, "--network-out");
+  if (system_out) write_file_atomically(o.system_out, it.system_json, "--system-out");
+  sim::Inputs inputs;
+  inputs.network = config::parse_network(it.network_yaml, "the generated network");
+  const config::SystemConfig system = config::parse_system(it.system_json, "the generated system", {});
+  inputs.system = system.system;
+  inputs.system_source = "the generated system";
+  inputs.compute = system.compute;
+  inputs.replay_only = system.replay_only;
+  const auto npus = static_cast<NpuId>(it.graphs.size());
+  inputs.groups = config::parse_comm_groups(it.groups_json, "the generated groups", npus);
+  inputs.groups_source = "the generated groups";
+  inputs.group_kind_names = config::parse_group_names(it.group_names_json, "the generated group kinds");
+  inputs.graphs = it.graphs;
+  const double built_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  sim::Hooks hooks;
+  if (progress.on()) hooks.progress = [&progress](const sim::Progress& p) { progress.show(progress_text(p)); };
+  const sim::Result result = sim::simulate(inputs, hooks);
+  progress.clear();
+  const int code = print_run(result, OutputOptions{});
+  const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << fmt::format("Generated and parsed in memory in {:.2f} s (no trace files), simulated in {:.2f} s.\n",
+                           built_s, total_s - built_s);
+  return code;
+}
+
 int run_llm(LlmArgs& a, const CLI::App& app) {
-  prepare_output_prefix(a.o.out_prefix, "--out");
-  if (!a.o.network_out.empty()) prepare_output_file(a.o.network_out, "--network-out");
-  if (!a.o.system_out.empty()) prepare_output_file(a.o.system_out, "--system-out");
+  if (a.o.out_prefix.empty() && !a.run) {
+    fail("--out: expected a prefix for the trace files (or --run to simulate without files)");
+  }
+  if (!a.o.out_prefix.empty()) prepare_output_prefix(a.o.out_prefix, "--out");
+  if (!a.o.out_prefix.empty() && !a.o.network_out.empty()) prepare_output_file(a.o.network_out, "--network-out");
+  if (!a.o.out_prefix.empty() && !a.o.system_out.empty()) prepare_output_file(a.o.system_out, "--system-out");
   a.o.model = model_of(a, app);
   ParallelSpec& par = a.o.parallel;
   par.schedule = pick<Schedule>("--schedule", a.schedule,
@@ -92,8 +148,9 @@ int run_llm(LlmArgs& a, const CLI::App& app) {
     fail("--gpus-per-node {}: expected a scale-up domain of 1 to 1048576 GPUs", a.o.gpus_per_node);
   }
 
-  const auto start = std::chrono::steady_clock::now();
   a.o.nccl_collectives = a.collectives == "nccl";
+  if (a.o.out_prefix.empty()) return simulate_in_memory(a.o, true);
+  const auto start = std::chrono::steady_clock::now();
   const GenerateResult r = generate_llm(a.o);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const std::string& w : r.warnings) std::cerr << "warning: " << w << "\n";
@@ -104,7 +161,7 @@ int run_llm(LlmArgs& a, const CLI::App& app) {
   if (!a.o.network_out.empty()) std::cout << ", the network " << a.o.network_out;
   if (!a.o.system_out.empty()) std::cout << ", the system " << a.o.system_out;
   std::cout << fmt::format(" in {:.2f} s\n", seconds);
-  return 0;
+  return a.run ? simulate_in_memory(a.o, false) : 0;
 }
 
 }  // namespace
@@ -161,8 +218,10 @@ Command add_generate_llm(CLI::App& generate, const std::string& description) {
                 "One compute node per kernel (default: one per run of kernels nothing else waits on in between)");
   llm->add_option("--out", a->o.out_prefix,
                   "Output prefix: writes PREFIX.<rank>.et and PREFIX.groups.json (and removes stale "
-                  "PREFIX.<rank>.et files of higher ranks)")
-      ->required();
+                  "PREFIX.<rank>.et files of higher ranks); optional with --run");
+  llm->add_flag("--run", a->run,
+                "Simulate the iteration at once, in memory, on the generated network and system, and print what "
+                "`chakrasim run` prints (with --out, after writing the files; without, no trace file is written)");
   llm->add_option("--network-out", a->o.network_out, "Also write the matching network YAML");
   llm->add_option("--system-out", a->o.system_out, "Also write a matching system JSON");
   return [llm, a]() -> int {

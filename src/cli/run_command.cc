@@ -113,13 +113,6 @@ std::vector<NpuId> parse_npu_list(const std::string& text, NpuId npus) {
   return list;
 }
 
-// How far the simulation is, for the progress line.
-std::string progress_text(const sim::Progress& p) {
-  const double rate = p.wall_s > 0 ? static_cast<double>(p.events) / p.wall_s : 0;
-  return fmt::format("simulated {} · {} of {} nodes done · {:.1f} M events/s", report::format_duration(p.now),
-                     p.nodes_done, p.nodes, rate / 1e6);
-}
-
 // Reads every input file the options name, each checked as it is read.
 sim::Inputs load_inputs(const RunOptions& o, ProgressLine& progress) {
   config::SystemFlags flags;

@@ -34,4 +34,11 @@ int print_run(const sim::Result& result, const OutputOptions& options) {
   return 0;
 }
 
+// How far the simulation is, for the progress line.
+std::string progress_text(const sim::Progress& p) {
+  const double rate = p.wall_s > 0 ? static_cast<double>(p.events) / p.wall_s : 0;
+  return fmt::format("simulated {} · {} of {} nodes done · {:.1f} M events/s", report::format_duration(p.now),
+                     p.nodes_done, p.nodes, rate / 1e6);
+}
+
 }  // namespace chakrasim::cli

@@ -61,6 +61,46 @@ TEST(LlmGenerateCli, GeneratesAndRuns) {
   EXPECT_THAT(bad.err, HasSubstr("bad_names.json: group \"1\": value 7 is invalid; expected a name such as \"TP\""));
 }
 
+TEST(LlmGenerateCli, RunsInMemoryWithoutFiles) {
+  // --run without --out: no trace files, and what `run` prints for the written files, NPU for
+  // NPU; the ranks fold into one class per stage.
+  const auto dir = temp_dir("llm_cli_in_memory");
+  const std::string prefix = (dir / "llama").string();
+  std::vector<std::string> args = small(prefix);
+  args.insert(args.end(), {"--network-out", (dir / "net.yml").string(), "--system-out", (dir / "sys.json").string()});
+  ASSERT_EQ(run_binary(args).exit_code, 0);
+  const CommandResult from_files =
+      run_binary({"run", "--workload", prefix, "--comm-groups", prefix + ".groups.json", "--network",
+                  (dir / "net.yml").string(), "--system", (dir / "sys.json").string()});
+  ASSERT_EQ(from_files.exit_code, 0) << from_files.err;
+  std::vector<std::string> in_memory_args = small(prefix);
+  in_memory_args.resize(in_memory_args.size() - 2);  // no --out
+  in_memory_args.insert(in_memory_args.end(), {"--run", "--network-out", (dir / "net2.yml").string()});
+  const CommandResult in_memory = run_binary(in_memory_args);
+  ASSERT_EQ(in_memory.exit_code, 0) << in_memory.err;
+  auto npu_lines = [](const std::string& out) {
+    std::string lines;
+    std::size_t at = 0;
+    while ((at = out.find("sys[", at)) != std::string::npos) {
+      const std::size_t end = out.find('\n', at);
+      lines += out.substr(at, end - at + 1);
+      at = end;
+    }
+    return lines;
+  };
+  EXPECT_EQ(npu_lines(in_memory.out), npu_lines(from_files.out));
+  EXPECT_THAT(npu_lines(in_memory.out), HasSubstr("sys[15] finished"));
+  EXPECT_THAT(in_memory.out, HasSubstr("The NPUs fall into 2 classes that run the same timelines"));
+  EXPECT_THAT(in_memory.out, HasSubstr("Generated and parsed in memory in"));
+  EXPECT_EQ(file_bytes(dir / "net2.yml"), file_bytes(dir / "net.yml"));
+  // Without --run, --out is needed.
+  std::vector<std::string> neither = small(prefix);
+  neither.resize(neither.size() - 2);
+  const CommandResult refused = run_binary(neither);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, HasSubstr("--out"));
+}
+
 TEST(LlmGenerateCli, NcclCollectivesOnAB200Preset) {
   // The GPU presets are NCCL's model's (system/nccl/hardware.h); --collectives nccl writes the
   // system file that times collectives by it, and the run names NCCL's choices in its report.

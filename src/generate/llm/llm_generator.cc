@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "chakra/et_file.h"
+#include "chakra/workload_files.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "generate/llm/llm_trace.h"
@@ -72,6 +73,39 @@ Generated build_iteration(const GenerateOptions& o) {
   return g;
 }
 
+namespace {
+
+// The system JSON matching the iteration's groups.
+std::string system_text(const Generated& g, bool nccl_collectives) {
+  std::vector<std::uint64_t> sizes;
+  for (std::size_t k = 0; k < kGroupKinds; ++k) {
+    const auto kind = static_cast<GroupKind>(k);
+    if (kind != GroupKind::kPp && g.layout.active(kind)) sizes.push_back(g.layout.group_size(kind));
+  }
+  return system_json(g.gpu, g.layout.ranks(), sizes, nccl_collectives);
+}
+
+}  // namespace
+
+InMemoryIteration generate_llm_in_memory(const GenerateOptions& o, const chakra::LoadProgress& on_rank) {
+  const Generated g = build_iteration(o);
+  InMemoryIteration out;
+  out.network_yaml = network_yaml(g.gpu, g.layout.ranks());
+  out.system_json = system_text(g, o.nccl_collectives);
+  out.groups_json = g.layout.groups_json();
+  out.group_names_json = g.layout.group_names_json();
+  std::vector<StageBytes> bytes;
+  bytes.reserve(g.stages.size());
+  for (const StageTemplate& s : g.stages) bytes.emplace_back(s);
+  // Each rank's file as write_rank_files would write it, parsed as run would read it.
+  out.graphs = chakra::load_from_memory(
+      "generated", g.layout.ranks(),
+      [&](std::size_t rank) { return bytes[g.layout.coord(rank).p].rank_file(g.layout, rank); }, on_rank);
+  out.summary = summarize(g.model, g.layout, g.gpu, g.stages);
+  out.warnings = domain_warnings(g.layout, g.gpu);
+  return out;
+}
+
 GenerateResult generate_llm(const GenerateOptions& o) {
   if (o.out_prefix.empty()) fail("--out: expected a prefix for the trace files, got an empty one");
   const Generated g = build_iteration(o);
@@ -79,14 +113,7 @@ GenerateResult generate_llm(const GenerateOptions& o) {
   // Check the optional files' settings before writing any trace.
   std::string network, system;
   if (!o.network_out.empty()) network = network_yaml(g.gpu, g.layout.ranks());
-  if (!o.system_out.empty()) {
-    std::vector<std::uint64_t> sizes;
-    for (std::size_t k = 0; k < kGroupKinds; ++k) {
-      const auto kind = static_cast<GroupKind>(k);
-      if (kind != GroupKind::kPp && g.layout.active(kind)) sizes.push_back(g.layout.group_size(kind));
-    }
-    system = system_json(g.gpu, g.layout.ranks(), sizes, o.nccl_collectives);
-  }
+  if (!o.system_out.empty()) system = system_text(g, o.nccl_collectives);
 
   // The traces' size, before writing any: a late attribute adds at most about 20 bytes.
   double bytes = 0;

@@ -5,9 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "chakra/workload_files.h"
 #include "generate/llm/llm_gpu.h"
 #include "generate/llm/llm_layout.h"
 #include "generate/llm/llm_model.h"
@@ -50,5 +52,17 @@ struct GenerateResult {
 };
 // Builds the iteration and writes every file; throws Error naming the flag on bad options.
 GenerateResult generate_llm(const GenerateOptions& options);
+
+// The iteration without files, to simulate at once (`generate llm --run`): every rank's graph,
+// parsed from the bytes its file would hold (the ranks of a stage share one structure), the
+// communicator groups and their kinds, and the network and system texts --network-out and
+// --system-out would write. out_prefix, network_out and system_out are not used.
+struct InMemoryIteration {
+  std::vector<std::shared_ptr<const chakra::Graph>> graphs;
+  std::string groups_json, group_names_json, network_yaml, system_json;
+  Summary summary;
+  std::vector<std::string> warnings;
+};
+InMemoryIteration generate_llm_in_memory(const GenerateOptions& options, const chakra::LoadProgress& on_rank = {});
 
 }  // namespace chakrasim::tools::llm
