@@ -43,6 +43,7 @@ struct RunOptions {
   double comm_scale = 1;
   double compute_scale = 1;
   bool rendezvous = false;
+  bool no_folding = false;
   std::string collectives;  // --collectives: overrides the system JSON's "collectives"
   std::string logging_configuration;
   std::string logging_folder;
@@ -131,6 +132,7 @@ sim::Inputs load_inputs(const RunOptions& o, ProgressLine& progress) {
   inputs.system = system.system;
   inputs.system_source = o.system;
   inputs.system.rendezvous = o.rendezvous;
+  inputs.allow_symmetry = !o.no_folding;
   if (o.collectives == "nccl") inputs.system.collectives = system::CollectiveModel::kNccl;
   if (o.collectives == "nccl-traffic") inputs.system.collectives = system::CollectiveModel::kNcclTraffic;
   if (o.collectives == "astra-sim") inputs.system.collectives = system::CollectiveModel::kAstraSim;
@@ -286,6 +288,9 @@ Command add_run_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--comm-scale", o->comm_scale, "Accepted for compatibility; no effect (as in the reference)");
   cmd->add_option("--compute-scale", o->compute_scale, "Accepted for compatibility; no effect (as in the reference)");
+  cmd->add_flag("--no-folding", o->no_folding,
+                "Simulate every NPU, even when the ranks fold into classes that run the same timelines (the figures "
+                "are the same; for checking, and for timing a full run)");
   cmd->add_option("--rendezvous-protocol", o->rendezvous,
                   "Every send waits for an 8192-byte go-ahead from its receiver");
   cmd->add_option("--collectives", o->collectives,

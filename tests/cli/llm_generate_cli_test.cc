@@ -93,6 +93,13 @@ TEST(LlmGenerateCli, RunsInMemoryWithoutFiles) {
   EXPECT_THAT(in_memory.out, HasSubstr("The NPUs fall into 2 classes that run the same timelines"));
   EXPECT_THAT(in_memory.out, HasSubstr("Generated and parsed in memory in"));
   EXPECT_EQ(file_bytes(dir / "net2.yml"), file_bytes(dir / "net.yml"));
+  // --no-folding simulates every NPU, to the same lines.
+  const CommandResult full =
+      run_binary({"run", "--workload", prefix, "--comm-groups", prefix + ".groups.json", "--network",
+                  (dir / "net.yml").string(), "--system", (dir / "sys.json").string(), "--no-folding"});
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_EQ(npu_lines(full.out), npu_lines(from_files.out));
+  EXPECT_THAT(full.out, ::testing::Not(HasSubstr("classes")));
   // Without --run, --out is needed.
   std::vector<std::string> neither = small(prefix);
   neither.resize(neither.size() - 2);
