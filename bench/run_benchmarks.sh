@@ -59,29 +59,56 @@ rm -rf "$tmp"
 echo "  median wall $(printf '%s\n' "${walls[@]}" | median) s; last run: $line"
 
 echo
-echo "Real (asymmetric) traces: GPT-3 175B on 1024 H100s (TP 8, PP 8, DP 16, ZeRO 1, global batch 1536),"
-echo "generated once; loading alone (load_workload, as run does) and the whole run, median of $runs:"
-tmp=$(mktemp -d)
-"$build/chakrasim" generate llm --model gpt3-175b --tp 8 --pp 8 --dp 16 --global-batch 1536 --zero 1 --gpu H100 \
-  --out "$tmp/t" --network-out "$tmp/network.yml" --system-out "$tmp/system.json" > /dev/null
-walls=(); rsss=(); line=""
-for _ in $(seq "$runs"); do
-  line=$("$build/bench/chakrasim_load_bench" "$tmp/t" 1024)
-  walls+=("$(sed -E 's/.*wall_s=([0-9.]+).*/\1/' <<< "$line")")
+echo "Real (asymmetric) traces: GPT-3 175B generated with TP 8, PP 8, --sp, ZeRO 1 on H100s (issue 17's cases),"
+echo "median of $runs; each run folds its ranks into classes (one per stage) unless --no-folding:"
+# Runs `chakrasim run` on PREFIX's files RUNS times: "median wall s, peak RSS MB, events".
+time_run() {
+  local dir=$1; shift
+  local walls=() rsss=() t
+  for _ in $(seq "$runs"); do
+    t=$(mktemp)
+    /usr/bin/time -f "%e %M" -o "$t" "$build/chakrasim" run --workload "$dir/t" --comm-groups "$dir/t.groups.json" \
+      --network "$dir/network.yml" --system "$dir/system.json" "$@" > "$dir/run.txt" 2>&1
+    read -r wall rss < "$t"
+    rm -f "$t"
+    walls+=("$wall"); rsss+=("$rss")
+  done
+  echo "median wall $(printf '%s\n' "${walls[@]}" | median) s, peak RSS $(( $(printf '%s\n' "${rsss[@]}" | median) / 1024 )) MB," \
+    "$(awk '/ events, / {for (i = 1; i < NF; ++i) if ($(i + 1) == "events,") print $i}' "$dir/run.txt") events" \
+    "($(grep -o 'fall into [0-9]* classes' "$dir/run.txt" || echo 'every NPU simulated'))"
+}
+for c in "256 GPUs (dp 4, global batch 64; reference 22 s, 1.36 GB)|4|64" \
+         "1024 GPUs (dp 16, global batch 1536; bar 3 s, 300 MB)|16|1536" \
+         "4096 GPUs (dp 64, global batch 1024; bar 5 s)|64|1024"; do
+  IFS='|' read -r name dp batch <<< "$c"
+  tmp=$(mktemp -d)
+  "$build/chakrasim" generate llm --model gpt3-175b --tp 8 --pp 8 --dp "$dp" --global-batch "$batch" --sp --zero 1 \
+    --gpu H100 --out "$tmp/t" --network-out "$tmp/network.yml" --system-out "$tmp/system.json" > /dev/null
+  echo "  $name, $(du -sm "$tmp" | cut -f1) MB of traces:"
+  echo "    run: $(time_run "$tmp")"
+  if [ "$dp" = 16 ]; then
+    walls=(); line=""
+    for _ in $(seq "$runs"); do
+      line=$("$build/bench/chakrasim_load_bench" "$tmp/t" 1024)
+      walls+=("$(sed -E 's/.*wall_s=([0-9.]+).*/\1/' <<< "$line")")
+    done
+    echo "    load alone (load_workload, as run does): median wall $(printf '%s\n' "${walls[@]}" | median) s; last run: $line"
+    echo "    every NPU simulated (--no-folding, as ranks that all differ cost): $(time_run "$tmp" --no-folding)"
+  fi
+  rm -rf "$tmp"
 done
-echo "  load: median wall $(printf '%s\n' "${walls[@]}" | median) s; last run: $line"
-walls=()
+echo "  32768 GPUs (TP 8, PP 16, DP 256, global batch 4096) generated and simulated in memory on one core"
+echo "  (generate llm --run; bar 60 s, 4 GB):"
+walls=(); rsss=()
 for _ in $(seq "$runs"); do
   t=$(mktemp)
-  /usr/bin/time -f "%e %M" -o "$t" "$build/chakrasim" run --workload "$tmp/t" --comm-groups "$tmp/t.groups.json" \
-    --network "$tmp/network.yml" --system "$tmp/system.json" > "$tmp/run.txt" 2>&1
+  /usr/bin/time -f "%e %M" -o "$t" taskset -c 0 "$build/chakrasim" generate llm --model gpt3-175b --tp 8 --pp 16 \
+    --dp 256 --global-batch 4096 --zero 1 --gpu H100 --run > /dev/null 2>&1
   read -r wall rss < "$t"
   rm -f "$t"
   walls+=("$wall"); rsss+=("$rss")
 done
-events=$(awk '/ events, / {print $1}' "$tmp/run.txt")
-echo "  run: median wall $(printf '%s\n' "${walls[@]}" | median) s, peak RSS $(( $(printf '%s\n' "${rsss[@]}" | median) / 1024 )) MB, $events events"
-rm -rf "$tmp"
+echo "    median wall $(printf '%s\n' "${walls[@]}" | median) s, peak RSS $(( $(printf '%s\n' "${rsss[@]}" | median) / 1024 )) MB"
 
 echo
 echo "Tools on inputs that were quadratic (median wall s of $runs runs):"

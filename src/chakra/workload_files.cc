@@ -4,8 +4,10 @@
 #include <atomic>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
@@ -43,11 +45,19 @@ void for_each_parallel(std::size_t count, const std::function<void(std::size_t, 
   }
 }
 
+// A file's size and first bytes, or nullopt where reading it all says better what is wrong.
+struct FileHead {
+  std::uint64_t size = 0;
+  std::string bytes;
+};
+using ReadHead = std::function<std::optional<FileHead>(std::size_t rank, std::size_t max_bytes)>;
+
 // Parses every rank's bytes (read_rank(r); errors name rank_path(prefix, r)) into graphs that
-// share what their ranks share.
+// share what their ranks share. read_head (optional) reads less where it can.
 std::vector<std::shared_ptr<const Graph>> load_ranks(const std::string& prefix, std::size_t ranks,
                                                      const std::function<std::string(std::size_t)>& read_rank,
-                                                     const std::string& what, const LoadProgress& on_rank) {
+                                                     const ReadHead& read_head, const std::string& what,
+                                                     const LoadProgress& on_rank) {
   // Graphs whose structure is shared by later ones, by the structure's hash: ranks that differ
   // only in peers, tags and groups keep one copy of the rest (graph.h).
   std::unordered_map<std::uint64_t, std::vector<std::shared_ptr<const Graph>>> by_structure;
@@ -67,36 +77,72 @@ std::vector<std::shared_ptr<const Graph>> load_ranks(const std::string& prefix, 
     return std::shared_ptr<const Graph>(std::move(graph));
   };
 
-  // Ranks whose files are byte-identical share one graph, parsed once: first every file's hash
-  // (its bytes are not kept: 1.7 GB for a 1024-rank GPT-3 run), then the first rank of each hash
-  // is parsed and the others compared with it, each file read again. All on all cores; the
-  // error reported is the lowest rank's, as a loop over the ranks in order would raise it.
+  // Ranks whose files are byte-identical share one graph, parsed once. Each file's size and
+  // first bytes first: a file alone with them is unlike every other and is parsed as it is
+  // read. The others are told apart by their whole bytes' hash (the bytes are not kept: 1.7 GB
+  // for a 1024-rank GPT-3 run); the first rank of each hash is parsed and the others compared
+  // with it, each file read again. All on all cores; the error reported is the lowest rank's, as
+  // a loop over the ranks in order would raise it.
   std::vector<std::exception_ptr> errors(ranks);
   auto raise_first = [&errors] {
     for (const std::exception_ptr& e : errors) {
       if (e) std::rethrow_exception(e);
     }
   };
-  std::vector<std::uint64_t> hashes(ranks);
+  struct Sample {
+    std::uint64_t head = 0;  // of the size and the first kHeadBytes
+    std::uint64_t whole = 0;
+    bool has_whole = false;
+  };
+  constexpr std::size_t kHeadBytes = 64 * 1024;
+  auto head_hash = [](std::uint64_t size, std::string_view head) {
+    return std::hash<std::string_view>{}(head)*0x9e3779b97f4a7c15ull ^ size;
+  };
+  std::vector<Sample> samples(ranks);
   std::mutex progress_mutex;
   std::size_t loaded = 0;
   std::uint64_t bytes_read = 0;
   for_each_parallel(
       ranks,
       [&](std::size_t r, std::size_t) {
-        const std::string bytes = read_rank(r);
-        hashes[r] = std::hash<std::string_view>{}(bytes);
+        Sample& s = samples[r];
+        std::uint64_t size = 0;
+        if (const std::optional<FileHead> head = read_head ? read_head(r, kHeadBytes) : std::nullopt) {
+          size = head->size;
+          s.head = head_hash(size, head->bytes);
+        } else {  // read_rank reports what is wrong, or reads it all
+          const std::string bytes = read_rank(r);
+          size = bytes.size();
+          s.head = head_hash(size, std::string_view(bytes).substr(0, kHeadBytes));
+          s.whole = std::hash<std::string_view>{}(bytes);
+          s.has_whole = true;
+        }
         if (on_rank) {
           const std::lock_guard lock(progress_mutex);
-          bytes_read += bytes.size();
+          bytes_read += size;
           on_rank(++loaded, ranks, bytes_read);
         }
+      },
+      errors);
+  std::unordered_map<std::uint64_t, std::size_t> with_head;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    if (!errors[r]) ++with_head[samples[r].head];
+  }
+  for_each_parallel(
+      ranks,
+      [&](std::size_t r, std::size_t) {
+        Sample& s = samples[r];
+        if (with_head[s.head] == 1 || s.has_whole) return;
+        s.whole = std::hash<std::string_view>{}(read_rank(r));
+        s.has_whole = true;
       },
       errors);
   std::vector<std::size_t> first_of(ranks);
   std::unordered_map<std::uint64_t, std::size_t> first_with_hash;
   for (std::size_t r = 0; r < ranks; ++r) {
-    if (!errors[r]) first_of[r] = first_with_hash.try_emplace(hashes[r], r).first->second;
+    if (errors[r]) continue;
+    const Sample& s = samples[r];
+    first_of[r] = with_head[s.head] == 1 ? r : first_with_hash.try_emplace(s.whole ^ s.head, r).first->second;
   }
   std::vector<std::shared_ptr<const Graph>> graphs(ranks);
   for_each_parallel(
@@ -156,7 +202,19 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
     return read_file(path, fmt::format("{} file for rank {}", what, r), fmt::format("the Chakra trace of rank {}", r),
                      kTraceFileMaxBytes);
   };
-  std::vector<std::shared_ptr<const Graph>> graphs = load_ranks(prefix, ranks, read_rank, what, on_rank);
+  auto read_head = [&](std::size_t r, std::size_t max_bytes) -> std::optional<FileHead> {
+    const std::string path = rank_path(prefix, r);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+    const std::uint64_t size = std::filesystem::file_size(path, ec);
+    if (ec || size == 0 || size > kTraceFileMaxBytes) return std::nullopt;
+    std::ifstream in(path, std::ios::binary);
+    FileHead head{size, std::string(std::min<std::uint64_t>(size, max_bytes), '\0')};
+    in.read(head.bytes.data(), static_cast<std::streamsize>(head.bytes.size()));
+    if (!in || static_cast<std::size_t>(in.gcount()) != head.bytes.size()) return std::nullopt;
+    return head;
+  };
+  std::vector<std::shared_ptr<const Graph>> graphs = load_ranks(prefix, ranks, read_rank, read_head, what, on_rank);
   // A file for one rank more than the network has means the workload and the network disagree.
   std::error_code ec;
   const std::string extra = rank_path(prefix, ranks);
@@ -171,7 +229,7 @@ std::vector<std::shared_ptr<const Graph>> load_workload(const std::string& prefi
 std::vector<std::shared_ptr<const Graph>> load_from_memory(const std::string& prefix, std::size_t ranks,
                                                            const std::function<std::string(std::size_t)>& bytes_of,
                                                            const LoadProgress& on_rank) {
-  return load_ranks(prefix, ranks, bytes_of, "workload", on_rank);
+  return load_ranks(prefix, ranks, bytes_of, {}, "workload", on_rank);
 }
 
 }  // namespace chakrasim::chakra

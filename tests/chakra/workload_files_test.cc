@@ -52,6 +52,27 @@ TEST(LoadWorkload, IdenticalFilesShareOneGraph) {
   EXPECT_EQ(graphs[2]->source(), rank_path(prefix, 2));
 }
 
+TEST(LoadWorkload, FilesAlikeInTheirFirstBytesAreToldApartByTheRest) {
+  // Files of one size whose first 64 KiB are the same (a long run of compute nodes) and which
+  // differ only in their last node: those alike share a graph, the other does not.
+  auto trace = [](std::uint64_t last_bytes) {
+    TraceBuilder b;
+    for (int i = 0; i < 5000; ++i) b.comp("a compute node with a long name to fill the first bytes", 1);
+    b.collective("ar", CommType::kAllReduce, last_bytes);
+    return b.trace();
+  };
+  const std::string prefix = (test::temp_dir("workload_same_head") / "wl").string();
+  write_trace(rank_path(prefix, 0), trace(1024));
+  write_trace(rank_path(prefix, 1), trace(2048));
+  write_trace(rank_path(prefix, 2), trace(1024));
+  ASSERT_EQ(std::filesystem::file_size(rank_path(prefix, 0)), std::filesystem::file_size(rank_path(prefix, 1)));
+  ASSERT_GT(std::filesystem::file_size(rank_path(prefix, 0)), 64u * 1024);
+  const auto graphs = load_workload(prefix, 3);
+  EXPECT_EQ(graphs[0].get(), graphs[2].get());
+  EXPECT_NE(graphs[0].get(), graphs[1].get());
+  EXPECT_EQ(graphs[1]->attrs(5000).comm_size, 2048u);
+}
+
 TEST(LoadWorkload, TheLowestRanksErrorIsReportedAsAnOrderedLoopWouldReportIt) {
   // Ranks are read and parsed on all cores, in phases; the error still names the first rank
   // that has one: rank 1's corrupt bytes, not rank 3's missing file; and rank 2's corrupt bytes
