@@ -1,8 +1,10 @@
 #include "sim/rank_classes.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <map>
+#include <thread>
 #include <unordered_map>
 
 #include "network/network.h"
@@ -40,7 +42,12 @@ class Finder {
   bool keeps(std::size_t dim, const Folding::Move& move);
 
  private:
+  // The group each string of g names (kNotAGroup if none); every graph's is found by foldable(),
+  // so that the checks may run on several threads.
   const std::vector<std::int64_t>& groups_of_strings(const chakra::Graph& g);
+  const std::vector<std::int64_t>& known_groups_of_strings(const chakra::Graph& g) const {
+    return string_groups_.at(&g);
+  }
   const system::AlgorithmInfo& group_algorithm(system::CollectiveKind kind) const {
     const auto& choices = in_.system.implementations[static_cast<std::size_t>(kind)];
     return system::algorithm_info(choices.size() == 1 ? choices.front().kind : system::AlgorithmChoice{}.kind);
@@ -175,8 +182,8 @@ bool Finder::same_trace(NpuId r, NpuId s, std::size_t dim, const Folding::Move& 
   const chakra::Graph& g = *in_.graphs[r];
   const chakra::Graph& h = *in_.graphs[s];
   if (!g.same_structure(h)) return false;
-  const std::vector<std::int64_t>& g_groups = groups_of_strings(g);
-  const std::vector<std::int64_t>& h_groups = groups_of_strings(h);
+  const std::vector<std::int64_t>& g_groups = known_groups_of_strings(g);
+  const std::vector<std::int64_t>& h_groups = known_groups_of_strings(h);
   const auto npus = static_cast<std::int64_t>(topology_.npu_count());
   auto peer_moves = [&](std::int64_t a, std::int64_t b) {
     if (a < 0 || a >= npus) return a == b;  // the run reports it
@@ -227,10 +234,25 @@ bool Finder::keeps(std::size_t dim, const Folding::Move& move) {
   if (!world_keeps_roles(dim, move)) return false;
   std::unordered_map<std::uint32_t, std::uint32_t> image;
   if (!map_groups(dim, move, image)) return false;
-  for (NpuId r = 0; r < topology_.npu_count(); ++r) {
-    if (!same_trace(r, Folding::moved(topology_, dim, move, r), dim, move, image)) return false;
+  // Every rank's trace against its image's, on all cores; the first mismatch stops them all.
+  const NpuId npus = topology_.npu_count();
+  std::atomic<NpuId> next{0};
+  std::atomic<bool> mismatch{false};
+  auto work = [&] {
+    constexpr NpuId kBatch = 16;
+    for (NpuId begin = next.fetch_add(kBatch); begin < npus && !mismatch; begin = next.fetch_add(kBatch)) {
+      for (NpuId r = begin; r < std::min(npus, begin + kBatch) && !mismatch; ++r) {
+        if (!same_trace(r, Folding::moved(topology_, dim, move, r), dim, move, image)) mismatch = true;
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    const unsigned threads = std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), npus / 64 + 1);
+    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
+    work();
   }
-  return true;
+  return !mismatch;
 }
 
 }  // namespace
