@@ -484,7 +484,9 @@ Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& h
     n.nodes_done = t.nodes_done;
     n.split = layers.time_splitter.split(r, t.finish_ns);
     if (t.finished) continue;
-    // Unfinished parents of every unfinished node, in one pass over the graph.
+    // Unfinished parents of every unfinished node, in one pass over the graph. (A folded run
+    // that stops is run again in full, which says what each issued node waits for: the other
+    // NPUs' state that says it is not kept here.)
     const chakra::Graph& g = executor.graph(r);
     using State = workload::Executor::NodeState;
     std::vector<std::vector<std::uint64_t>> waiting(g.size());
@@ -495,9 +497,9 @@ Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& h
     for (std::uint32_t i = 0; i < g.size(); ++i) {
       const State s = executor.state(r, i);
       if (s == State::kDone) continue;
-      result.stuck.push_back({r, g.id(i), g.name(i), chakra::node_type_name(g.raw_type(i)), s == State::kIssued,
-                              std::move(waiting[i]),
-                              s == State::kIssued ? stuck_detail(inputs, executor, r, i, started) : std::string()});
+      result.stuck.push_back(
+          {r, g.id(i), g.name(i), chakra::node_type_name(g.raw_type(i)), s == State::kIssued, std::move(waiting[i]),
+           s == State::kIssued && folding == nullptr ? stuck_detail(inputs, executor, r, i, started) : std::string()});
     }
   }
   return result;

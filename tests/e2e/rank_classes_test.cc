@@ -30,6 +30,12 @@ struct PipelineJob {
   bool lost_message = false;                          // stage 1 waits for a message nobody sends
   std::vector<std::uint32_t> tp_ring = {0, 1, 2, 3};  // TP groups list their members in this order of tp
   bool twin_tp_groups = false;  // the second TP all-reduce runs on a second group of the same members
+  // The first and last stages all-reduce in skewed pairs: rank (t, first, d) with (t ^ 1, last, d),
+  // so a representative's partner is no representative, and the partner's representative sees
+  // the message on another pair group.
+  bool skewed_pairs = false;
+  bool last_stage_skips_pairs = false;  // and the last stage never joins them
+  std::uint32_t pair_group(std::uint32_t t, std::uint32_t d) const { return 3000 + t + tp * d; }
 
   NpuId rank(std::uint32_t t, std::uint32_t s, std::uint32_t d) const { return t + tp * (s + stages * d); }
   std::uint32_t tp_group(std::uint32_t s, std::uint32_t d) const { return 1 + s + stages * d; }
@@ -45,6 +51,11 @@ struct PipelineJob {
     for (std::uint32_t s = 0; s < stages; ++s) {
       for (std::uint32_t t = 0; t < tp; ++t) {
         for (std::uint32_t d = 0; d < dp; ++d) g[dp_group(t, s)].push_back(rank(t, s, d));
+      }
+    }
+    if (skewed_pairs) {
+      for (std::uint32_t d = 0; d < dp; ++d) {
+        for (std::uint32_t t = 0; t < tp; ++t) g[pair_group(t, d)] = {rank(t, 0, d), rank(t ^ 1, stages - 1, d)};
       }
     }
     if (twin_tp_groups) {
@@ -85,7 +96,11 @@ struct PipelineJob {
         in_group(b.collective("dp rs", chakra::CommType::kReduceScatter, 3 * kMiB, {bwd}), dp_group(t, s));
     const std::uint64_t ag =
         in_group(b.collective("dp ag", chakra::CommType::kAllGather, 512 * 1024, {rs}), dp_group(t, s));
-    b.comp("opt", 2, {ag});
+    const std::uint64_t opt = b.comp("opt", 2, {ag}).id();
+    if (skewed_pairs && (s == 0 || (s + 1 == stages && !last_stage_skips_pairs))) {
+      in_group(b.collective("pair ar", chakra::CommType::kAllReduce, 64 * 1024, {opt}),
+               s == 0 ? pair_group(t, d) : pair_group(t ^ 1, d));
+    }
     return b.trace();
   }
 
@@ -160,6 +175,10 @@ TEST(RankClasses, StagesFoldAndMatchTheFullRun) {
   PipelineJob twins;
   twins.twin_tp_groups = true;
   expect_folded_as_full(twins.inputs(kSwitchSwitchRing, "congestion-unaware", "halvingDoubling"), 3);
+  // Groups across classes whose members are no representatives: the tags' groups move.
+  PipelineJob pairs;
+  pairs.skewed_pairs = true;
+  expect_folded_as_full(pairs.inputs(kSwitchSwitchRing, "congestion-unaware", "halvingDoubling"), 3);
   // Ring TP groups on a ring, with zero latency (arrivals tie with link releases): rotations.
   const auto rings = network_of({{DimensionKind::kRing, 4, 100, 0},
                                  {DimensionKind::kRing, 3, 25, 0},
@@ -216,6 +235,15 @@ TEST(RankClasses, AFoldedRunThatStopsRunsInFull) {
   // Stage 1, stage 2 (waiting for its input) and stage 0 (for its gradients): all 48 NPUs.
   EXPECT_EQ(stuck.size(), 48u);
   EXPECT_TRUE(stuck.count(job.rank(3, 1, 2)) == 1);
+  // Stopped inside a collective whose partners never issue it: the full run's report says so.
+  PipelineJob alone;
+  alone.skewed_pairs = true;
+  alone.last_stage_skips_pairs = true;
+  const sim::Result pairs = run(alone.inputs(kSwitchSwitchRing, "congestion-unaware", "halvingDoubling"));
+  EXPECT_EQ(pairs.classes_simulated, 0u);
+  ASSERT_FALSE(pairs.stuck.empty());
+  EXPECT_EQ(pairs.stuck.front().npu, 0u);
+  EXPECT_NE(pairs.stuck.front().detail.find("never issued"), std::string::npos) << pairs.stuck.front().detail;
 }
 
 }  // namespace
