@@ -74,8 +74,13 @@ void section_inputs(std::string& html, const sim::Inputs& inputs, const sim::Res
   std::size_t finished = 0;
   for (const sim::NpuResult& n : result.npus) finished += n.finished;
   row("NPUs finished", fmt::format("{} of {}", finished, result.npus.size()));
-  row("events simulated",
-      fmt::format("{}{}", result.events, result.symmetric ? " (NPU 0 alone: every NPU runs the same timeline)" : ""));
+  row("events simulated", fmt::format("{}{}", result.events,
+                                      result.symmetric ? " (NPU 0 alone: every NPU runs the same timeline)"
+                                      : result.classes_simulated > 0 ? fmt::format(" (one NPU of each of {} classes "
+                                                                                   "that run the same "
+                                                                                   "timelines)",
+                                                                                   result.classes_simulated)
+                                                                     : std::string()));
   html += "</table>\n";
 }
 

@@ -210,6 +210,8 @@ std::string results_json(const sim::Result& result, const std::vector<Collective
   root["max_finish_ns"] = result.max_finish_ns();
   root["all_finished"] = result.all_finished();
   root["events"] = result.events;
+  // NPUs simulated for all: 1 in a symmetric run, one per class in a folded one, 0 in a full run.
+  root["classes_simulated"] = result.classes_simulated;
   root["messages"] = result.messages;
   if (collectives != nullptr) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();

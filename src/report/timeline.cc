@@ -272,7 +272,8 @@ void write_timeline(const std::string& path, const sim::Inputs& inputs, const si
                     const std::vector<NpuId>& npus, const TimeWindow& window) {
   Output out(path, "the timeline");
   out.add("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"chakrasim\"");
-  out.add(fmt::format(",\"npus\":{},\"symmetric_run\":{}}},\"traceEvents\":[", result.npus.size(), result.symmetric));
+  out.add(fmt::format(",\"npus\":{},\"symmetric_run\":{},\"classes_simulated\":{}}},\"traceEvents\":[",
+                      result.npus.size(), result.symmetric, result.classes_simulated));
   Events events(out);
   Messages messages;
   for (const NpuId npu : npus) write_npu(events, inputs, log, npu, window, messages);
