@@ -108,6 +108,53 @@ TEST(LlmGenerateCli, RunsInMemoryWithoutFiles) {
   EXPECT_THAT(refused.err, HasSubstr("--out"));
 }
 
+TEST(LlmGenerateCli, FoldedRunsWriteTheFullRunsFiles) {
+  // The timeline, the per-node CSV and the reference's statistics of a run folded into classes
+  // are byte for byte the full run's: each NPU's record is its representative's.
+  const auto dir = temp_dir("llm_cli_folded_outputs");
+  const std::string prefix = (dir / "llama").string();
+  std::vector<std::string> args = small(prefix);
+  args.insert(args.end(), {"--network-out", (dir / "net.yml").string(), "--system-out", (dir / "sys.json").string()});
+  ASSERT_EQ(run_binary(args).exit_code, 0);
+  auto run_to = [&](const std::string& tag, bool fold) {
+    std::vector<std::string> run = {"run",
+                                    "--workload",
+                                    prefix,
+                                    "--comm-groups",
+                                    prefix + ".groups.json",
+                                    "--network",
+                                    (dir / "net.yml").string(),
+                                    "--system",
+                                    (dir / "sys.json").string(),
+                                    "--timeline",
+                                    (dir / (tag + ".json")).string(),
+                                    "--timeline-npus",
+                                    "0-15",
+                                    "--stats",
+                                    (dir / (tag + ".csv")).string(),
+                                    "--astra-sim-stats"};
+    if (!fold) run.push_back("--no-folding");
+    const CommandResult r = run_binary(run);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r;
+  };
+  const CommandResult folded = run_to("folded", true);
+  const CommandResult full = run_to("full", false);
+  EXPECT_THAT(folded.out, HasSubstr("fall into 2 classes"));
+  EXPECT_EQ(file_bytes(dir / "folded.csv"), file_bytes(dir / "full.csv"));
+  std::string folded_timeline = file_bytes(dir / "folded.json");
+  std::string full_timeline = file_bytes(dir / "full.json");
+  // Only the header differs: how many NPUs were simulated for all.
+  const std::string header_end = "\"traceEvents\":[";
+  EXPECT_EQ(folded_timeline.substr(folded_timeline.find(header_end)),
+            full_timeline.substr(full_timeline.find(header_end)));
+  EXPECT_THAT(folded_timeline, HasSubstr("\"classes_simulated\":2"));
+  // The printed lines, statistics included, but the last (events and messages).
+  auto before_counts = [](const std::string& out) { return out.substr(0, out.rfind('\n', out.rfind(" events, "))); };
+  EXPECT_EQ(before_counts(folded.out), before_counts(full.out));
+  EXPECT_THAT(folded.out, HasSubstr("sys[15] finished"));
+}
+
 TEST(LlmGenerateCli, NcclCollectivesOnAB200Preset) {
   // The GPU presets are NCCL's model's (system/nccl/hardware.h); --collectives nccl writes the
   // system file that times collectives by it, and the run names NCCL's choices in its report.
