@@ -71,10 +71,13 @@ struct Value {
     kBoolList = 28,
     kString = 29
   };
-  Kind kind = kNone;
-  std::uint64_t raw = 0;
-  std::string_view text;    // kString
-  std::uint32_t bools = 0;  // kBoolList: bit i = entry i (at most 32; longer lists go to protobuf)
+  // No initialisers: a node's array of these is not cleared each time (read_attribute sets
+  // every field it reads; a known attribute's slot is read only once filled).
+  Kind kind;
+  std::uint64_t raw;
+  const char* text;       // kString: its bytes (a pointer and size, not a string_view, so that an
+  std::size_t text_size;  // array of Values needs no clearing)
+  std::uint32_t bools;    // kBoolList: bit i = entry i (at most 32; longer lists go to protobuf)
 };
 
 bool read_attribute(std::string_view bytes, std::string_view& name, Value& value) {
@@ -107,10 +110,14 @@ bool read_attribute(std::string_view bytes, std::string_view& name, Value& value
         if (wire_type != kVarint || !r.varint(value.raw)) return false;
         value.kind = static_cast<Value::Kind>(field);
         break;
-      case Value::kString:
-        if (wire_type != kLengthDelimited || !r.bytes(value.text) || !ascii(value.text)) return false;
+      case Value::kString: {
+        std::string_view text;
+        if (wire_type != kLengthDelimited || !r.bytes(text) || !ascii(text)) return false;
+        value.text = text.data();
+        value.text_size = text.size();
         value.kind = Value::kString;
         break;
+      }
       case Value::kBoolList: {
         std::string_view list;
         if (wire_type != kLengthDelimited || !r.bytes(list)) return false;
@@ -194,7 +201,7 @@ bool read_wire_node(const char* data, std::size_t length, WireNode& out) {
   out.ctrl_deps = std::move(ctrl_deps);
   out.data_deps.clear();
   out.ctrl_deps.clear();
-  std::array<Value, kKnown> known{};
+  std::array<Value, kKnown> known;  // filled where found
   std::array<bool, kKnown> found{};
   std::uint32_t seen = 0;  // bit per singular field number, to refuse repeats
   std::uint64_t value = 0;
@@ -229,12 +236,18 @@ bool read_wire_node(const char* data, std::size_t length, WireNode& out) {
         std::string_view bytes;
         if (wire_type != kLengthDelimited || !r.bytes(bytes)) return false;
         std::string_view name;
-        Value v;
+        Value v{};
         if (!read_attribute(bytes, name, v)) return false;
         for (std::size_t k = 0; k < kKnown; ++k) {
           if (!found[k] && name == kNames[k]) {
             found[k] = true;
-            known[k] = v;
+            // Field by field: a whole-struct copy reads the fields just written as wider words,
+            // which stalls store forwarding (measured: a third of this function).
+            known[k].kind = v.kind;
+            known[k].raw = v.raw;
+            known[k].text = v.text;
+            known[k].text_size = v.text_size;
+            known[k].bools = v.bools;
             break;
           }
         }
@@ -280,7 +293,7 @@ bool read_wire_node(const char* data, std::size_t length, WireNode& out) {
   }
   if (found[kPgName]) {
     if (known[kPgName].kind != Value::kString) return false;
-    out.pg_name = known[kPgName].text;
+    out.pg_name = std::string_view(known[kPgName].text, known[kPgName].text_size);
     a.present |= OpAttrs::kPgName;
   }
   out.has_attrs = a.present != 0 || a.comm_priority != 0;
