@@ -4,8 +4,10 @@
 #include <atomic>
 #include <bit>
 #include <map>
+#include <optional>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "network/network.h"
 #include "system/algorithms.h"
