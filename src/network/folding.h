@@ -44,6 +44,7 @@ class Folding {
   std::uint32_t class_count() const { return static_cast<std::uint32_t>(representatives_.size()); }
   std::uint32_t class_of(NpuId npu) const { return class_of_[npu]; }
   NpuId representative(std::uint32_t cls) const { return representatives_[cls]; }
+  NpuId representative_of(NpuId npu) const { return representatives_[class_of_[npu]]; }
   const std::vector<NpuId>& representatives() const { return representatives_; }
   const std::vector<Move>& moves() const { return moves_; }
 
@@ -52,7 +53,7 @@ class Folding {
   // That relabelling as a number: members with equal numbers move every NPU alike. (Coordinate
   // by coordinate the move is x - rep for a rotation and x ^ rep = x - rep for a flip, since the
   // representative's coordinate is x's with the move's part taken away.)
-  NpuId move_of(NpuId member) const { return member - representative(class_of(member)); }
+  NpuId move_of(NpuId member) const { return member - representative_of(member); }
 
   // `npu` with its coordinate in dimension `dim` moved by one generator: rotated by `move.step`
   // or with the bits of `move.mask` flipped. For checking candidate moves.

@@ -23,7 +23,7 @@ void NodeLog::begin_run(const network::Folding* folding) {
   if (folding == nullptr) return;
   representative_of_.resize(spans_.size());
   for (NpuId npu = 0; npu < spans_.size(); ++npu) {
-    representative_of_[npu] = folding->representative(folding->class_of(npu));
+    representative_of_[npu] = folding->representative_of(npu);
     if (!selected_.empty() && asked_[npu]) selected_[representative_of_[npu]] = true;
   }
 }

@@ -472,7 +472,7 @@ Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& h
       (inputs.compute.mfu_peak_tflops > 0 ? inputs.compute.mfu_peak_tflops : inputs.compute.peak_perf_tflops) * 1e12;
   for (NpuId r = 0; r < executor.npu_count(); ++r) {
     // In a folded run the others' figures are their representatives' (copied after the run).
-    if (folding != nullptr && !symmetric && folding->representative(folding->class_of(r)) != r) continue;
+    if (folding != nullptr && !symmetric && folding->representative_of(r) != r) continue;
     const workload::NpuTotals& t = executor.totals(r);
     NpuResult& n = result.npus[r];
     n.finished = t.finished;
@@ -543,8 +543,7 @@ Result simulate(const Inputs& inputs, const Hooks& hooks) {
     if (symmetric) {
       result.npus.assign(inputs.graphs.size(), result.npus.front());
     } else {
-      for (NpuId r = 0; r < result.npus.size(); ++r)
-        result.npus[r] = result.npus[fold->representative(fold->class_of(r))];
+      for (NpuId r = 0; r < result.npus.size(); ++r) result.npus[r] = result.npus[fold->representative_of(r)];
     }
   }
   return result;

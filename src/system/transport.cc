@@ -28,7 +28,7 @@ void Transport::raw_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_
     const std::uint64_t seen_tag =
         folded_groups_ != nullptr ? folded_groups_->tag_seen_from_representative(dst, tag) : tag;
     messages_[id] = {MessageKey{seen_tag, bytes, folding_->seen_from_representative(dst, src),
-                                folding_->representative(folding_->class_of(dst))},
+                                folding_->representative_of(dst)},
                      on_sent};
   }
   ++messages_sent_;
