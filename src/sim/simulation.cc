@@ -383,7 +383,7 @@ class ProgressReporter {
   ProgressReporter(const Hooks& hooks, const workload::Executor& executor) : hooks_(hooks), executor_(executor) {
     if (!hooks.progress) return;
     next_s_ = hooks.progress_every_s;
-    for (NpuId r = 0; r < executor.npu_count(); ++r) total_nodes_ += executor.graph(r).size();
+    for (const NpuId r : executor.running_ranks()) total_nodes_ += executor.graph(r).size();
   }
   void tick(const EventQueue& queue) {
     if (!hooks_.progress || (queue.events_processed() & 0xffff) != 0) return;
@@ -391,7 +391,7 @@ class ProgressReporter {
     if (wall < next_s_) return;
     next_s_ = wall + hooks_.progress_every_s;
     std::uint64_t done = 0;
-    for (NpuId r = 0; r < executor_.npu_count(); ++r) done += executor_.totals(r).nodes_done;
+    for (const NpuId r : executor_.running_ranks()) done += executor_.totals(r).nodes_done;
     hooks_.progress(Progress{queue.now(), queue.events_processed(), done, total_nodes_, wall});
   }
 

@@ -110,8 +110,9 @@ struct Progress {
   Tick now = 0;              // simulated time reached
   std::uint64_t events = 0;  // events simulated so far
   std::uint64_t nodes_done = 0;
-  std::uint64_t nodes = 0;  // in all (for NPU 0 alone in a symmetric run)
-  double wall_s = 0;        // since the simulation started
+  std::uint64_t nodes =
+      0;  // in all (of the NPUs simulated: NPU 0 alone in a symmetric run, the representatives in a folded one)
+  double wall_s = 0;  // since the simulation started
 };
 
 // What a caller can listen to while a run goes on. Observers hear every NPU, unless

@@ -94,6 +94,8 @@ class Executor final : public system::CommListener {
 
   const NpuTotals& totals(NpuId npu) const { return npus_[npu].totals; }
   NpuId npu_count() const { return static_cast<NpuId>(npus_.size()); }
+  // The ranks that run (all, unless the constructor was given fewer), ascending.
+  const std::vector<NpuId>& running_ranks() const { return ranks_to_run_; }
   const chakra::Graph& graph(NpuId npu) const { return *npus_[npu].graph; }
   enum class NodeState : std::uint8_t { kWaiting, kReady, kIssued, kDone };
   NodeState state(NpuId npu, std::uint32_t node) const { return npus_[npu].state[node]; }
