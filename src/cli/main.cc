@@ -41,9 +41,9 @@ int main(int argc, char** argv) {
   CLI::App app{"chakrasim: simulate distributed AI systems from Chakra execution traces", "chakrasim"};
   app.set_version_flag("--version", "chakrasim 0.1.0");
   app.require_subcommand(1);
-  std::vector<cli::Command> commands = {cli::add_run_command(app), cli::add_demo_command(app),
-                                        cli::add_chakra_command(app), cli::add_generate_command(app),
-                                        cli::add_nccl_tests_command(app)};
+  std::vector<cli::Command> commands = {cli::add_run_command(app),        cli::add_demo_command(app),
+                                        cli::add_chakra_command(app),     cli::add_generate_command(app),
+                                        cli::add_nccl_tests_command(app), cli::add_compute_command(app)};
   refuse_negative_counts(app);
   if (const std::string unknown = cli::unknown_subcommand(app, args); !unknown.empty()) {
     std::cerr << "error: " << unknown << "\n";
