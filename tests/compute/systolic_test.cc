@@ -174,6 +174,10 @@ TEST(Systolic, FilesAndNumbersAsScaleSimWritesThem) {
   // A row without its trailing comma loses its last field, as in SCALE-sim: too few fields here.
   EXPECT_THAT(test::error_of([] { parse_scalesim_topology("h\ng,1,2,3\n", "t.csv", true); }),
               HasSubstr("t.csv: line 2: \"g,1,2,3\" has 3 fields before its last comma; expected 4"));
+  // A depth-wise layer of a million channels would be a million layers: refused.
+  EXPECT_THAT(test::error_of([] { parse_scalesim_topology("h\nDPx,9,9,3,3,1000000,1,1,\n", "t.csv", false); }),
+              HasSubstr("t.csv: line 2: layer \"DPx\" is depth-wise (its name has DP), so each of its 1000000 channels "
+                        "becomes a layer; expected at most 65536"));
   // Seven numbers: the one stride serves both directions.
   const Layer l = parse_scalesim_topology("h\nc,9,9,3,3,1,2,2,\n", "t.csv", false)[0];
   EXPECT_EQ(l.stride_w, 2u);

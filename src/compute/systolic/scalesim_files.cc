@@ -153,6 +153,12 @@ std::vector<Layer> parse_scalesim_topology(const std::string& text, const std::s
     }
     if (name.find("DP") != std::string::npos) {  // depth-wise: one layer per channel
       const std::uint64_t channels = l.channels;
+      constexpr std::uint64_t kMaxDepthwiseLayers = 1 << 16;
+      if (channels > kMaxDepthwiseLayers) {
+        fail("{}: layer \"{}\" is depth-wise (its name has DP), so each of its {} channels becomes a layer; expected "
+             "at most {}",
+             where, name, channels, kMaxDepthwiseLayers);
+      }
       for (std::uint64_t c = 0; c < channels; ++c) {
         Layer one = l;
         one.name = fmt::format("{}Channel_{}", name, c);

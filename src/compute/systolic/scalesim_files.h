@@ -26,7 +26,7 @@ ScaleSimConfig parse_scalesim_config(const std::string& text, const std::string&
 // The topology: a header line, then one layer per line, "name, H, W, fh, fw, channels, filters,
 // stride_h[, stride_w]," or with `gemm` "name, M, N, K,". As SCALE-sim reads them, the last
 // comma-separated field of a row is dropped (rows end with a comma), and a convolution named
-// with "DP" (depth-wise) becomes one single-channel layer per channel.
+// with "DP" (depth-wise) becomes one single-channel layer per channel (at most 65536).
 std::vector<Layer> parse_scalesim_topology(const std::string& text, const std::string& source, bool gemm);
 
 // The two reports, byte for byte as SCALE-sim writes them for its stall-free mode.
