@@ -46,8 +46,10 @@ int run_compute(const ComputeOptions& o) {
   const std::filesystem::path dir(o.out);
   write_file_atomically((dir / "COMPUTE_REPORT.csv").string(), compute_report_csv(reports), "--out");
   write_file_atomically((dir / "DETAILED_ACCESS_REPORT.csv").string(), detailed_access_report_csv(reports), "--out");
+  write_file_atomically((dir / "BANDWIDTH_REPORT.csv").string(), bandwidth_report_csv(reports), "--out");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << fmt::format("{}: {} layers on a {} x {} {} array, {} cycles in all; wrote {} and {} in {:.3f} s\n",
+  std::cout << fmt::format("{}: {} layers on a {} x {} {} array, {} cycles in all; wrote {}, {} and "
+                           "BANDWIDTH_REPORT.csv in {:.3f} s\n",
                            cfg.run_name, layers.size(), cfg.array.rows, cfg.array.cols,
                            dataflow_name(cfg.array.dataflow), cycles, (dir / "COMPUTE_REPORT.csv").string(),
                            (dir / "DETAILED_ACCESS_REPORT.csv").string(), seconds);
@@ -73,13 +75,15 @@ Command add_compute_command(CLI::App& app) {
                                                 "topology files, in closed form");
   cmd->footer("Example:\n  chakrasim compute --config google.cfg --topology alexnet.csv --out reports\n"
               "  chakrasim compute --config scale.cfg --topology test_mnk.csv --gemm --out reports\n"
-              "Writes OUT/COMPUTE_REPORT.csv and OUT/DETAILED_ACCESS_REPORT.csv as SCALE-sim's stall-free mode "
+              "Writes OUT/COMPUTE_REPORT.csv, OUT/DETAILED_ACCESS_REPORT.csv and OUT/BANDWIDTH_REPORT.csv as "
+              "SCALE-sim's "
+              "stall-free mode "
               "(InterfaceBandwidth: CALC) does (docs/systolic.md).");
   auto o = std::make_shared<ComputeOptions>();
   cmd->add_option("--config,-c", o->config, "SCALE-sim architecture config (.cfg)")->required();
   cmd->add_option("--topology,-t", o->topology, "SCALE-sim topology (.csv)")->required();
   cmd->add_flag("--gemm", o->gemm, "The topology lists GEMMs (name, M, N, K) instead of convolutions (as -i gemm)");
-  cmd->add_option("--out,-p", o->out, "Directory for the two reports")->required();
+  cmd->add_option("--out,-p", o->out, "Directory for the three reports")->required();
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     return run_compute(*o);

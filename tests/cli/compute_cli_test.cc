@@ -36,6 +36,9 @@ TEST(ComputeCli, WritesScaleSimsReports) {
                                                                                 "450, 29.0, 113.0, 73, -24.0, -1.0, "
                                                                                 "240, -16.0, -1.0, 150, "
                                                                                 "116.0, 120.0, 40,\n"));
+  EXPECT_THAT(file_bytes(dir / "out" / "BANDWIDTH_REPORT.csv"), HasSubstr("\n1, 2.0689655172413794, "
+                                                                          "3.8793103448275863, 0.6293103448275862, "
+                                                                          "10.0, 9.375, 8.0,\n"));
   EXPECT_TRUE(r.err.empty()) << r.err;  // everything fits its SRAM: no warning
 }
 

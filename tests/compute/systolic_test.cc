@@ -86,6 +86,16 @@ TEST(Systolic, ReproducesScaleSimOnGemms) {
                                 "-1.0, 444, 367.0, 384.0, 144,\n"));
   EXPECT_THAT(detail, HasSubstr("\n3, 1.0, 109.0, 240, 1.0, 112.0, 450, 29.0, 113.0, 73, -24.0, -1.0, 240, -16.0, "
                                 "-1.0, 150, 116.0, 120.0, 40,\n"));
+  // Bandwidths: SRAM accesses over the total cycles (888 / 367 = 2.4196...), DRAM words over
+  // their cycles (444 over 46 cycles of prefetch = 9.652...).
+  EXPECT_EQ(bandwidth_report_csv(reports),
+            "LayerID, Avg IFMAP SRAM BW, Avg FILTER SRAM BW, Avg OFMAP SRAM BW, Avg IFMAP DRAM BW, Avg FILTER DRAM BW, "
+            "Avg OFMAP DRAM BW,\n"
+            "0, 2.4196185286103544, 4.839237057220709, 0.6321525885558583, 9.652173913043478, 9.652173913043478, 8.0,\n"
+            "1, 2.127462340672074, 6.006952491309386, 0.936268829663963, 9.978260869565217, 9.818181818181818, 8.0,\n"
+            "2, 2.1015921152388173, 4.7285822592873386, 1.042456406368461, 9.9, 9.775862068965518, "
+            "7.955357142857143,\n"
+            "3, 2.0689655172413794, 3.8793103448275863, 0.6293103448275862, 10.0, 9.375, 8.0,\n");
 
   std::vector<LayerReport> is;
   for (const Layer& l : parse_scalesim_topology("Layer,M,N,K,\ng9,9,9,9,\ng_k1,17,33,1,\ng111,1,1,1,\n"
@@ -197,7 +207,7 @@ TEST(Systolic, FilesAndNumbersAsScaleSimWritesThem) {
 
 // SCALE-sim itself, when a source tree is at hand (CHAKRASIM_SCALESIM_DIR, with Debian's
 // python3 and python3-numpy): fresh layers on fresh arrays, every dataflow, compared column by
-// column (compute report whole; access report's SRAM columns).
+// column (compute report whole; the access and bandwidth reports' SRAM columns).
 TEST(Systolic, AgreesWithScaleSimWhereItCanRun) {
   const char* home = std::getenv("CHAKRASIM_SCALESIM_DIR");
   if (home == nullptr || !std::filesystem::exists(std::filesystem::path(home) / "scalesim" / "scale.py")) {
@@ -238,6 +248,8 @@ TEST(Systolic, AgreesWithScaleSimWhereItCanRun) {
         EXPECT_EQ(test::file_bytes(theirs / "t" / "COMPUTE_REPORT.csv"), compute_report_csv(ours));
         EXPECT_EQ(columns(test::file_bytes(theirs / "t" / "DETAILED_ACCESS_REPORT.csv"), 10),
                   columns(detailed_access_report_csv(ours), 10));
+        EXPECT_EQ(columns(test::file_bytes(theirs / "t" / "BANDWIDTH_REPORT.csv"), 4),
+                  columns(bandwidth_report_csv(ours), 4));
       }
     }
   }

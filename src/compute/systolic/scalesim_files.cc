@@ -209,4 +209,23 @@ std::string detailed_access_report_csv(const std::vector<LayerReport>& layers) {
   return out;
 }
 
+std::string bandwidth_report_csv(const std::vector<LayerReport>& layers) {
+  std::string out = "LayerID, Avg IFMAP SRAM BW, Avg FILTER SRAM BW, Avg OFMAP SRAM BW, Avg IFMAP DRAM BW, Avg FILTER "
+                    "DRAM BW, Avg "
+                    "OFMAP DRAM BW,\n";
+  // DRAM: words over the cycles from start to stop, in doubles as SCALE-sim's numpy does it.
+  auto dram = [](std::uint64_t words, std::int64_t start, std::int64_t stop) {
+    return python_float(static_cast<double>(words) / (static_cast<double>(stop) - static_cast<double>(start) + 1.0));
+  };
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const LayerReport& l = layers[i];
+    out += fmt::format("{}, {}, {}, {}, {}, {}, {},\n", i, python_float(l.ifmap_sram_bandwidth),
+                       python_float(l.filter_sram_bandwidth), python_float(l.ofmap_sram_bandwidth),
+                       dram(l.ifmap_dram_reads, l.ifmap_dram_start, l.ifmap_dram_stop),
+                       dram(l.filter_dram_reads, l.filter_dram_start, l.filter_dram_stop),
+                       dram(l.ofmap_dram_writes, l.ofmap_dram_start, l.ofmap_dram_stop));
+  }
+  return out;
+}
+
 }  // namespace chakrasim::compute::systolic

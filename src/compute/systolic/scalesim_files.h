@@ -29,9 +29,10 @@ ScaleSimConfig parse_scalesim_config(const std::string& text, const std::string&
 // with "DP" (depth-wise) becomes one single-channel layer per channel (at most 65536).
 std::vector<Layer> parse_scalesim_topology(const std::string& text, const std::string& source, bool gemm);
 
-// The two reports, byte for byte as SCALE-sim writes them for its stall-free mode.
+// The three reports, byte for byte as SCALE-sim writes them for its stall-free mode.
 std::string compute_report_csv(const std::vector<LayerReport>& layers);
 std::string detailed_access_report_csv(const std::vector<LayerReport>& layers);
+std::string bandwidth_report_csv(const std::vector<LayerReport>& layers);
 
 // A double as Python's str() writes it (shortest round trip; "100.0", "1e-05").
 std::string python_float(double value);

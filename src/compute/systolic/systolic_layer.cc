@@ -344,6 +344,11 @@ LayerReport analyse_layer(const ArrayShape& array, const Layer& layer) {
       out.ofmap_sram_writes = g.row_folds * g.m * g.n;
       break;
   }
+  if (out.total_cycles > 0) {
+    out.ifmap_sram_bandwidth = exact_ratio(out.ifmap_sram_reads, out.total_cycles);
+    out.filter_sram_bandwidth = exact_ratio(out.filter_sram_reads, out.total_cycles);
+    out.ofmap_sram_bandwidth = exact_ratio(out.ofmap_sram_writes, out.total_cycles);
+  }
   std::tie(out.ifmap_sram_start, out.ifmap_sram_stop) =
       first_and_last(g, 1, [&](std::uint64_t fr, std::uint64_t fc) { return ifmap_span(layer, g, fr, fc); });
   std::tie(out.filter_sram_start, out.filter_sram_stop) =

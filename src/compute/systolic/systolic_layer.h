@@ -58,6 +58,8 @@ struct LayerReport {
   std::int64_t ifmap_sram_start = -1, ifmap_sram_stop = -1;
   std::int64_t filter_sram_start = -1, filter_sram_stop = -1;
   std::int64_t ofmap_sram_start = -1, ofmap_sram_stop = -1;
+  // Words per cycle: SRAM accesses over the total cycles (0 for a layer of 0 cycles).
+  double ifmap_sram_bandwidth = 0, filter_sram_bandwidth = 0, ofmap_sram_bandwidth = 0;
   // DRAM traffic, exact when the operand fits its SRAM's working half (`dram_exact`); otherwise
   // each distinct element once (SCALE-sim then refetches what its 1%-sets evict: more reads).
   bool dram_exact = true;
