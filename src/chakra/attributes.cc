@@ -139,6 +139,35 @@ std::optional<std::vector<bool>> attr_bool_list(const Node& node, const Attribut
   return std::vector<bool>(attr->bool_list().values().begin(), attr->bool_list().values().end());
 }
 
+std::optional<std::vector<std::int64_t>> attr_int_list(const Node& node, const Attribute* attr) {
+  if (attr == nullptr) return std::nullopt;
+  auto copy = [](const auto& list) {
+    std::vector<std::int64_t> out;
+    out.reserve(static_cast<std::size_t>(list.values_size()));
+    for (const auto v : list.values()) out.push_back(static_cast<std::int64_t>(v));
+    return out;
+  };
+  auto unsigned_copy = [&](const auto& list) {
+    for (const std::uint64_t v : list.values()) {
+      if (v > static_cast<std::uint64_t>(INT64_MAX)) wrong_type(node, *attr, "integers below 2^63");
+    }
+    return copy(list);
+  };
+  switch (attr->value_case()) {
+    case Case::kInt32List: return copy(attr->int32_list());
+    case Case::kInt64List: return copy(attr->int64_list());
+    case Case::kUint32List: return copy(attr->uint32_list());
+    case Case::kUint64List: return unsigned_copy(attr->uint64_list());
+    case Case::kSint32List: return copy(attr->sint32_list());
+    case Case::kSint64List: return copy(attr->sint64_list());
+    case Case::kFixed32List: return copy(attr->fixed32_list());
+    case Case::kFixed64List: return unsigned_copy(attr->fixed64_list());
+    case Case::kSfixed32List: return copy(attr->sfixed32_list());
+    case Case::kSfixed64List: return copy(attr->sfixed64_list());
+    default: wrong_type(node, *attr, "an integer list (e.g. int64_list)");
+  }
+}
+
 Attribute make_int64(const std::string& name, std::int64_t value) {
   Attribute a;
   a.set_name(name);

@@ -34,6 +34,8 @@ std::optional<double> attr_double(const Node& node, const Attribute* attr);
 std::optional<bool> attr_bool(const Node& node, const Attribute* attr);
 std::optional<std::string> attr_string(const Node& node, const Attribute* attr);
 std::optional<std::vector<bool>> attr_bool_list(const Node& node, const Attribute* attr);
+// Any integer list member (int32_list ... sfixed64_list); values above 2^63 - 1 are refused.
+std::optional<std::vector<std::int64_t>> attr_int_list(const Node& node, const Attribute* attr);
 
 // Attribute builders for writers and tests (the oneof member producers use for each).
 Attribute make_int64(const std::string& name, std::int64_t value);

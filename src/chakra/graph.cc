@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <map>
 #include <numeric>
 #include <unordered_map>
 
@@ -88,12 +89,16 @@ enum KnownAttr : std::uint8_t {
   kCommPriorityAttr,
   kInvolvedDimAttr,
   kPgNameAttr,
+  kGemmAttr,
+  kConvAttr,
+  kPassAttr,
   kKnownAttrs
 };
 constexpr std::array<std::string_view, kKnownAttrs> kKnownNames = {"is_cpu_op",    "comm_type",   "comm_size",
                                                                    "comm_src",     "comm_dst",    "comm_tag",
                                                                    "num_ops",      "tensor_size", "comm_priority",
-                                                                   "involved_dim", "pg_name"};
+                                                                   "involved_dim", "pg_name",     "gemm",
+                                                                   "conv",         "pass"};
 
 // One pass over the node's attributes: the first of each known name (nullptr: absent).
 std::array<const Attribute*, kKnownAttrs> find_known(const Node& node) {
@@ -113,7 +118,7 @@ std::array<const Attribute*, kKnownAttrs> find_known(const Node& node) {
 // Decodes the attributes the models use (but the strings, which the caller interns). Returns
 // false when the node has none of them.
 bool decode_attrs(const Node& node, const std::array<const Attribute*, kKnownAttrs>& found, OpAttrs& out,
-                  std::optional<std::string>& pg_name) {
+                  std::optional<std::string>& pg_name, OpShape& shape) {
   auto set_int = [&](KnownAttr k, std::int64_t& field, OpAttrs::Present bit) {
     if (auto v = attr_int(node, found[k])) {
       field = *v;
@@ -147,6 +152,20 @@ bool decode_attrs(const Node& node, const std::array<const Attribute*, kKnownAtt
   }
   pg_name = attr_string(node, found[kPgNameAttr]);
   if (pg_name) out.present |= OpAttrs::kPgName;
+  const auto gemm = attr_int_list(node, found[kGemmAttr]);
+  const auto conv = attr_int_list(node, found[kConvAttr]);
+  const auto pass = attr_string(node, found[kPassAttr]);
+  try {
+    const auto made = make_op_shape(gemm ? std::optional<std::span<const std::int64_t>>(*gemm) : std::nullopt,
+                                    conv ? std::optional<std::span<const std::int64_t>>(*conv) : std::nullopt,
+                                    pass ? std::optional<std::string_view>(*pass) : std::nullopt);
+    if (made) {
+      shape = *made;
+      out.present |= OpAttrs::kShape;
+    }
+  } catch (const Error& e) {
+    fail("node {} (\"{}\"): {}", node.id(), node.name(), e.what());
+  }
   // PyTorch process-group descriptions ride on METADATA nodes' inputs.values.
   if (node.type() == ChakraProtoMsg::METADATA_NODE && !node.inputs().values().empty()) {
     out.present |= OpAttrs::kInputsValues;
@@ -166,6 +185,7 @@ struct Graph::Collected {
   std::vector<OpAttrs> attrs;
   // Per attrs record, the strings interned in id order at the end (as the columns are).
   std::vector<std::string> pg_names, inputs_values;
+  std::vector<OpShape> shapes;  // per attrs record (read when it has kShape)
   // An attribute that could not be decoded, by the node's place in the file: reported when the
   // node's turn comes in id order, as if decoded then.
   std::unordered_map<std::uint32_t, std::string> errors;
@@ -182,6 +202,7 @@ struct Graph::Collected {
     attrs.clear();
     pg_names.clear();
     inputs_values.clear();
+    shapes.clear();
     errors.clear();
     dep_begin.assign(1, 0);
   }
@@ -199,11 +220,13 @@ struct Graph::Collected {
       cpu_op.back() = attr_bool(node, found[kIsCpuOp]).value_or(false) ? 1 : 0;
       OpAttrs decoded;
       std::optional<std::string> pg_name;
-      if (decode_attrs(node, found, decoded, pg_name)) {
+      OpShape shape;
+      if (decode_attrs(node, found, decoded, pg_name, shape)) {
         attr_index.back() = static_cast<std::uint32_t>(attrs.size());
         attrs.push_back(decoded);
         pg_names.push_back(pg_name.value_or(""));
         inputs_values.push_back(decoded.has(OpAttrs::kInputsValues) ? node.inputs().values() : "");
+        shapes.push_back(shape);
       }
     } catch (const Error& e) {
       errors.emplace(at, e.what());
@@ -227,6 +250,7 @@ struct Graph::Collected {
       attrs.push_back(node.attrs);
       pg_names.emplace_back(node.pg_name);
       inputs_values.emplace_back();
+      shapes.push_back(node.shape);
     }
     deps.insert(deps.end(), node.data_deps.begin(), node.data_deps.end());
     deps.insert(deps.end(), node.ctrl_deps.begin(), node.ctrl_deps.end());
@@ -291,6 +315,12 @@ Graph Graph::finish(Collected& c) {
     if (inserted) g.strings_.push_back(std::move(v));
     return it->second;
   };
+  std::map<OpShape, std::uint32_t> shape_ids;
+  auto intern_shape = [&](const OpShape& shape) {
+    auto [it, inserted] = shape_ids.emplace(shape, static_cast<std::uint32_t>(g.shapes_.size()));
+    if (inserted) g.shapes_.push_back(shape);
+    return it->second;
+  };
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t k = order[i];
     if (i > 0 && st.ids[i - 1] == c.ids[k]) {
@@ -311,6 +341,7 @@ Graph Graph::finish(Collected& c) {
       OpAttrs attrs = c.attrs[a];
       if (attrs.has(OpAttrs::kPgName)) attrs.pg_name = intern(c.pg_names[a]);
       if (attrs.has(OpAttrs::kInputsValues)) attrs.inputs_values = intern(c.inputs_values[a]);
+      if (attrs.has(OpAttrs::kShape)) attrs.shape = intern_shape(c.shapes[a]);
       g.attrs_.push_back(attrs);
     }
   }
@@ -390,7 +421,7 @@ std::size_t Graph::RecordHash::operator()(const OpAttrs& a) const {
   std::uint64_t h = a.present;
   for (const std::uint64_t v :
        {a.comm_size, a.num_ops, static_cast<std::uint64_t>(a.comm_src), static_cast<std::uint64_t>(a.comm_dst),
-        static_cast<std::uint64_t>(a.comm_tag), std::uint64_t{a.pg_name}}) {
+        static_cast<std::uint64_t>(a.comm_tag), std::uint64_t{a.pg_name}, std::uint64_t{a.shape}}) {
     h = (h ^ v) * 0x9e3779b97f4a7c15ull;
   }
   return static_cast<std::size_t>(h ^ (h >> 29));

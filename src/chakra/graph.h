@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "chakra/et_file.h"
+#include "chakra/op_shape.h"
 
 namespace chakrasim::chakra {
 
@@ -75,6 +76,7 @@ struct OpAttrs {
     kInvolvedDim = 1 << 7,
     kPgName = 1 << 8,
     kInputsValues = 1 << 9,
+    kShape = 1 << 10,  // gemm or conv (and pass): shape indexes Graph::shape()
   };
   std::uint64_t comm_size = 0;
   std::uint64_t num_ops = 0;
@@ -87,6 +89,7 @@ struct OpAttrs {
   std::uint32_t pg_name = 0;        // index into Graph::strings(); 0 is ""
   std::uint32_t involved_dims = 0;  // bit d set = dimension d involved (when present)
   std::uint32_t inputs_values = 0;  // METADATA nodes: index of inputs.values in Graph::strings()
+  std::uint32_t shape = 0;          // index into Graph::shape() (when present)
   std::uint16_t present = 0;
 
   bool has(Present bit) const { return (present & bit) != 0; }
@@ -128,6 +131,13 @@ class Graph {
   }
   const std::string& string(std::uint32_t index) const { return strings_[index]; }
   std::uint32_t string_count() const { return static_cast<std::uint32_t>(strings_.size()); }
+  // The operation shapes the nodes name (OpAttrs::shape), each distinct one once.
+  const OpShape& shape(std::uint32_t index) const { return shapes_[index]; }
+  // A node's operation shape, or nullptr when it has none.
+  const OpShape* op_shape(std::uint32_t node) const {
+    const OpAttrs& a = attrs(node);
+    return a.has(OpAttrs::kShape) ? &shapes_[a.shape] : nullptr;
+  }
   // Whether `other` has this graph's structure (shared or equal): the same nodes, dependencies
   // and attribute places, whatever the attributes' values.
   bool same_structure(const Graph& other) const { return s_ == other.s_ || *s_ == *other.s_; }
@@ -188,6 +198,7 @@ class Graph {
   const AttrPool* pool_ = nullptr;
   std::vector<std::uint32_t> refs_;  // per attribute place, its record in pool_
   std::vector<std::string> strings_{""};
+  std::vector<OpShape> shapes_;
   OpAttrs empty_attrs_;
 };
 

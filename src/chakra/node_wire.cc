@@ -2,6 +2,10 @@
 
 #include <array>
 #include <climits>
+#include <optional>
+#include <span>
+
+#include "core/error.h"
 
 namespace chakrasim::chakra {
 namespace {
@@ -66,6 +70,7 @@ struct Value {
     kInt32 = 7,
     kInt64 = 9,
     kUint32 = 11,
+    kInt64List = 10,
     kUint64 = 13,
     kBool = 27,
     kBoolList = 28,
@@ -75,8 +80,8 @@ struct Value {
   // every field it reads; a known attribute's slot is read only once filled).
   Kind kind;
   std::uint64_t raw;
-  const char* text;       // kString: its bytes (a pointer and size, not a string_view, so that an
-  std::size_t text_size;  // array of Values needs no clearing)
+  const char* text;       // kString: its bytes; kInt64List: the list message's (a pointer and size,
+  std::size_t text_size;  // not a string_view, so that an array of Values needs no clearing)
   std::uint32_t bools;    // kBoolList: bit i = entry i (at most 32; longer lists go to protobuf)
 };
 
@@ -116,6 +121,14 @@ bool read_attribute(std::string_view bytes, std::string_view& name, Value& value
         value.text = text.data();
         value.text_size = text.size();
         value.kind = Value::kString;
+        break;
+      }
+      case Value::kInt64List: {
+        std::string_view list;
+        if (wire_type != kLengthDelimited || !r.bytes(list)) return false;
+        value.text = list.data();
+        value.text_size = list.size();
+        value.kind = Value::kInt64List;
         break;
       }
       case Value::kBoolList: {
@@ -170,6 +183,21 @@ bool as_uint(const Value& v, std::uint64_t& out) {
   return true;
 }
 
+// An Int64List message's values (packed or not), as int64 (protobuf's two's complement).
+bool int64_list(const Value& v, std::vector<std::int64_t>& out) {
+  thread_local std::vector<std::uint64_t> values;
+  values.clear();
+  Reader r{reinterpret_cast<const std::uint8_t*>(v.text), reinterpret_cast<const std::uint8_t*>(v.text + v.text_size)};
+  while (!r.done()) {
+    std::uint64_t tag = 0;
+    if (!r.varint(tag) || (tag >> 3) != 1) return false;
+    if (!repeated_varints(r, static_cast<std::uint32_t>(tag & 7), values)) return false;
+  }
+  out.clear();
+  for (const std::uint64_t value : values) out.push_back(static_cast<std::int64_t>(value));
+  return true;
+}
+
 // The attributes the models read (graph.cc's list, in its order); the first of each name counts.
 enum Known : std::uint8_t {
   kIsCpuOp,
@@ -183,11 +211,15 @@ enum Known : std::uint8_t {
   kCommPriority,
   kInvolvedDim,
   kPgName,
+  kGemm,
+  kConv,
+  kPass,
   kKnown
 };
 constexpr std::array<std::string_view, kKnown> kNames = {"is_cpu_op",     "comm_type",    "comm_size", "comm_src",
                                                          "comm_dst",      "comm_tag",     "num_ops",   "tensor_size",
-                                                         "comm_priority", "involved_dim", "pg_name"};
+                                                         "comm_priority", "involved_dim", "pg_name",   "gemm",
+                                                         "conv",          "pass"};
 
 }  // namespace
 
@@ -295,6 +327,32 @@ bool read_wire_node(const char* data, std::size_t length, WireNode& out) {
     if (known[kPgName].kind != Value::kString) return false;
     out.pg_name = std::string_view(known[kPgName].text, known[kPgName].text_size);
     a.present |= OpAttrs::kPgName;
+  }
+  if (found[kGemm] || found[kConv] || found[kPass]) {
+    thread_local std::vector<std::int64_t> gemm, conv;
+    std::optional<std::span<const std::int64_t>> gemm_dims, conv_dims;
+    std::optional<std::string_view> pass;
+    if (found[kGemm]) {
+      if (known[kGemm].kind != Value::kInt64List || !int64_list(known[kGemm], gemm)) return false;
+      gemm_dims = gemm;
+    }
+    if (found[kConv]) {
+      if (known[kConv].kind != Value::kInt64List || !int64_list(known[kConv], conv)) return false;
+      conv_dims = conv;
+    }
+    if (found[kPass]) {
+      if (known[kPass].kind != Value::kString) return false;
+      pass = std::string_view(known[kPass].text, known[kPass].text_size);
+    }
+    try {
+      const std::optional<OpShape> shape = make_op_shape(gemm_dims, conv_dims, pass);
+      if (shape) {
+        out.shape = *shape;
+        a.present |= OpAttrs::kShape;
+      }
+    } catch (const Error&) {
+      return false;  // protobuf's path reports it
+    }
   }
   out.has_attrs = a.present != 0 || a.comm_priority != 0;
   return true;

@@ -205,7 +205,9 @@ bool Finder::same_trace(NpuId r, NpuId s, std::size_t dim, const Folding::Move& 
   // index is checked once.
   std::vector<std::int8_t> same_index_moves(std::min(g.string_count(), h.string_count()), -1);
   constexpr std::uint16_t kPeers = chakra::OpAttrs::kCommSrc | chakra::OpAttrs::kCommDst;
-  constexpr std::uint16_t kRelabelled = kPeers | chakra::OpAttrs::kPgName | chakra::OpAttrs::kInputsValues;
+  // Fields that index per-graph tables or name ranks: a shared record may still differ in them.
+  constexpr std::uint16_t kRelabelled =
+      kPeers | chakra::OpAttrs::kPgName | chakra::OpAttrs::kInputsValues | chakra::OpAttrs::kShape;
   for (std::uint32_t i = 0; i < g.size(); ++i) {
     if (!g.has_attrs(i)) continue;
     const chakra::OpAttrs& a = g.attrs(i);
@@ -222,7 +224,9 @@ bool Finder::same_trace(NpuId r, NpuId s, std::size_t dim, const Folding::Move& 
     a_rest.comm_src = b_rest.comm_src = 0;
     a_rest.comm_dst = b_rest.comm_dst = 0;
     a_rest.pg_name = b_rest.pg_name = 0;
+    a_rest.shape = b_rest.shape = 0;  // indexes into each graph's own table: compared by value
     if (!(a_rest == b_rest)) return false;
+    if (a.has(chakra::OpAttrs::kShape) && g.shape(a.shape) != h.shape(b.shape)) return false;
     if (a.has(chakra::OpAttrs::kCommSrc) && !peer_moves(a.comm_src, b.comm_src)) return false;
     if (a.has(chakra::OpAttrs::kCommDst) && !peer_moves(a.comm_dst, b.comm_dst)) return false;
     if (a.has(chakra::OpAttrs::kPgName) && !group_moves(a.pg_name, b.pg_name)) return false;
