@@ -2,6 +2,7 @@
 
 #include "compute/replay_model.h"
 #include "compute/roofline_model.h"
+#include "compute/systolic/systolic_model.h"
 #include "core/error.h"
 
 namespace chakrasim::compute {
@@ -14,6 +15,11 @@ const std::vector<ComputeModelInfo>& compute_models() {
        "GPU compute nodes run at min(peak-perf, local-mem-bw x num_ops / tensor_size), CPU nodes keep their "
        "recorded durations; ignores caches, kernel launch and overlap between kernels (ASTRA-sim's roofline)",
        [](const ComputeSpec& spec) -> std::unique_ptr<ComputeModel> { return std::make_unique<RooflineModel>(spec); }},
+      {"systolic",
+       "GPU compute nodes with an operation shape (gemm, conv) take the cycles SCALE-sim v2 counts on a chip of "
+       "systolic arrays, optionally at least their DRAM traffic over its bandwidth; others fall back to the "
+       "roofline; ignores the vector unit, layout changes and overlap between kernels",
+       [](const ComputeSpec& spec) -> std::unique_ptr<ComputeModel> { return std::make_unique<SystolicModel>(spec); }},
   };
   return kModels;
 }

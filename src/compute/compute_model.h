@@ -25,6 +25,18 @@ struct NodeUtilization {
   double intensity = 0;  // FLOP per byte of tensor traffic
 };
 
+// What a model that knows the chip's structure says of a node beyond its time (the systolic
+// array's figures), for the per-node outputs.
+struct NodeFigures {
+  std::string shape;               // OpShape::describe()
+  std::uint64_t cycles = 0;        // the chip's clock cycles, stalls included
+  std::uint64_t stall_cycles = 0;  // of which waiting for DRAM
+  double compute_util = 0;         // MACs over cycles x MAC units (fraction)
+  double mapping_efficiency = 0;   // MAC units a fold maps, averaged over folds (fraction)
+  std::uint64_t sram_read_bytes = 0, sram_write_bytes = 0;
+  std::uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
+};
+
 class ComputeModel {
  public:
   virtual ~ComputeModel() = default;
@@ -45,6 +57,17 @@ class ComputeModel {
   }
   // Whether the statistics report utilisation figures for this model.
   virtual bool reports_utilization() const { return false; }
+
+  // The node's figures, for models that have them (nullopt: none for this node).
+  virtual std::optional<NodeFigures> figures(const chakra::Graph& /*graph*/, std::uint32_t /*node*/) const {
+    return std::nullopt;
+  }
+  virtual bool reports_figures() const { return false; }
+  // Whether a compute node is timed by the model's fallback rather than the model itself (the
+  // systolic model times nodes without a shape by the roofline); the summary counts them.
+  virtual bool falls_back(const chakra::Graph& /*graph*/, std::uint32_t /*node*/) const { return false; }
+  // The fallback's name, "" for a model without one.
+  virtual const char* fallback_name() const { return ""; }
 };
 
 // The recorded duration of any node: duration_micros x 1000 ns, and 1 ns for a zero duration

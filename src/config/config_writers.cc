@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "config/systolic_config.h"
 #include "system/algorithms.h"
 
 namespace chakrasim::config {
@@ -68,6 +69,7 @@ std::string system_json(const SystemConfig& config) {
   key("peak-perf", number_text(config.compute.peak_perf_tflops));
   if (config.compute.mfu_peak_tflops > 0) key("mfu-peak-perf", number_text(config.compute.mfu_peak_tflops));
   key("roofline-enabled", config.compute.model == "roofline" ? "1" : "0");
+  if (config.compute.model == "systolic") key("systolic", systolic_json(config.compute.systolic));
   if (config.replay_only) key("replay-only", "1");
   if (s.collectives != system::CollectiveModel::kAstraSim) {
     const system::NcclSpec& n = s.nccl;

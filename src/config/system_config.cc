@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/systolic_config.h"
 #include "core/error.h"
 #include "core/json_input.h"
 #include "core/read_file.h"
@@ -216,6 +217,14 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) {
          c.out.compute.model = get_flag(c, "roofline-enabled", v) ? "roofline" : "replay";
        }},
+      {"systolic", "object", "none",
+       "time GPU compute nodes that carry a shape on systolic arrays (docs/systolic.md): {\"preset\": \"tpu-v4\"} "
+       "and any of rows, cols, arrays, dataflow, clock-mhz, word-bytes, ifmap-/filter-/ofmap-sram-kib, "
+       "dram-gb-per-s, memory-stalls",
+       [](const Json& v, Context& c) {
+         c.out.compute.systolic = parse_systolic(v, c.source);
+         c.out.compute.model = "systolic";
+       }},
       {"replay-only", "0 | 1", "0", "replay every node for its recorded duration",
        [](const Json& v, Context& c) { c.out.replay_only = get_flag(c, "replay-only", v); }},
       {"all-reduce-implementation", "list of algorithm names", "none",
@@ -365,6 +374,12 @@ SystemConfig parse_system(const std::string& text, const std::string& source, co
   if (!root.contains("preferred-dataset-splits")) {
     fail("{}: missing key \"preferred-dataset-splits\"; expected the number of chunks per collective "
          "(an integer of at least 1; the reference crashes without it)",
+         source);
+  }
+  if (root.contains("systolic") && root.contains("roofline-enabled") &&
+      get_flag(c, "roofline-enabled", root["roofline-enabled"])) {
+    fail("{}: both \"systolic\" and roofline-enabled 1 are set; expected one compute model (the systolic model "
+         "already times nodes without a shape by the roofline)",
          source);
   }
   // Without both slopes the roofline times every GPU compute node at 0 ns (the reference does).

@@ -107,6 +107,10 @@ void print_summary(std::ostream& out, const sim::Result& result) {
                      format_duration(compute_at_slowest), format_duration(exposed_at_slowest));
   out << time_split_line(result, slowest);
   out << flops_line(result, max_finish);
+  if (!result.compute_fallback.empty()) {
+    out << fmt::format("  Compute: {} of {} GPU compute nodes had no shape (gemm, conv) and were timed by the {}.\n",
+                       result.fallback_nodes, result.gpu_compute_nodes, result.compute_fallback);
+  }
   if (result.symmetric) {
     out << fmt::format("  Every NPU runs the same timeline, so NPU 0 alone was simulated: {} events, {} network "
                        "messages.\n",
@@ -212,6 +216,10 @@ std::string results_json(const sim::Result& result, const std::vector<Collective
   root["events"] = result.events;
   // NPUs simulated for all: 1 in a symmetric run, one per class in a folded one, 0 in a full run.
   root["classes_simulated"] = result.classes_simulated;
+  if (!result.compute_fallback.empty()) {
+    root["gpu_compute_nodes"] = result.gpu_compute_nodes;
+    root["fallback_compute_nodes"] = result.fallback_nodes;
+  }
   root["messages"] = result.messages;
   if (collectives != nullptr) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();

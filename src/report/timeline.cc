@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "chakra/et_file.h"
+#include "compute/compute_model.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/resources.h"
@@ -189,8 +191,24 @@ struct Messages {
   std::map<MessageKey, std::vector<Message>> sends, receives;
 };
 
+// The compute model's figures of a node (the systolic array's cycles, utilisation and traffic),
+// as timeline slice arguments and as the CSV's extra columns.
+std::string figures_args(const compute::NodeFigures& f) {
+  return fmt::format(",\"shape\":{},\"cycles\":{},\"stall_cycles\":{},\"compute_util\":{:.6g},\"mapping_efficiency\":{:"
+                     ".6g},"
+                     "\"sram_read_bytes\":{},\"sram_write_bytes\":{},\"dram_read_bytes\":{},\"dram_write_bytes\":{}",
+                     json_string(f.shape), f.cycles, f.stall_cycles, f.compute_util, f.mapping_efficiency,
+                     f.sram_read_bytes, f.sram_write_bytes, f.dram_read_bytes, f.dram_write_bytes);
+}
+// The compute model, when it has per-node figures to show (nullptr otherwise).
+std::unique_ptr<compute::ComputeModel> figures_model(const sim::Inputs& inputs) {
+  if (inputs.replay_only) return nullptr;
+  std::unique_ptr<compute::ComputeModel> model = compute::make_compute_model(inputs.compute);
+  return model->reports_figures() ? std::move(model) : nullptr;
+}
+
 void write_npu(Events& events, const sim::Inputs& inputs, const NodeLog& log, NpuId npu, const TimeWindow& window,
-               Messages& messages) {
+               Messages& messages, const compute::ComputeModel* figures) {
   const chakra::Graph& g = *inputs.graphs[npu];
   std::map<Track, Lanes> lanes;
   std::map<std::uint32_t, std::uint32_t> chunks_of;  // collective node -> its chunk count
@@ -213,6 +231,9 @@ void write_npu(Events& events, const sim::Inputs& inputs, const NodeLog& log, Np
         fmt::format("\"node\":{},\"type\":{}", g.id(s.node), json_string(chakra::node_type_name(g.raw_type(s.node))));
     if (const std::uint64_t bytes = node_bytes(g, s.node); bytes != 0) args += fmt::format(",\"bytes\":{}", bytes);
     if (const std::string group = node_group(g, s.node); !group.empty()) args += ",\"group\":" + json_string(group);
+    if (figures != nullptr && g.type(s.node) == chakra::NodeType::kComp) {
+      if (const auto f = figures->figures(g, s.node)) args += figures_args(*f);
+    }
     events.slice(npu, tid, slice_name(g, s.node), track_name(track), s.start, s.end, args);
   }
   // Chunks span their phases; each chunk's phases nest inside it on its lane.
@@ -276,7 +297,8 @@ void write_timeline(const std::string& path, const sim::Inputs& inputs, const si
                       result.npus.size(), result.symmetric, result.classes_simulated));
   Events events(out);
   Messages messages;
-  for (const NpuId npu : npus) write_npu(events, inputs, log, npu, window, messages);
+  const std::unique_ptr<compute::ComputeModel> figures = figures_model(inputs);
+  for (const NpuId npu : npus) write_npu(events, inputs, log, npu, window, messages, figures.get());
   // The k-th send of a (src, dst, tag, size) matched the k-th receive, as the system pairs them.
   std::uint64_t flow_id = 0;
   for (const auto& [key, sends] : messages.sends) {
@@ -323,19 +345,35 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
+constexpr const char* kFiguresCsvHeader = ",shape,cycles,stall_cycles,compute_util,mapping_efficiency,sram_read_bytes,"
+                                          "sram_write_bytes,dram_read_bytes,"
+                                          "dram_write_bytes";
+std::string figures_csv(const std::optional<compute::NodeFigures>& f) {
+  if (!f) return ",,,,,,,,,";
+  return fmt::format(",{},{},{},{:.6g},{:.6g},{},{},{},{}", csv_field(f->shape), f->cycles, f->stall_cycles,
+                     f->compute_util, f->mapping_efficiency, f->sram_read_bytes, f->sram_write_bytes,
+                     f->dram_read_bytes, f->dram_write_bytes);
+}
+
 }  // namespace
 
 void write_node_csv(const std::string& path, const sim::Inputs& inputs, const NodeLog& log,
                     const std::vector<NpuId>& npus) {
   Output out(path, "the node CSV");
-  out.add("npu,id,name,type,start_ns,end_ns,duration_ns,bytes,group\n");
+  const std::unique_ptr<compute::ComputeModel> figures = figures_model(inputs);
+  out.add(fmt::format("npu,id,name,type,start_ns,end_ns,duration_ns,bytes,group{}\n",
+                      figures != nullptr ? kFiguresCsvHeader : ""));
   for (const NpuId npu : npus) {
     const chakra::Graph& g = *inputs.graphs[npu];
     for (const NodeSpan& s : log.spans(npu)) {
       if (s.end == kNeverTick) continue;
-      out.add(fmt::format("{},{},{},{},{},{},{},{},{}\n", npu, g.id(s.node), csv_field(g.name(s.node)),
+      out.add(fmt::format("{},{},{},{},{},{},{},{},{}", npu, g.id(s.node), csv_field(g.name(s.node)),
                           chakra::node_type_name(g.raw_type(s.node)), s.start, s.end, s.end - s.start,
                           node_bytes(g, s.node), csv_field(node_group(g, s.node))));
+      if (figures != nullptr) {
+        out.add(figures_csv(g.type(s.node) == chakra::NodeType::kComp ? figures->figures(g, s.node) : std::nullopt));
+      }
+      out.add("\n");
     }
   }
   out.close();

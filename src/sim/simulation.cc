@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 
+#include "compute/compute_model.h"
 #include "core/error.h"
 #include "core/event_queue.h"
 #include "core/npu_timers.h"
@@ -277,6 +278,22 @@ void run_events(Layers& layers, const Hooks& hooks) {
 }
 
 // Every NPU's totals and, for the NPUs that did not finish, the nodes they still hold.
+// How many GPU compute nodes the compute model leaves to its fallback, over every NPU's trace.
+void count_fallback_nodes(const Inputs& inputs, Result& result) {
+  if (inputs.replay_only) return;
+  const std::unique_ptr<compute::ComputeModel> model = compute::make_compute_model(inputs.compute);
+  result.compute_fallback = model->fallback_name();
+  if (result.compute_fallback.empty()) return;
+  for (const std::shared_ptr<const chakra::Graph>& graph : inputs.graphs) {
+    const chakra::Graph& g = *graph;
+    for (std::uint32_t i = 0; i < g.size(); ++i) {
+      if (g.type(i) != chakra::NodeType::kComp || g.is_cpu_op(i)) continue;
+      ++result.gpu_compute_nodes;
+      if (model->falls_back(g, i)) ++result.fallback_nodes;
+    }
+  }
+}
+
 Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& hooks, const network::Folding* folding,
                       bool symmetric) {
   const workload::Executor& executor = layers.executor;
@@ -297,6 +314,10 @@ Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& h
   result.peak_is_mfu_peak = inputs.compute.mfu_peak_tflops > 0;
   result.peak_flops_per_s =
       (inputs.compute.mfu_peak_tflops > 0 ? inputs.compute.mfu_peak_tflops : inputs.compute.peak_perf_tflops) * 1e12;
+  if (result.peak_flops_per_s <= 0 && inputs.compute.model == "systolic") {
+    result.peak_flops_per_s = inputs.compute.systolic.peak_tflops() * 1e12;  // the arrays' own peak
+  }
+  count_fallback_nodes(inputs, result);
   for (NpuId r = 0; r < executor.npu_count(); ++r) {
     // In a folded run the others' figures are their representatives' (copied after the run).
     if (folding != nullptr && !symmetric && folding->representative_of(r) != r) continue;

@@ -96,6 +96,11 @@ struct Result {
   // A folded run (sim/rank_classes.h): the classes of ranks, one NPU of each simulated, whose
   // figures are every member's; 1 in a symmetric run, 0 in a full one.
   std::uint32_t classes_simulated = 0;
+  // GPU compute nodes of every NPU's trace, and those the compute model timed by its fallback
+  // (compute_fallback, e.g. the systolic model's roofline; "" and 0 for a model without one).
+  std::uint64_t gpu_compute_nodes = 0;
+  std::uint64_t fallback_nodes = 0;
+  std::string compute_fallback;
 
   bool all_finished() const { return stuck.empty(); }
   Tick max_finish_ns() const;

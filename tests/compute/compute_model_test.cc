@@ -41,14 +41,15 @@ ComputeSpec roofline(double tflops, double gbps) {
   return spec;
 }
 
-TEST(ComputeModels, TheRegistryListsReplayAndRoofline) {
-  ASSERT_EQ(compute_models().size(), 2u);
+TEST(ComputeModels, TheRegistryListsReplayRooflineAndSystolic) {
+  ASSERT_EQ(compute_models().size(), 3u);
   EXPECT_STREQ(compute_models()[0].name, "replay");
   EXPECT_STREQ(compute_models()[1].name, "roofline");
+  EXPECT_STREQ(compute_models()[2].name, "systolic");
   ComputeSpec spec;
   spec.model = "systolic-someday";
   EXPECT_EQ(test::error_of([&] { make_compute_model(spec); }), "unknown compute model \"systolic-someday\"; valid "
-                                                               "models are: replay, roofline");
+                                                               "models are: replay, roofline, systolic");
 }
 
 TEST(ComputeModels, ReplayTakesTheRecordedDurationAndOneNsForNone) {

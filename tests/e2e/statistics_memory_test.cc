@@ -81,7 +81,7 @@ TEST(Roofline, TwoNodes) {
   sim::Inputs in;
   in.network = network_of({{DimensionKind::kRing, 2, 50, 500}});
   in.system = system_of("ring", 1, 1, 1);
-  in.compute = {"roofline", 100, 1000};
+  in.compute = {"roofline", 100, 1000, 0, {}};
   in.graphs = same_trace(roofline_trace(), 2);
   const Logged r = run_logged(in);
   ASSERT_TRUE(r.result.all_finished());
@@ -100,7 +100,7 @@ TEST(Roofline, NodeWithoutNumOpsIsAnError) {
   sim::Inputs in;
   in.network = network_of({{DimensionKind::kRing, 2, 50, 500}});
   in.system = system_of("ring", 1, 1, 1);
-  in.compute = {"roofline", 100, 1000};
+  in.compute = {"roofline", 100, 1000, 0, {}};
   in.graphs = same_trace(b.trace(), 2);
   EXPECT_THAT([&] { sim::simulate(in); }, ::testing::ThrowsMessage<Error>(HasSubstr("\"num_ops\" and "
                                                                                     "\"tensor_size\"")));

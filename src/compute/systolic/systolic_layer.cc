@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 #include "core/error.h"
@@ -263,12 +264,29 @@ std::pair<std::int64_t, std::int64_t> first_and_last(const Geometry& g, std::uin
   return out;
 }
 
+// SRAM words read from the ifmap and filter SRAMs and written to the ofmap SRAM.
+std::tuple<std::uint64_t, std::uint64_t, std::uint64_t> sram_accesses(const Geometry& g) {
+  switch (g.dataflow) {
+    case Dataflow::kOutputStationary:  // SCALE-sim adds R + C ofmap writes per fold
+      return {g.col_folds * g.m * g.k, g.row_folds * g.k * g.n, g.m * g.n + g.folds * (g.r + g.c)};
+    case Dataflow::kWeightStationary: return {g.col_folds * g.m * g.k, g.k * g.n, g.row_folds * g.m * g.n};
+    case Dataflow::kInputStationary: return {g.m * g.k, g.col_folds * g.n * g.k, g.row_folds * g.m * g.n};
+  }
+  return {};
+}
+
+// Ofmap words written to DRAM: every partial sum the ofmap SRAM drains (os keeps them inside).
+std::uint64_t ofmap_dram_words(const Geometry& g) {
+  return g.dataflow == Dataflow::kOutputStationary ? g.m * g.n : g.row_folds * g.m * g.n;
+}
+
 // Ifmap rows (or columns) of extent n that some window of extent f at stride s reaches.
 std::uint64_t covered(std::uint64_t n, std::uint64_t f, std::uint64_t s) {
   if (s <= f) return n;
-  std::uint64_t rows = 0;
-  for (std::uint64_t at = 0; at + f <= n + s - 1 && at < n; at += s) rows += std::min(f, n - at);
-  return rows;
+  // Windows start at 0, s, 2s, ... below n (with s > f none starts past n - 1 and still fits
+  // SCALE-sim's bound); all but the last cover f rows, the last what is left of n.
+  const std::uint64_t windows = (n - 1) / s + 1;
+  return (windows - 1) * f + std::min(f, n - (windows - 1) * s);
 }
 
 }  // namespace
@@ -296,6 +314,25 @@ Layer Layer::gemm(std::string name, std::uint64_t m, std::uint64_t n, std::uint6
 std::uint64_t layer_cycles(const ArrayShape& array, const Layer& layer) {
   const Geometry g = geometry(array, layer);
   return g.folds * g.fold_cycles - 1;
+}
+
+LayerFigures layer_figures(const ArrayShape& array, const Layer& layer) {
+  const Geometry g = geometry(array, layer);
+  LayerFigures out;
+  out.fold_cycles = g.fold_cycles;
+  out.folds = g.folds;
+  out.macs = g.m * g.n * g.k;
+  // The rows used over the row folds sum to the spatial rows, the columns likewise, so the mean
+  // of rows x columns used over all folds is their product over the folds.
+  const double cells = static_cast<double>(g.r) * static_cast<double>(g.c) * static_cast<double>(g.folds);
+  out.mapping_efficiency = static_cast<double>(g.spatial_rows) * static_cast<double>(g.spatial_cols) / cells;
+  out.compute_util = out.mapping_efficiency * static_cast<double>(g.temporal) / static_cast<double>(g.util_cycles);
+  std::tie(out.ifmap_sram_reads, out.filter_sram_reads, out.ofmap_sram_writes) = sram_accesses(g);
+  out.ifmap_words = covered(layer.ifmap_h, layer.filter_h, layer.stride_h) *
+                    covered(layer.ifmap_w, layer.filter_w, layer.stride_w) * layer.channels;
+  out.filter_words = g.k * g.n;
+  out.ofmap_dram_writes = ofmap_dram_words(g);
+  return out;
 }
 
 LayerReport analyse_layer(const ArrayShape& array, const Layer& layer) {
@@ -327,23 +364,7 @@ LayerReport analyse_layer(const ArrayShape& array, const Layer& layer) {
   const u128 macs = u128{g.m} * g.n * g.k;
   out.overall_util_pct = out.total_cycles == 0 ? 0.0 : exact_ratio(macs * 100, u128{out.total_cycles} * cells);
 
-  switch (g.dataflow) {
-    case Dataflow::kOutputStationary:
-      out.ifmap_sram_reads = g.col_folds * g.m * g.k;
-      out.filter_sram_reads = g.row_folds * g.k * g.n;
-      out.ofmap_sram_writes = g.m * g.n + g.folds * (g.r + g.c);  // SCALE-sim adds R + C per fold
-      break;
-    case Dataflow::kWeightStationary:
-      out.ifmap_sram_reads = g.col_folds * g.m * g.k;
-      out.filter_sram_reads = g.k * g.n;
-      out.ofmap_sram_writes = g.row_folds * g.m * g.n;
-      break;
-    case Dataflow::kInputStationary:
-      out.ifmap_sram_reads = g.m * g.k;
-      out.filter_sram_reads = g.col_folds * g.n * g.k;
-      out.ofmap_sram_writes = g.row_folds * g.m * g.n;
-      break;
-  }
+  std::tie(out.ifmap_sram_reads, out.filter_sram_reads, out.ofmap_sram_writes) = sram_accesses(g);
   if (out.total_cycles > 0) {
     out.ifmap_sram_bandwidth = exact_ratio(out.ifmap_sram_reads, out.total_cycles);
     out.filter_sram_bandwidth = exact_ratio(out.filter_sram_reads, out.total_cycles);
@@ -372,7 +393,7 @@ LayerReport analyse_layer(const ArrayShape& array, const Layer& layer) {
                                        covered(layer.ifmap_w, layer.filter_w, layer.stride_w) * layer.channels;
   reads(distinct_ifmap, array.ifmap_sram_kib, out.ifmap_dram_reads, out.ifmap_dram_start, out.ifmap_dram_stop);
   reads(g.k * g.n, array.filter_sram_kib, out.filter_dram_reads, out.filter_dram_start, out.filter_dram_stop);
-  out.ofmap_dram_writes = g.dataflow == Dataflow::kOutputStationary ? g.m * g.n : g.row_folds * g.m * g.n;
+  out.ofmap_dram_writes = ofmap_dram_words(g);
   if (out.ofmap_dram_writes > array.ofmap_sram_kib * 1024 / 2) out.dram_exact = false;
   out.ofmap_dram_start = static_cast<std::int64_t>(out.total_cycles);
   out.ofmap_dram_stop = out.ofmap_dram_start + static_cast<std::int64_t>(ceil_div(out.ofmap_dram_writes, g.c)) - 1;

@@ -77,4 +77,18 @@ LayerReport analyse_layer(const ArrayShape& array, const Layer& layer);
 // The cycles alone, in O(1): what a simulation needs per compute node.
 std::uint64_t layer_cycles(const ArrayShape& array, const Layer& layer);
 
+// What a simulation reports per compute node, in O(1). The two averages are the report's in
+// exact arithmetic (the report sums them fold by fold in doubles, so its last bits may differ).
+struct LayerFigures {
+  std::uint64_t folds = 0, fold_cycles = 0;  // the layer's cycles are folds x fold_cycles - 1
+  std::uint64_t macs = 0;
+  double mapping_efficiency = 0;  // fractions, not percentages
+  double compute_util = 0;
+  std::uint64_t ifmap_sram_reads = 0, filter_sram_reads = 0, ofmap_sram_writes = 0;
+  // Distinct words of each operand (what DRAM supplies once when it fits its SRAM) and the ofmap
+  // words written back to DRAM.
+  std::uint64_t ifmap_words = 0, filter_words = 0, ofmap_dram_writes = 0;
+};
+LayerFigures layer_figures(const ArrayShape& array, const Layer& layer);
+
 }  // namespace chakrasim::compute::systolic

@@ -1,0 +1,138 @@
+#include "compute/systolic/systolic_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/sim_time.h"
+
+namespace chakrasim::compute {
+namespace {
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+// The roofline that times nodes without a shape: the user's peak-perf and local-mem-bw where
+// given, else the arrays' peak and the DRAM bandwidth.
+ComputeSpec fallback_spec(const ComputeSpec& spec) {
+  ComputeSpec r = spec;
+  if (r.peak_perf_tflops <= 0) r.peak_perf_tflops = spec.systolic.peak_tflops();
+  if (r.local_mem_bw_gb_per_s <= 0) r.local_mem_bw_gb_per_s = spec.systolic.dram_gb_per_s;
+  return r;
+}
+
+// The node's layer as SCALE-sim would run it: a forward convolution of one image as the
+// convolution itself (its SRAM and DRAM figures depend on the windows), anything else as its GEMM.
+systolic::Layer layer_of(const chakra::OpShape& shape) {
+  const std::array<std::uint64_t, 9>& d = shape.dims;
+  if (shape.kind == chakra::OpShape::Kind::kConv && shape.pass == chakra::OpShape::Pass::kForward && d[8] == 1) {
+    return systolic::Layer{"", d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]};
+  }
+  const chakra::OpShape::Gemm g = shape.gemm();
+  return systolic::Layer::gemm("", g.m, g.n, g.k);
+}
+
+}  // namespace
+
+SystolicModel::SystolicModel(const ComputeSpec& spec) : spec_(spec.systolic), fallback_(fallback_spec(spec)) {}
+
+SystolicModel::Timing SystolicModel::timing(const chakra::OpShape& shape) const {
+  Timing t;
+  t.layer = systolic::layer_figures(spec_.array, layer_of(shape));
+  t.count = shape.gemm().count;
+  // Whole folds per array; one GEMM on one array is SCALE-sim's count exactly.
+  const std::uint64_t rounds = ceil_div(t.count * t.layer.folds, spec_.arrays);
+  t.compute_cycles = rounds * t.layer.fold_cycles - 1;
+  t.macs = t.count * t.layer.macs;
+  // An operand that fits its SRAM's working half comes from DRAM once; one that does not is
+  // fetched again for every SRAM read (no reuse survives the eviction).
+  auto from_dram = [&](std::uint64_t distinct, std::uint64_t sram_reads, std::uint64_t sram_kib) {
+    const std::uint64_t half_words = sram_kib * 1024 / spec_.word_bytes / 2;
+    return distinct <= half_words ? distinct : sram_reads;
+  };
+  t.dram_read_words =
+      t.count * (from_dram(t.layer.ifmap_words, t.layer.ifmap_sram_reads, spec_.array.ifmap_sram_kib) +
+                 from_dram(t.layer.filter_words, t.layer.filter_sram_reads, spec_.array.filter_sram_kib));
+  t.dram_write_words = t.count * t.layer.ofmap_dram_writes;
+  t.cycles = t.compute_cycles;
+  if (spec_.memory_stalls) {
+    const double bytes_per_cycle = spec_.dram_gb_per_s * 1e9 / (spec_.clock_mhz * 1e6);
+    const double bytes = static_cast<double>((t.dram_read_words + t.dram_write_words) * spec_.word_bytes);
+    t.cycles = std::max(t.cycles, static_cast<std::uint64_t>(std::ceil(bytes / bytes_per_cycle)));
+  }
+  return t;
+}
+
+std::uint64_t SystolicModel::cycles_ns(std::uint64_t cycles) const {
+  return ticks_from_ns(std::ceil(static_cast<double>(cycles) * 1e3 / spec_.clock_mhz),
+                       [&] { return fmt::format("{} cycles at {} MHz", cycles, spec_.clock_mhz); });
+}
+
+std::string SystolicModel::check(const chakra::Graph& graph, std::uint32_t node) const {
+  if (graph.is_cpu_op(node)) return {};
+  const chakra::OpShape* shape = graph.op_shape(node);
+  if (shape == nullptr) {
+    const chakra::OpAttrs& a = graph.attrs(node);
+    if (!a.has(chakra::OpAttrs::kNumOps) || !a.has(chakra::OpAttrs::kTensorSize)) {
+      return "the systolic model needs the node's shape (attribute \"gemm\" or \"conv\") or, for the roofline it "
+             "falls back to, \"num_ops\" and \"tensor_size\"";
+    }
+    return {};
+  }
+  try {
+    const Timing t = timing(*shape);
+    cycles_ns(t.cycles);
+  } catch (const Error& e) {
+    return fmt::format("{}: {}", shape->describe(), e.what());
+  }
+  return {};
+}
+
+std::optional<Tick> SystolicModel::duration(const chakra::Graph& graph, std::uint32_t node) const {
+  if (graph.is_cpu_op(node)) return replay_ns(graph.duration_micros(node));
+  const chakra::OpShape* shape = graph.op_shape(node);
+  if (shape == nullptr) return fallback_.duration(graph, node);
+  return cycles_ns(timing(*shape).cycles);
+}
+
+bool SystolicModel::falls_back(const chakra::Graph& graph, std::uint32_t node) const {
+  return !graph.is_cpu_op(node) && graph.op_shape(node) == nullptr;
+}
+
+std::optional<NodeUtilization> SystolicModel::utilization(const chakra::Graph& graph, std::uint32_t node) const {
+  if (graph.is_cpu_op(node)) return std::nullopt;
+  const chakra::OpShape* shape = graph.op_shape(node);
+  if (shape == nullptr) return fallback_.utilization(graph, node);
+  const Timing t = timing(*shape);
+  NodeUtilization u;
+  const double units = static_cast<double>(spec_.array.rows * spec_.array.cols * spec_.arrays);
+  const double cycles = static_cast<double>(std::max<std::uint64_t>(t.cycles, 1));
+  const double bytes = static_cast<double>((t.dram_read_words + t.dram_write_words) * spec_.word_bytes);
+  const double bytes_per_cycle = spec_.dram_gb_per_s * 1e9 / (spec_.clock_mhz * 1e6);
+  u.compute = static_cast<double>(t.macs) / (cycles * units);
+  u.memory = bytes_per_cycle > 0 ? bytes / (cycles * bytes_per_cycle) : 0;
+  u.intensity = bytes > 0 ? 2.0 * static_cast<double>(t.macs) / bytes : 0;
+  u.compute_bound = t.cycles == t.compute_cycles;
+  return u;
+}
+
+std::optional<NodeFigures> SystolicModel::figures(const chakra::Graph& graph, std::uint32_t node) const {
+  if (graph.is_cpu_op(node)) return std::nullopt;
+  const chakra::OpShape* shape = graph.op_shape(node);
+  if (shape == nullptr) return std::nullopt;
+  const Timing t = timing(*shape);
+  NodeFigures f;
+  f.shape = shape->describe();
+  f.cycles = t.cycles;
+  f.stall_cycles = t.cycles - t.compute_cycles;
+  const double units = static_cast<double>(spec_.array.rows * spec_.array.cols * spec_.arrays);
+  f.compute_util = static_cast<double>(t.macs) / (static_cast<double>(std::max<std::uint64_t>(t.cycles, 1)) * units);
+  f.mapping_efficiency = t.layer.mapping_efficiency;
+  const std::uint64_t w = spec_.word_bytes;
+  f.sram_read_bytes = t.count * (t.layer.ifmap_sram_reads + t.layer.filter_sram_reads) * w;
+  f.sram_write_bytes = t.count * t.layer.ofmap_sram_writes * w;
+  f.dram_read_bytes = t.dram_read_words * w;
+  f.dram_write_bytes = t.dram_write_words * w;
+  return f;
+}
+
+}  // namespace chakrasim::compute
