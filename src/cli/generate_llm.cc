@@ -10,6 +10,7 @@
 #include "cli/generators.h"
 #include "cli/progress_line.h"
 #include "cli/run_output.h"
+#include "compute/systolic/systolic_presets.h"
 #include "config/network_config.h"
 #include "config/other_configs.h"
 #include "config/system_config.h"
@@ -149,6 +150,14 @@ int run_llm(LlmArgs& a, const CLI::App& app) {
   }
 
   a.o.nccl_collectives = a.collectives == "nccl";
+  if (!a.o.systolic_preset.empty()) {
+    try {
+      compute::systolic::preset(a.o.systolic_preset);
+    } catch (const Error& e) {
+      fail("--systolic: {}", e.what());
+    }
+    a.o.op_shapes = true;
+  }
   if (a.o.out_prefix.empty()) return simulate_in_memory(a.o, true);
   const auto start = std::chrono::steady_clock::now();
   const GenerateResult r = generate_llm(a.o);
@@ -216,6 +225,13 @@ Command add_generate_llm(CLI::App& generate, const std::string& description) {
       ->check(CLI::IsMember({"astra-sim", "nccl"}));
   llm->add_flag("--per-op-nodes", a->o.per_op_nodes,
                 "One compute node per kernel (default: one per run of kernels nothing else waits on in between)");
+  llm->add_flag("--op-shapes", a->o.op_shapes,
+                "Give every GEMM a compute node of its own carrying its shape (attributes gemm and pass), for the "
+                "systolic compute model (docs/systolic.md); attention and element-wise kernels keep num_ops only");
+  llm->add_option("--systolic", a->o.systolic_preset,
+                  "Compute on a chip of systolic arrays instead of the GPU: the system JSON (--system-out, --run) "
+                  "times shaped nodes with this preset (tpu-v4, tpu-v5e, google; docs/systolic.md); implies "
+                  "--op-shapes. The network stays the --gpu preset's");
   llm->add_option("--out", a->o.out_prefix,
                   "Output prefix: writes PREFIX.<rank>.et and PREFIX.groups.json (and removes stale "
                   "PREFIX.<rank>.et files of higher ranks); optional with --run");

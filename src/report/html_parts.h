@@ -21,6 +21,9 @@ void section_collective_summary(std::string& out, const sim::Inputs& inputs, con
                                 const std::vector<CollectiveRow>& rows);
 // Link utilisation per network dimension, with the busiest links named.
 void section_link_summary(std::string& out, const sim::Result& result, const LinkLog& links);
+// Compute per operation shape on the NPU that finishes last, with a utilisation bar each, for
+// compute models with per-node figures (html_compute.cc); nothing for others.
+void section_compute_layers(std::string& out, const sim::Inputs& inputs, const sim::Result& result, const NodeLog& log);
 // The critical path's time per kind of node.
 void section_path_summary(std::string& out, const chakra::Graph& graph, const std::vector<NodeSpan>& path);
 

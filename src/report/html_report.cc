@@ -202,6 +202,7 @@ std::string html_report(const sim::Inputs& inputs, const sim::Result& result, co
   html += "</style></head>\n<body>\n<h1>chakrasim run report</h1>\n";
   section_inputs(html, inputs, result, sources);
   html::section_npu_classes(html, inputs, result, kMaxNpuBars);
+  html::section_compute_layers(html, inputs, result, log);
   section_collectives(html, inputs, result, log);
   section_links(html, result, links);
   if (flows != nullptr) section_flows(html, *flows);

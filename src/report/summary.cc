@@ -69,9 +69,11 @@ std::string flops_line(const sim::Result& result, Tick run_ns) {
                                  "run time)",
                                  per_gpu / 1e12);
   if (result.peak_flops_per_s > 0) {
-    text +=
-        fmt::format("; MFU {:.1f}% of a {:.1f} TFLOP/s peak (the system's {})", 100 * per_gpu / result.peak_flops_per_s,
-                    result.peak_flops_per_s / 1e12, result.peak_is_mfu_peak ? "mfu-peak-perf" : "peak-perf");
+    text += fmt::format("; MFU {:.1f}% of a {:.1f} TFLOP/s peak ({})", 100 * per_gpu / result.peak_flops_per_s,
+                        result.peak_flops_per_s / 1e12,
+                        result.peak_is_mfu_peak   ? "the system's mfu-peak-perf"
+                        : result.peak_is_systolic ? "the systolic arrays'"
+                                                  : "the system's peak-perf");
   }
   return text + ".\n";
 }

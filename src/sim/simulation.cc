@@ -315,7 +315,8 @@ Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& h
   result.peak_flops_per_s =
       (inputs.compute.mfu_peak_tflops > 0 ? inputs.compute.mfu_peak_tflops : inputs.compute.peak_perf_tflops) * 1e12;
   if (result.peak_flops_per_s <= 0 && inputs.compute.model == "systolic") {
-    result.peak_flops_per_s = inputs.compute.systolic.peak_tflops() * 1e12;  // the arrays' own peak
+    result.peak_flops_per_s = inputs.compute.systolic.peak_tflops() * 1e12;
+    result.peak_is_systolic = true;
   }
   count_fallback_nodes(inputs, result);
   for (NpuId r = 0; r < executor.npu_count(); ++r) {

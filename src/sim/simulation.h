@@ -89,6 +89,7 @@ struct Result {
   std::vector<std::string> group_kinds;  // labels of TimeSplit::by_group_kind_ns, in order
   double peak_flops_per_s = 0;           // the MFU peak per NPU: mfu-peak-perf, else peak-perf (0: not given)
   bool peak_is_mfu_peak = false;         // peak_flops_per_s is the system file's mfu-peak-perf
+  bool peak_is_systolic = false;         // peak_flops_per_s is the systolic arrays' own
   std::vector<StuckNode> stuck;          // empty when every NPU finished
   std::uint64_t events = 0;              // events simulated (for NPU 0 alone in a symmetric run)
   std::uint64_t messages = 0;

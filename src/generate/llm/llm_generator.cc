@@ -68,7 +68,7 @@ Generated build_iteration(const GenerateOptions& o) {
          par.global_batch, g.layout.microbatches(), o.model.layers, estimate / 1e6, kMaxTemplateNodes / 1e6);
   }
   for (std::uint64_t stage = 0; stage < par.pp; ++stage) {
-    g.stages.push_back(build_stage(g.model, g.layout, gpu, stage, !o.per_op_nodes));
+    g.stages.push_back(build_stage(g.model, g.layout, gpu, stage, NodeOptions{!o.per_op_nodes, o.op_shapes}));
   }
   return g;
 }
@@ -76,13 +76,13 @@ Generated build_iteration(const GenerateOptions& o) {
 namespace {
 
 // The system JSON matching the iteration's groups.
-std::string system_text(const Generated& g, bool nccl_collectives) {
+std::string system_text(const Generated& g, const GenerateOptions& o) {
   std::vector<std::uint64_t> sizes;
   for (std::size_t k = 0; k < kGroupKinds; ++k) {
     const auto kind = static_cast<GroupKind>(k);
     if (kind != GroupKind::kPp && g.layout.active(kind)) sizes.push_back(g.layout.group_size(kind));
   }
-  return system_json(g.gpu, g.layout.ranks(), sizes, nccl_collectives);
+  return system_json(g.gpu, g.layout.ranks(), sizes, o.nccl_collectives, o.systolic_preset);
 }
 
 }  // namespace
@@ -91,7 +91,7 @@ InMemoryIteration generate_llm_in_memory(const GenerateOptions& o, const chakra:
   const Generated g = build_iteration(o);
   InMemoryIteration out;
   out.network_yaml = network_yaml(g.gpu, g.layout.ranks());
-  out.system_json = system_text(g, o.nccl_collectives);
+  out.system_json = system_text(g, o);
   out.groups_json = g.layout.groups_json();
   out.group_names_json = g.layout.group_names_json();
   std::vector<StageBytes> bytes;
@@ -113,7 +113,7 @@ GenerateResult generate_llm(const GenerateOptions& o) {
   // Check the optional files' settings before writing any trace.
   std::string network, system;
   if (!o.network_out.empty()) network = network_yaml(g.gpu, g.layout.ranks());
-  if (!o.system_out.empty()) system = system_text(g, o.nccl_collectives);
+  if (!o.system_out.empty()) system = system_text(g, o);
 
   // The traces' size, before writing any: a late attribute adds at most about 20 bytes.
   double bytes = 0;

@@ -25,6 +25,8 @@ struct GenerateOptions {
   std::string gpu = "H100";
   std::uint64_t gpus_per_node = 0;  // 0: the GPU preset's scale-up domain
   bool per_op_nodes = false;        // one node per kernel instead of one per run of kernels
+  bool op_shapes = false;           // every GEMM a node of its own with its shape (gemm, pass)
+  std::string systolic_preset;      // the system JSON's compute: this systolic preset ("": the GPU's)
   std::string out_prefix;           // PREFIX.<rank>.et and PREFIX.groups.json
   std::string network_out;          // optional
   std::string system_out;           // optional

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "compute/systolic/systolic_presets.h"
 #include "config/config_writers.h"
 #include "core/error.h"
 #include "system/nccl/hardware.h"
@@ -107,7 +108,7 @@ std::string network_yaml(const GpuSpec& gpu, std::uint64_t ranks) {
 }
 
 std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vector<std::uint64_t>& group_sizes,
-                        bool nccl) {
+                        bool nccl, const std::string& systolic) {
   auto power_of_two = [](std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; };
   const std::uint64_t node = gpu.gpus_per_node;
   const std::size_t dims = ranks <= node ? 1 : 2;
@@ -141,6 +142,14 @@ std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vect
   c.compute.local_mem_bw_gb_per_s = s.local_mem_bw_gb_per_s;
   c.compute.peak_perf_tflops = rounded(gpu.peak_tflops * gpu.flops_efficiency, 1);
   c.compute.mfu_peak_tflops = gpu.peak_tflops;
+  if (!systolic.empty()) {  // the chip's arrays and DRAM replace the GPU's roofline
+    c.compute.model = "systolic";
+    c.compute.systolic = compute::systolic::preset(systolic).spec;
+    s.local_mem_bw_gb_per_s = c.compute.systolic.dram_gb_per_s;
+    c.compute.local_mem_bw_gb_per_s = s.local_mem_bw_gb_per_s;
+    c.compute.peak_perf_tflops = 0;  // the fallback roofline takes the arrays' peak
+    c.compute.mfu_peak_tflops = 0;
+  }
   if (nccl) {  // collectives timed as NCCL runs them on this GPU's preset (docs/nccl.md)
     s.collectives = system::CollectiveModel::kNccl;
     s.nccl.gpu = gpu.name;

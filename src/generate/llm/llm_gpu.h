@@ -46,7 +46,9 @@ std::string network_yaml(const GpuSpec& gpu, std::uint64_t ranks);
 // instead of n - 1, which is 2.3 times fewer simulated messages on 8 GPUs. All-to-all: direct.
 // Reductions cost the GPU's effective HBM bandwidth; the roofline settings (effective peak and
 // bandwidth) are there with the roofline off, so that each node's own duration is replayed.
+// `systolic`: a systolic preset (compute/systolic/systolic_presets.h) that times every shaped
+// compute node instead, its DRAM bandwidth the reductions' and the roofline fallback's ("": none).
 std::string system_json(const GpuSpec& gpu, std::uint64_t ranks, const std::vector<std::uint64_t>& group_sizes,
-                        bool nccl = false);
+                        bool nccl = false, const std::string& systolic = "");
 
 }  // namespace chakrasim::tools::llm

@@ -5,10 +5,12 @@ namespace {
 
 using chakrasim::chakra::CommType;
 constexpr StageBuilder::Ref kNone = StageBuilder::kNone;
+using Pass = chakra::OpShape::Pass;
 
-// C (M x N) = A (M x K) . B (K x N): 2 M K N FLOPs, each operand read or written once.
-Op gemm(const char* part, double m, double k, double n, double bytes) {
-  return {part, OpKind::kGemm, 2 * m * k * n, 0, (m * k + k * n + m * n) * bytes};
+// C (M x N) = A (M x K) . B (K x N): 2 M K N FLOPs, each operand read or written once. `pass`
+// says which of its layer's GEMMs it is (the shape attribute gives the forward layer).
+Op gemm(const char* part, double m, double k, double n, double bytes, Pass pass = Pass::kForward) {
+  return {part, OpKind::kGemm, 2 * m * k * n, 0, (m * k + k * n + m * n) * bytes, {m, n, k}, pass};
 }
 
 // `ops` per element over `elements`, touching `tensors` tensors of that size in HBM.
@@ -194,8 +196,8 @@ void LayerEmitter::layer_backward(Ref grad) {
     mlp_backward(grad);
   }
   const Ref grad_out = tp_gather("ag.g1", true);
-  b_.compute(gemm("proj.dg", x.n, x.h, x.h / x.t, x.bytes), {grad_out});
-  b_.compute(gemm("proj.wg", x.h / x.t, x.n, x.h, x.bytes));
+  b_.compute(gemm("proj.dg", x.n, x.h, x.h / x.t, x.bytes, Pass::kInputGradient), {grad_out});
+  b_.compute(gemm("proj.wg", x.h / x.t, x.n, x.h, x.bytes, Pass::kWeightGradient));
   if (recompute_ == Recompute::kSelective) b_.compute(attention("attn.re", x, 1));
   b_.compute(attention("attn.bw", x, 2));
   Ref kv = kNone;
@@ -205,9 +207,9 @@ void LayerEmitter::layer_backward(Ref grad) {
     kv = b_.collective(GroupKind::kCp, CommType::kReduceScatter, bytes, "kv.rs", {b_.last_compute()});
   }
   const Ref input = tp_gather("ag.in1", false);
-  b_.compute(gemm("qkv.dg", x.n, (x.h + 2 * x.kv) / x.t, x.h, x.bytes), {kv});
+  b_.compute(gemm("qkv.dg", x.n, (x.h + 2 * x.kv) / x.t, x.h, x.bytes, Pass::kInputGradient), {kv});
   const Ref reduced = tp_reduce(x.split_seq ? "rs.g1" : "ar.g1");
-  b_.compute(gemm("qkv.wg", x.h, x.n, (x.h + 2 * x.kv) / x.t, x.bytes), {input});
+  b_.compute(gemm("qkv.wg", x.h, x.n, (x.h + 2 * x.kv) / x.t, x.bytes, Pass::kWeightGradient), {input});
   b_.compute(elementwise("ln1.bw", x.n_sp * x.h, 12, 4, x.bytes), {reduced});
 }
 
@@ -216,13 +218,13 @@ void LayerEmitter::mlp_backward(Ref grad) {
   // Dropout's backward on this rank's tokens, then (--sp) the gradient of every token for fc2.
   b_.compute(elementwise("res.bw", x.n_sp * x.h, 1, 2, x.bytes), {grad});
   const Ref grad_out = tp_gather("ag.g2", true);
-  b_.compute(gemm("fc2.dg", x.n, x.h, x.ffn / x.t, x.bytes), {grad_out});
-  b_.compute(gemm("fc2.wg", x.ffn / x.t, x.n, x.h, x.bytes));
+  b_.compute(gemm("fc2.dg", x.n, x.h, x.ffn / x.t, x.bytes, Pass::kInputGradient), {grad_out});
+  b_.compute(gemm("fc2.wg", x.ffn / x.t, x.n, x.h, x.bytes, Pass::kWeightGradient));
   b_.compute(elementwise("act.bw", x.n * x.ffn / x.t, x.mlp_inputs > 1 ? 10 : 12, 2 * x.mlp_inputs + 1, x.bytes));
   const Ref input = tp_gather("ag.in2", false);
-  b_.compute(gemm("fc1.dg", x.n, x.mlp_inputs * x.ffn / x.t, x.h, x.bytes));
+  b_.compute(gemm("fc1.dg", x.n, x.mlp_inputs * x.ffn / x.t, x.h, x.bytes, Pass::kInputGradient));
   const Ref reduced = tp_reduce(x.split_seq ? "rs.g2" : "ar.g2");
-  b_.compute(gemm("fc1.wg", x.h, x.n, x.mlp_inputs * x.ffn / x.t, x.bytes), {input});
+  b_.compute(gemm("fc1.wg", x.h, x.n, x.mlp_inputs * x.ffn / x.t, x.bytes, Pass::kWeightGradient), {input});
   b_.compute(elementwise("ln2.bw", x.n_sp * x.h, 12, 4, x.bytes), {reduced});
 }
 
@@ -235,19 +237,19 @@ void LayerEmitter::moe_backward(Ref grad) {
     back = b_.collective(GroupKind::kEp, CommType::kAllToAll, static_cast<std::uint64_t>(routed * x.h * x.bytes),
                          "a2a3", {b_.last_compute()});
   }
-  b_.compute(gemm("x.fc2.dg", routed, x.h, x.ffn, x.bytes), {back});
-  b_.compute(gemm("x.fc2.wg", x.ffn, routed, x.h, x.bytes));
+  b_.compute(gemm("x.fc2.dg", routed, x.h, x.ffn, x.bytes, Pass::kInputGradient), {back});
+  b_.compute(gemm("x.fc2.wg", x.ffn, routed, x.h, x.bytes, Pass::kWeightGradient));
   b_.compute(elementwise("x.act.bw", routed * x.ffn, x.mlp_inputs > 1 ? 10 : 12, 2 * x.mlp_inputs + 1, x.bytes));
-  b_.compute(gemm("x.fc1.dg", routed, x.mlp_inputs * x.ffn, x.h, x.bytes));
+  b_.compute(gemm("x.fc1.dg", routed, x.mlp_inputs * x.ffn, x.h, x.bytes, Pass::kInputGradient));
   Ref returned = kNone;
   if (x.ep) {
     returned = b_.collective(GroupKind::kEp, CommType::kAllToAll, static_cast<std::uint64_t>(routed * x.h * x.bytes),
                              "a2a4", {b_.last_compute()});
   }
-  b_.compute(gemm("x.fc1.wg", x.h, routed, x.mlp_inputs * x.ffn, x.bytes));
+  b_.compute(gemm("x.fc1.wg", x.h, routed, x.mlp_inputs * x.ffn, x.bytes, Pass::kWeightGradient));
   b_.compute(elementwise("perm.bw", routed * x.h, 1, 2, x.bytes), {returned});
-  b_.compute(gemm("router.dg", x.n_sp, x.experts, x.h, x.bytes));
-  b_.compute(gemm("router.wg", x.h, x.n_sp, x.experts, x.bytes));
+  b_.compute(gemm("router.dg", x.n_sp, x.experts, x.h, x.bytes, Pass::kInputGradient));
+  b_.compute(gemm("router.wg", x.h, x.n_sp, x.experts, x.bytes, Pass::kWeightGradient));
   b_.compute(elementwise("ln2.bw", x.n_sp * x.h, 12, 4, x.bytes));
 }
 
@@ -271,9 +273,9 @@ void LayerEmitter::output_backward(Ref input) {
   const Shard& x = x_;
   b_.compute(elementwise("ce.bw", x.n * x.vocab / x.t, 3, 2, x.bytes), {input});
   const Ref gathered = tp_gather("lnf.ag.in", false);
-  b_.compute(gemm("logits.dg", x.n, x.vocab / x.t, x.h, x.bytes));
+  b_.compute(gemm("logits.dg", x.n, x.vocab / x.t, x.h, x.bytes, Pass::kInputGradient));
   const Ref reduced = tp_reduce(x.split_seq ? "lnf.rs" : "lnf.ar");
-  b_.compute(gemm("logits.wg", x.h, x.n, x.vocab / x.t, x.bytes), {gathered});
+  b_.compute(gemm("logits.wg", x.h, x.n, x.vocab / x.t, x.bytes, Pass::kWeightGradient), {gathered});
   b_.compute(elementwise("lnf.bw", x.n_sp * x.h, 12, 4, x.bytes), {reduced});
 }
 

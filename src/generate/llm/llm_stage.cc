@@ -3,11 +3,12 @@
 #include <cmath>
 
 #include "chakra/attributes.h"
+#include "chakra/op_shape.h"
 
 namespace chakrasim::tools::llm {
 
-StageBuilder::StageBuilder(const GpuSpec& gpu, const Layout& layout, bool fuse)
-    : gpu_(gpu), layout_(layout), fuse_(fuse) {
+StageBuilder::StageBuilder(const GpuSpec& gpu, const Layout& layout, NodeOptions options)
+    : gpu_(gpu), layout_(layout), options_(options) {
   last_coll_.fill(kNone);
 }
 
@@ -31,7 +32,8 @@ chakra::Node& StageBuilder::add_node(chakra::NodeType type, const std::string& n
 void StageBuilder::compute(const Op& op, std::initializer_list<Ref> needs) {
   bool waits = false;
   for (Ref r : needs) waits = waits || r != kNone;
-  if (pending_ && (!fuse_ || waits)) flush();
+  const bool shaped = options_.op_shapes && op.kind == OpKind::kGemm;
+  if (pending_ && (!options_.fuse || waits || shaped || pending_gemm_)) flush();
   if (!pending_) {
     pending_ = true;
     pending_name_ = scope_ + "." + op.part;
@@ -39,6 +41,7 @@ void StageBuilder::compute(const Op& op, std::initializer_list<Ref> needs) {
     pending_stats_ = NodeStats{};
     pending_ns_ = 0;
     pending_ops_ = 0;
+    if (shaped) pending_gemm_ = op;
   }
   const double ns = op_time_ns(gpu_, op.matmul_flops + op.other_ops, op.bytes);
   pending_stats_.matmul_flops += op.matmul_flops;
@@ -70,10 +73,28 @@ void StageBuilder::flush() {
   // At least one byte: the roofline skips a node whose tensor_size is 0.
   const auto bytes = static_cast<std::uint64_t>(std::llround(pending_stats_.bytes));
   *node.add_attr() = chakra::make_uint64("tensor_size", bytes == 0 ? 1 : bytes);
+  if (pending_gemm_) {
+    add_shape(node, *pending_gemm_);
+    pending_gemm_.reset();
+  }
   pending_stats_.role = NodeRole::kCompute;
   out_.late.emplace_back();
   out_.stats.push_back(pending_stats_);
   last_compute_ = node.id();
+}
+
+// The gemm attribute gives the forward layer: the input gradient ran M x K with inner N, the
+// weight gradient K x N with inner M (chakra/op_shape.h).
+void StageBuilder::add_shape(chakra::Node& node, const Op& op) {
+  using Pass = chakra::OpShape::Pass;
+  const auto [rows, cols, inner] = op.gemm_mnk;
+  std::array<double, 3> forward{rows, cols, inner};  // M, N, K
+  if (op.pass == Pass::kInputGradient) forward = {rows, inner, cols};
+  if (op.pass == Pass::kWeightGradient) forward = {inner, cols, rows};
+  std::vector<std::int64_t> dims;
+  for (const double d : forward) dims.push_back(std::max<std::int64_t>(1, std::llround(d)));
+  *node.add_attr() = chakra::make_int64_list("gemm", dims);
+  if (op.pass != Pass::kForward) *node.add_attr() = chakra::make_string("pass", chakra::pass_name(op.pass));
 }
 
 StageBuilder::Ref StageBuilder::last_compute() {

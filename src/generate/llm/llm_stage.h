@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,16 @@ struct Op {
   double matmul_flops = 0;  // matrix products, 2 per multiply-add (what MFU counts)
   double other_ops = 0;     // element-wise arithmetic
   double bytes = 0;         // HBM traffic
+  // A GEMM's rows, columns and inner size as it runs (0 for other kinds), and which pass of its
+  // layer it is: with --op-shapes the node gets the gemm and pass attributes.
+  std::array<double, 3> gemm_mnk{};
+  chakra::OpShape::Pass pass = chakra::OpShape::Pass::kForward;
+};
+
+// How compute ops become nodes.
+struct NodeOptions {
+  bool fuse = true;        // one node per run of compute ops (else one node per op)
+  bool op_shapes = false;  // every GEMM a node of its own, with its gemm and pass attributes
 };
 
 enum class NodeRole : std::uint8_t { kCompute, kCollective, kSend, kRecv };
@@ -73,7 +84,7 @@ class StageBuilder {
   using Ref = std::uint64_t;  // a node id
   static constexpr Ref kNone = std::numeric_limits<Ref>::max();
 
-  StageBuilder(const GpuSpec& gpu, const Layout& layout, bool fuse);
+  StageBuilder(const GpuSpec& gpu, const Layout& layout, NodeOptions options);
 
   // Names of the nodes that follow start with `scope` (e.g. "F3.L12").
   void set_scope(std::string scope) { scope_ = std::move(scope); }
@@ -101,10 +112,11 @@ class StageBuilder {
  private:
   chakra::Node& add_node(chakra::NodeType type, const std::string& name, std::initializer_list<Ref> needs, Ref extra);
   void flush();
+  static void add_shape(chakra::Node& node, const Op& op);
 
   const GpuSpec& gpu_;
   const Layout& layout_;
-  bool fuse_;
+  NodeOptions options_;
   chakra::TraceBuilder builder_;
   StageTemplate out_;
   std::string scope_;
@@ -118,6 +130,7 @@ class StageBuilder {
   NodeStats pending_stats_;
   double pending_ns_ = 0;
   std::uint32_t pending_ops_ = 0;
+  std::optional<Op> pending_gemm_;  // with op_shapes: the GEMM the pending node is
 };
 
 }  // namespace chakrasim::tools::llm

@@ -49,13 +49,14 @@ class Bucketer {
 
 class StageEmitter {
  public:
-  StageEmitter(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, std::uint64_t stage, bool fuse)
+  StageEmitter(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, std::uint64_t stage,
+               NodeOptions options)
       : m_(model),
         layout_(layout),
         par_(layout.parallel()),
         stage_(stage),
         shard_(make_shard(model, layout.parallel())),
-        b_(gpu, layout, fuse),
+        b_(gpu, layout, options),
         layers_(b_, shard_, layout.parallel().recompute) {}
 
   StageTemplate build();
@@ -317,8 +318,8 @@ StageParams stage_params(const ModelSpec& m, const Layout& layout, std::uint64_t
 }
 
 StageTemplate build_stage(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, std::uint64_t stage,
-                          bool fuse) {
-  return StageEmitter(model, layout, gpu, stage, fuse).build();
+                          NodeOptions options) {
+  return StageEmitter(model, layout, gpu, stage, options).build();
 }
 
 }  // namespace chakrasim::tools::llm

@@ -33,9 +33,8 @@
 
 namespace chakrasim::tools::llm {
 
-// `fuse`: one node per run of compute ops (else one node per op).
 StageTemplate build_stage(const ModelSpec& model, const Layout& layout, const GpuSpec& gpu, std::uint64_t stage,
-                          bool fuse);
+                          NodeOptions options);
 
 // The weights a rank of `stage` holds, by the group their gradients are reduced over.
 struct StageParams {

@@ -443,3 +443,63 @@ TEST(LlmTrace, GemmDuration) {
 
 }  // namespace
 }  // namespace chakrasim::test
+
+namespace chakrasim::test {
+namespace {
+
+// --op-shapes: every GEMM is a compute node of its own whose gemm attribute (the forward layer)
+// and pass give back the node's FLOPs: 2 x M x N x K, for the forward and both gradients, in
+// every kind of parallelism; no other kind of op shares its node, and the iteration's FLOPs are
+// the same as without shapes.
+TEST(LlmTrace, OpShapesGiveEveryGemmItsOwnNodeAndItsFlops) {
+  std::vector<GenerateOptions> cases = {options(small_gpt(), 2, 2, 2, 8), options(small_moe(), 4, 2, 2, 8)};
+  cases[1].parallel.ep = 2;
+  cases[1].parallel.sp = true;
+  for (GenerateOptions o : cases) {
+    const double plain_flops = summary_of(o).trace_matmul_flops;
+    o.op_shapes = true;
+    const Generated g = build_iteration(o);
+    EXPECT_EQ(summarize(g.model, g.layout, g.gpu, g.stages).trace_matmul_flops, plain_flops) << o.model.name;
+    std::size_t shaped = 0, matched = 0;
+    std::map<std::string, std::vector<std::int64_t>> forward_dims;
+    for (const StageTemplate& st : g.stages) {
+      for (std::size_t i = 0; i < st.trace.nodes.size(); ++i) {
+        const chakra::Node& node = st.trace.nodes[i];
+        const NodeStats& s = st.stats[i];
+        const chakra::Attribute* gemm = chakra::find_attribute(node, "gemm");
+        const bool has_gemm_op = s.role == NodeRole::kCompute && s.ns_by_kind[0] > 0;
+        ASSERT_EQ(gemm != nullptr, has_gemm_op) << node.name();
+        if (gemm == nullptr) continue;
+        ++shaped;
+        for (std::size_t k = 1; k < kOpKinds; ++k) EXPECT_EQ(s.ns_by_kind[k], 0.0) << node.name();
+        const auto dims = chakra::attr_int_list(node, gemm).value();
+        ASSERT_EQ(dims.size(), 3u);
+        EXPECT_NEAR(s.matmul_flops, 2.0 * static_cast<double>(dims[0] * dims[1] * dims[2]), 1e-9 * s.matmul_flops)
+            << node.name();
+        const std::string pass = chakra::attr_string(node, "pass").value_or("forward");
+        const std::string name = node.name();
+        const std::string expected = name.ends_with(".dg")   ? "input_gradient"
+                                     : name.ends_with(".wg") ? "weight_gradient"
+                                                             : "forward";
+        EXPECT_EQ(pass, expected) << name;
+        // The forward and both gradients of one layer's GEMM name the same forward shape
+        // ("F0.L3.fc1", "B1.L3.fc1.dg" and "B1.L3.fc1.wg" are layer L3's fc1).
+        std::string layer = name.substr(name.find('.') + 1);
+        if (expected != "forward") layer.resize(layer.size() - 3);
+        const auto [at, added] = forward_dims.try_emplace(layer, dims);
+        EXPECT_EQ(at->second, dims) << name;
+        matched += added ? 0 : 1;
+      }
+    }
+    EXPECT_GT(shaped, 0u);
+    EXPECT_GT(matched, shaped / 2);
+  }
+  // Without the option nothing carries a shape.
+  const Generated plain = build_iteration(options(small_gpt(), 2, 2, 2, 8));
+  for (const StageTemplate& st : plain.stages) {
+    for (const chakra::Node& node : st.trace.nodes) EXPECT_EQ(chakra::find_attribute(node, "gemm"), nullptr);
+  }
+}
+
+}  // namespace
+}  // namespace chakrasim::test
