@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "chakra/attributes.h"
+#include "chakra/trace_builder.h"
 #include "core/error.h"
 
 namespace chakrasim::chakra {
@@ -82,6 +84,14 @@ std::string OpShape::describe() const {
   }
   if (pass != Pass::kForward) out += fmt::format(" {}", pass_name(pass));
   return out;
+}
+
+void add_shape_attributes(Node& node, const OpShape& shape) {
+  const std::size_t count = shape.kind == OpShape::Kind::kGemm ? 4 : 9;
+  std::vector<std::int64_t> dims(shape.dims.begin(), shape.dims.begin() + static_cast<std::ptrdiff_t>(count));
+  if (dims.back() == 1) dims.pop_back();  // count / batch 1 is the default
+  *node.add_attr() = make_int64_list(shape.kind == OpShape::Kind::kGemm ? "gemm" : "conv", dims);
+  if (shape.pass != OpShape::Pass::kForward) *node.add_attr() = make_string("pass", pass_name(shape.pass));
 }
 
 std::optional<OpShape> make_op_shape(std::optional<std::span<const std::int64_t>> gemm,

@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "chakra/et_file.h"
+
 namespace chakrasim::chakra {
 
 struct OpShape {
@@ -52,6 +54,9 @@ inline constexpr std::string_view kConvAttr = "conv";
 inline constexpr std::string_view kPassAttr = "pass";
 const char* pass_name(OpShape::Pass pass);
 std::optional<OpShape::Pass> pass_of(std::string_view name);
+
+// Appends the attributes that give `shape` to `node` (gemm or conv, and pass unless forward).
+void add_shape_attributes(Node& node, const OpShape& shape);
 
 // The shape from the attributes' values (absent: nullopt/empty). Throws Error naming the
 // attribute and what was expected for a wrong length, a value below 1, a filter larger than the

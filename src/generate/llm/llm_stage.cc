@@ -91,10 +91,11 @@ void StageBuilder::add_shape(chakra::Node& node, const Op& op) {
   std::array<double, 3> forward{rows, cols, inner};  // M, N, K
   if (op.pass == Pass::kInputGradient) forward = {rows, inner, cols};
   if (op.pass == Pass::kWeightGradient) forward = {inner, cols, rows};
-  std::vector<std::int64_t> dims;
-  for (const double d : forward) dims.push_back(std::max<std::int64_t>(1, std::llround(d)));
-  *node.add_attr() = chakra::make_int64_list("gemm", dims);
-  if (op.pass != Pass::kForward) *node.add_attr() = chakra::make_string("pass", chakra::pass_name(op.pass));
+  chakra::OpShape shape;
+  shape.pass = op.pass;
+  for (std::size_t i = 0; i < 3; ++i) shape.dims[i] = static_cast<std::uint64_t>(std::max(1.0, std::round(forward[i])));
+  shape.dims[3] = 1;
+  chakra::add_shape_attributes(node, shape);
 }
 
 StageBuilder::Ref StageBuilder::last_compute() {

@@ -277,12 +277,15 @@ std::string convert_text_each(const std::string& raw_text, const std::string& so
   check_counts(options);
   const std::string text = with_universal_newlines(raw_text);
   const Workload workload = parse_workload(text, source);
+  const TextRankSink out = options.layer_shapes.empty()
+                               ? sink
+                               : text::with_layer_shapes(workload.layers, options.layer_shapes, source, sink);
 
   chakra::GlobalMetadata metadata;
   *metadata.add_attr() = chakra::make_string("schema", kTextSchema);
   *metadata.add_attr() = chakra::make_string("input_file", text);
   if (workload.kind == Parallelism::kHybrid) {
-    return text::convert_hybrid(workload.head, workload.layers, source, options, metadata, sink);
+    return text::convert_hybrid(workload.head, workload.layers, source, options, metadata, out);
   }
   if (options.model_parallel_group != 0) {
     fail("{}: --model-parallel-group {} applies to {} only; {} has no model-parallel groups", source,
@@ -298,7 +301,7 @@ std::string convert_text_each(const std::string& raw_text, const std::string& so
     RankWriter writer(workload, builder);
     for (std::int64_t p = 0; p < options.passes; ++p) writer.pass();
     next_id = builder.next_id();
-    sink(rank, builder.trace());
+    out(rank, builder.trace());
   }
   return {};
 }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "chakra/et_file.h"
+#include "chakra/op_shape.h"
 
 namespace chakrasim::tools {
 
@@ -37,6 +38,9 @@ struct TextOptions {
   // `model_parallel_NPU_group:` (if both do, they must agree). 0: line 1's; HYBRID_CUSTOMIZED
   // without one takes all NPUs.
   std::int64_t model_parallel_group = 0;
+  // The layers' shapes, one per layer in the workload's order (empty: none). Each compute node
+  // gets its layer's, with the pass of its phase (FWD, BWD_IG, BWD_WG).
+  std::vector<chakra::OpShape> layer_shapes;
 };
 
 // Called once per rank, in rank order, with that rank's trace.

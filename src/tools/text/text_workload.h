@@ -63,6 +63,11 @@ std::optional<std::uint64_t> parse_count(std::string_view word);
 // in 64 bits.
 void check_trace_size(const TextOptions& options, std::size_t layers, std::uint64_t nodes_per_pass);
 
+// `sink`, with every compute node of a layer given the layer's shape and its phase's pass
+// (text_shapes.cc). Throws unless there is one shape per layer and the layers' names differ.
+TextRankSink with_layer_shapes(const std::vector<Layer>& layers, const std::vector<chakra::OpShape>& shapes,
+                               const std::string& source, const TextRankSink& sink);
+
 // HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD and HYBRID_CUSTOMIZED (text_hybrid.cc).
 bool is_hybrid_parallelism(std::string_view keyword);
 inline constexpr const char* kHybridList = "HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_CUSTOMIZED";

@@ -55,7 +55,7 @@ std::string first_difference(const std::string& ours, const std::string& golden)
 }
 
 std::vector<chakra::Trace> convert(const std::string& text, std::int64_t npus = 1, std::int64_t passes = 1) {
-  return tools::convert_text(text, "w.txt", {npus, passes});
+  return tools::convert_text(text, "w.txt", {npus, passes, 0, {}});
 }
 
 // The error converting `text` gives.
@@ -94,7 +94,7 @@ TEST_P(TextGolden, ByteIdentical) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const auto dir = ref / "golden" / "text_converter";
   const std::string name = GetParam();
-  const auto traces = tools::convert_text(file_bytes(dir / (name + ".txt")), name + ".txt", {2, 2});
+  const auto traces = tools::convert_text(file_bytes(dir / (name + ".txt")), name + ".txt", {2, 2, 0, {}});
   ASSERT_EQ(traces.size(), 2u);
   for (std::size_t rank = 0; rank < 2; ++rank) {
     const std::string golden = file_bytes(dir / (name + "." + std::to_string(rank) + ".et"));
@@ -117,7 +117,7 @@ class TextWorkload : public ::testing::TestWithParam<const char*> {};
 TEST_P(TextWorkload, ConvertsAndSimulates) {
   CHAKRASIM_REQUIRE_REFERENCE(ref);
   const std::string file = std::string(GetParam()) + ".txt";
-  const auto traces = tools::convert_text(file_bytes(ref / "text-workloads" / file), file, {4, 2});
+  const auto traces = tools::convert_text(file_bytes(ref / "text-workloads" / file), file, {4, 2, 0, {}});
   ASSERT_EQ(traces.size(), 4u);
   sim::Inputs in;
   in.network = network_of({{network::DimensionKind::kRing, 4, 50, 500}});
@@ -395,7 +395,7 @@ TEST(TextConverter, ErrorsForOptionsAndFiles) {
                                                                                     "not fit in 64 bits"));
   const auto dir = temp_dir("text_errors");
   EXPECT_THAT(error_of([&] {
-                tools::convert_text_file((dir / "nope.txt").string(), (dir / "w").string(), {1, 1});
+                tools::convert_text_file((dir / "nope.txt").string(), (dir / "w").string(), {1, 1, 0, {}});
               }),
               HasSubstr("nope.txt: cannot open the text workload: the file does not exist"));
 }

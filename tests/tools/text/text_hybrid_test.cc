@@ -26,7 +26,7 @@ struct Converted {
 
 Converted convert(const std::string& text, std::int64_t npus, std::int64_t passes = 1, std::int64_t group = 0) {
   Converted c;
-  c.groups = tools::convert_text_each(text, "w.txt", {npus, passes, group},
+  c.groups = tools::convert_text_each(text, "w.txt", {npus, passes, group, {}},
                                       [&](std::size_t, const chakra::Trace& t) { c.traces.push_back(t); });
   return c;
 }
@@ -275,7 +275,8 @@ TEST(TextHybrid, CustomizedDefaultsToOneModelParallelGroup) {
 TEST(TextHybrid, GroupsFileBesideTheRankFiles) {
   const auto dir = temp_dir("text_hybrid_files");
   std::ofstream(dir / "t.txt") << kTransformer;
-  const tools::TextFiles files = tools::convert_text_file((dir / "t.txt").string(), (dir / "t").string(), {8, 1});
+  const tools::TextFiles files =
+      tools::convert_text_file((dir / "t.txt").string(), (dir / "t").string(), {8, 1, 0, {}});
   EXPECT_EQ(files.ranks, 8u);
   EXPECT_EQ(files.groups_path, (dir / "t.groups.json").string());
   std::ifstream in(dir / "t.groups.json");
@@ -283,7 +284,7 @@ TEST(TextHybrid, GroupsFileBesideTheRankFiles) {
   text << in.rdbuf();
   EXPECT_EQ(text.str(), convert(kTransformer, 8).groups);
   std::ofstream(dir / "d.txt") << "DATA\n1\nL0 -1 10 NONE 0 11 NONE 0 12 ALLREDUCE 100 1\n";
-  const tools::TextFiles data = tools::convert_text_file((dir / "d.txt").string(), (dir / "d").string(), {2, 1});
+  const tools::TextFiles data = tools::convert_text_file((dir / "d.txt").string(), (dir / "d").string(), {2, 1, 0, {}});
   EXPECT_EQ(data.ranks, 2u);
   EXPECT_EQ(data.groups_path, "");
   EXPECT_FALSE(std::filesystem::exists(dir / "d.groups.json"));
