@@ -26,6 +26,9 @@ Command add_convert_pytorch(CLI::App& parent) {
   app->add_flag("--fix-defects", args->options.fix_defects,
                 "Repair the reference converter's defects that change its output: ctrl deps dropped for "
                 "children listed before their caller, SEND/RECV nodes without peers and tags");
+  app->add_flag("--op-shapes", args->options.op_shapes,
+                "Give the kernel of each aten::mm, addmm, bmm, baddbmm, linear and 2-D convolution its shape from "
+                "the recorded inputs (attributes gemm or conv), for the systolic compute model (docs/systolic.md)");
   return [app, args]() -> int {
     if (!app->parsed()) return -1;
     prepare_output_file(args->output, "--out");

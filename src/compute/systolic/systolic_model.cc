@@ -31,6 +31,11 @@ systolic::Layer layer_of(const chakra::OpShape& shape) {
   return systolic::Layer::gemm("", g.m, g.n, g.k);
 }
 
+bool has_roofline_attrs(const chakra::Graph& graph, std::uint32_t node) {
+  const chakra::OpAttrs& a = graph.attrs(node);
+  return a.has(chakra::OpAttrs::kNumOps) && a.has(chakra::OpAttrs::kTensorSize);
+}
+
 }  // namespace
 
 SystolicModel::SystolicModel(const ComputeSpec& spec) : spec_(spec.systolic), fallback_(fallback_spec(spec)) {}
@@ -70,14 +75,7 @@ std::uint64_t SystolicModel::cycles_ns(std::uint64_t cycles) const {
 std::string SystolicModel::check(const chakra::Graph& graph, std::uint32_t node) const {
   if (graph.is_cpu_op(node)) return {};
   const chakra::OpShape* shape = graph.op_shape(node);
-  if (shape == nullptr) {
-    const chakra::OpAttrs& a = graph.attrs(node);
-    if (!a.has(chakra::OpAttrs::kNumOps) || !a.has(chakra::OpAttrs::kTensorSize)) {
-      return "the systolic model needs the node's shape (attribute \"gemm\" or \"conv\") or, for the roofline it "
-             "falls back to, \"num_ops\" and \"tensor_size\"";
-    }
-    return {};
-  }
+  if (shape == nullptr) return {};
   try {
     const Timing t = timing(*shape);
     cycles_ns(t.cycles);
@@ -90,7 +88,10 @@ std::string SystolicModel::check(const chakra::Graph& graph, std::uint32_t node)
 std::optional<Tick> SystolicModel::duration(const chakra::Graph& graph, std::uint32_t node) const {
   if (graph.is_cpu_op(node)) return replay_ns(graph.duration_micros(node));
   const chakra::OpShape* shape = graph.op_shape(node);
-  if (shape == nullptr) return fallback_.duration(graph, node);
+  if (shape == nullptr) {
+    if (!has_roofline_attrs(graph, node)) return replay_ns(graph.duration_micros(node));
+    return fallback_.duration(graph, node);
+  }
   return cycles_ns(timing(*shape).cycles);
 }
 
@@ -101,7 +102,10 @@ bool SystolicModel::falls_back(const chakra::Graph& graph, std::uint32_t node) c
 std::optional<NodeUtilization> SystolicModel::utilization(const chakra::Graph& graph, std::uint32_t node) const {
   if (graph.is_cpu_op(node)) return std::nullopt;
   const chakra::OpShape* shape = graph.op_shape(node);
-  if (shape == nullptr) return fallback_.utilization(graph, node);
+  if (shape == nullptr) {
+    if (!has_roofline_attrs(graph, node)) return std::nullopt;
+    return fallback_.utilization(graph, node);
+  }
   const Timing t = timing(*shape);
   NodeUtilization u;
   const double units = static_cast<double>(spec_.array.rows * spec_.array.cols * spec_.arrays);

@@ -5,7 +5,8 @@
 // With memory stalls on, a node takes at least its DRAM traffic over the DRAM bandwidth (an
 // approximation of SCALE-sim's USER mode; docs/systolic.md measures its error). GPU nodes without
 // a shape fall back to the roofline (peak-perf, else the arrays' peak; local-mem-bw, else the
-// DRAM bandwidth); CPU nodes keep their recorded durations. It ignores the vector unit,
+// DRAM bandwidth), or without num_ops and tensor_size to their recorded durations (a converted
+// PyTorch trace's element-wise kernels); CPU nodes keep their recorded durations. It ignores the vector unit,
 // transposes and layout changes, and overlap between nodes.
 #pragma once
 
@@ -25,7 +26,9 @@ class SystolicModel final : public ComputeModel {
   std::optional<NodeFigures> figures(const chakra::Graph& graph, std::uint32_t node) const override;
   bool reports_figures() const override { return true; }
   bool falls_back(const chakra::Graph& graph, std::uint32_t node) const override;
-  const char* fallback_name() const override { return "roofline"; }
+  const char* fallback_name() const override {
+    return "roofline (or, without num_ops and tensor_size, their recorded duration)";
+  }
 
  private:
   struct Timing {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "tools/common/text_format.h"
 #include "tools/pytorch/pytorch_ops.h"
 #include "tools/pytorch/pytorch_repr.h"
+#include "tools/pytorch/pytorch_shapes.h"
 
 namespace chakrasim::tools {
 namespace {
@@ -94,7 +96,11 @@ class Converter {
     for (std::size_t i = 0; i < ops_.size(); ++i) {
       if (ops_[i].kind == OpKind::kGpu) continue;  // converted right after the op that launched it
       convert(i);
-      for (std::size_t g : ops_[i].gpu_children) add_comm_attrs(convert(g));
+      for (std::size_t g : ops_[i].gpu_children) {
+        Out& o = convert(g);
+        add_comm_attrs(o);
+        if (options_.op_shapes && o.node.type() == ChakraProtoMsg::COMP_NODE) add_shape(o.node, i);
+      }
     }
     for (std::size_t n = 0; n < out_.size(); ++n) by_id_[id_of(n)] = n;
     if (!options_.fix_defects) return;
@@ -163,6 +169,19 @@ class Converter {
     }
     if (contains(op.name, "ncclKernel") || contains(op.name, "ncclDevKernel")) return ChakraProtoMsg::COMM_COLL_NODE;
     return ChakraProtoMsg::COMP_NODE;
+  }
+
+  // The kernel gets the shape of the nearest op up its call chain that has one (linear calls
+  // addmm, which launches the kernel), if no earlier kernel of that op took it: a product that
+  // runs as several kernels is counted once.
+  void add_shape(chakra::Node& kernel, std::size_t launcher) {
+    std::optional<std::size_t> at = launcher;
+    for (int depth = 0; at && depth < 4; ++depth, at = ops_[*at].parent) {
+      const std::optional<chakra::OpShape> shape = pytorch::shape_of_op(ops_[*at]);
+      if (!shape) continue;
+      if (shaped_ops_.insert(*at).second) chakra::add_shape_attributes(kernel, *shape);
+      return;
+    }
   }
 
   std::int64_t collective_of(const Op& op) const {
@@ -369,6 +388,7 @@ class Converter {
   std::unordered_map<std::uint64_t, std::size_t> by_id_;  // id -> out_ index
   std::vector<std::uint32_t> visited_;                    // out_ index -> the last walk that saw it
   std::uint32_t walk_ = 0;
+  std::set<std::size_t> shaped_ops_;  // ops whose shape a kernel took
   mutable std::optional<std::map<std::string, std::vector<std::int64_t>>> groups_;
 };
 

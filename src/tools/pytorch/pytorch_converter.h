@@ -39,6 +39,10 @@ struct PytorchOptions {
   // the record_param_comms op that launched it and the process group's rank list) and comm_tag 0
   // (NCCL matches point-to-point messages in issue order, as one tag does in the simulator).
   bool fix_defects = false;
+  // Give the first GPU kernel launched by aten::mm, addmm, bmm, baddbmm, linear or a 2-D
+  // convolution (or by an op they call) the op's shape from its recorded inputs (the gemm or conv
+  // attribute, docs/chakra-format.md §1.6), for the systolic compute model.
+  bool op_shapes = false;
 };
 
 // Converts the JSON text of a PyTorch ET or ET+ (`source` names it in errors). Throws Error on

@@ -447,5 +447,64 @@ TEST(PytorchConverter, Errors) {
                                                                                                            "et.json"));
 }
 
+// --op-shapes: the first kernel of each matrix product or convolution gets the op's shape from
+// its recorded inputs; linear's kernel (launched by the addmm it calls) takes addmm's; ops
+// whose inputs do not give every dimension (grouped convolution) give none; nothing changes
+// without the option.
+TEST(PytorchConverter, OpShapesFromRecordedInputs) {
+  auto inputs = [](Json shapes, Json values) {
+    return Json{{"inputs", {{"values", values}, {"shapes", shapes}, {"types", Json::array()}}}};
+  };
+  const Json t = {1, 2, 0, 1, 2, "cuda:0"};  // a tensor input's value
+  const std::string text = trace_of({
+      kThread,
+      op(2, "aten::mm", 1, inputs({{128, 64}, {64, 32}}, {t, t})),
+      kernel(3, "sm90_gemm", 2),
+      kernel(4, "splitk_reduce", 2),  // the product's second kernel: no shape of its own
+      op(5, "aten::linear", 1, inputs({{4, 16, 64}, {96, 64}, {96}}, {t, t, t})),
+      op(6, "aten::addmm", 5, inputs({{96}, {64, 64}, {64, 96}}, {t, t, t})),
+      kernel(7, "sm90_gemm", 6),
+      op(8, "aten::bmm", 1, inputs({{12, 128, 64}, {12, 64, 128}}, {t, t})),
+      kernel(9, "sm90_gemm", 8),
+      op(10, "aten::convolution", 1,
+         inputs({{8, 3, 224, 224}, {64, 3, 7, 7}, {}, {}, {}, {}, {}, {}, {}},
+                {t, t, nullptr, {2, 2}, {3, 3}, {1, 1}, false, {0, 0}, 1})),
+      kernel(11, "implicit_gemm_conv", 10),
+      op(12, "aten::convolution", 1,
+         inputs({{8, 64, 56, 56}, {64, 1, 3, 3}, {}, {}, {}, {}, {}, {}, {}},
+                {t, t, nullptr, {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 64})),
+      kernel(13, "depthwise_conv", 12),
+  });
+  tools::PytorchOptions o;
+  o.op_shapes = true;
+  const chakra::Trace trace = tools::convert_pytorch(text, "s.json", o);
+  const chakra::Graph g = chakra::Graph::build(trace, "s.et");
+  auto shape_of = [&](std::uint64_t id) -> const chakra::OpShape* {
+    for (std::uint32_t i = 0; i < g.size(); ++i) {
+      if (g.id(i) == id) return g.op_shape(i);
+    }
+    return nullptr;
+  };
+  auto expect_gemm = [&](std::uint64_t id, std::uint64_t m, std::uint64_t n, std::uint64_t k, std::uint64_t count) {
+    const chakra::OpShape* s = shape_of(id);
+    ASSERT_NE(s, nullptr) << id;
+    const chakra::OpShape::Gemm gm = s->gemm();
+    EXPECT_EQ(std::tuple(gm.m, gm.n, gm.k, gm.count), std::tuple(m, n, k, count)) << id;
+  };
+  expect_gemm(3, 128, 32, 64, 1);
+  EXPECT_EQ(shape_of(4), nullptr);
+  expect_gemm(7, 64, 96, 64, 1);  // addmm's own inputs (linear's 4 x 16 rows became 64)
+  expect_gemm(9, 128, 128, 64, 12);
+  // 224 + 2 x 3 padding, 7 x 7 filters at stride 2: (230 - 7) / 2 + 1 = 112 pixels a side, 8 images.
+  const chakra::OpShape* conv = shape_of(11);
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->dims, (std::array<std::uint64_t, 9>{230, 230, 7, 7, 3, 64, 2, 2, 8}));
+  expect_gemm(11, 112u * 112 * 8, 64, 7u * 7 * 3, 1);
+  EXPECT_EQ(shape_of(13), nullptr);  // 64 groups
+  // Without the option, the same trace carries no shape.
+  const chakra::Graph plain = chakra::Graph::build(tools::convert_pytorch(text, "s.json", {}), "p.et");
+  for (std::uint32_t i = 0; i < plain.size(); ++i) EXPECT_EQ(plain.op_shape(i), nullptr);
+}
+
 }  // namespace
 }  // namespace chakrasim::test
