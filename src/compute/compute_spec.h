@@ -18,7 +18,7 @@ struct SystolicSpec {
   double clock_mhz = 0;
   std::uint64_t word_bytes = 2;
   double dram_gb_per_s = 0;    // 10^9 B/s; the roofline fallback's memory slope too
-  bool memory_stalls = false;  // a node takes at least its DRAM traffic over dram_gb_per_s
+  bool memory_stalls = false;  // SCALE-sim's USER mode, approximated: DRAM stalls at dram_gb_per_s
   // 10^12 FLOP/s: 2 FLOP per MAC slot per cycle.
   double peak_tflops() const {
     return 2.0 * static_cast<double>(array.rows * array.cols * arrays) * clock_mhz * 1e6 / 1e12;

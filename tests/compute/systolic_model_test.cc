@@ -100,25 +100,34 @@ TEST(SystolicModel, NodesWithoutAShapeFallBackToTheRoofline) {
   EXPECT_TRUE(model->falls_back(g, 6));
 }
 
-TEST(SystolicModel, MemoryStallsMakeANodeTakeAtLeastItsDramTraffic) {
+TEST(SystolicModel, MemoryStallsApproximateScaleSimsUserMode) {
   const chakra::Graph g = graph();
   ComputeSpec spec = chip(systolic::Dataflow::kWeightStationary);
   spec.systolic.memory_stalls = true;
-  // No SRAM: every SRAM access goes to DRAM. Weight stationary 16x16x16 on 8 x 8 reads the
-  // ifmap once per column fold (2 x 16 x 16), the filter once (16 x 16), and writes partial sums
-  // once per row fold (2 x 16 x 16): 1280 bytes at a byte a cycle, over the 151 compute cycles.
-  EXPECT_EQ(make_compute_model(spec)->duration(g, 0), Tick{1280});
-  // SRAMs whose halves hold each operand: the ifmap and filter come once (256 each), 1024 in all.
+  // No SRAM, DRAM at a word a cycle. Weight stationary 16x16x16 on 8 x 8 (151 compute cycles)
+  // streams the ifmap once per column fold (2 x 16 x 16 = 512 words) and the filter once (256),
+  // and drains partial sums once per row fold (512): each SRAM is fed on its own, as SCALE-sim
+  // feeds its three buffers, so the slowest, 512 cycles, bounds the node.
+  EXPECT_EQ(make_compute_model(spec)->duration(g, 0), Tick{512});
+  // Three such GEMMs share the DRAM one after another: 3 x 512.
+  EXPECT_EQ(make_compute_model(spec)->duration(g, 3), Tick{1536});
+  // Ifmap and filter SRAMs of 1 KiB: half holds each 16 x 16 operand, filled before the first
+  // cycle; the ofmap, without SRAM, still drains 512 words.
   spec.systolic.array.ifmap_sram_kib = spec.systolic.array.filter_sram_kib = 1;
   const auto model = make_compute_model(spec);
-  EXPECT_EQ(model->duration(g, 0), Tick{1024});
+  EXPECT_EQ(model->duration(g, 0), Tick{512});
   const NodeFigures f = model->figures(g, 0).value();
-  EXPECT_EQ(f.cycles, 1024u);
-  EXPECT_EQ(f.stall_cycles, 1024u - 151);
-  EXPECT_EQ(f.dram_read_bytes, 512u);
+  EXPECT_EQ(f.cycles, 512u);
+  EXPECT_EQ(f.stall_cycles, 512u - 151);
+  EXPECT_EQ(f.dram_read_bytes, 512u);  // the operands once each
   EXPECT_EQ(f.dram_write_bytes, 512u);
   EXPECT_FALSE(model->utilization(g, 0)->compute_bound);
-  // Without stalls the same chip takes its compute cycles.
+  // An ofmap SRAM of 1 KiB: its 512 writes fill one half, whose drain runs after the node (it
+  // stalls only once a second half fills before the first has drained): no stall at all.
+  spec.systolic.array.ofmap_sram_kib = 1;
+  EXPECT_EQ(make_compute_model(spec)->duration(g, 0), Tick{151});
+  // Without stalls the chip takes its compute cycles whatever the SRAMs.
+  spec.systolic.array = systolic::ArrayShape{8, 8, systolic::Dataflow::kWeightStationary, 0, 0, 0};
   spec.systolic.memory_stalls = false;
   EXPECT_EQ(make_compute_model(spec)->duration(g, 0), Tick{151});
 }

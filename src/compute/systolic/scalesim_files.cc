@@ -98,6 +98,14 @@ ScaleSimConfig parse_scalesim_config(const std::string& text, const std::string&
   cfg.user_bandwidth = mode == "USER";
   const std::string arch = "architecture_presets";
   auto key = [&](const char* k) { return number(get(arch, k), fmt::format("{}: [{}] {}", source, arch, k)); };
+  if (cfg.user_bandwidth) {  // SCALE-sim uses the first of a comma-separated list
+    const std::string& list = get(arch, "Bandwidth");
+    cfg.bandwidth_words_per_cycle =
+        number(trim(std::string_view(list).substr(0, list.find(','))), fmt::format("{}: [{}] Bandwidth", source, arch));
+    if (cfg.bandwidth_words_per_cycle == 0) {
+      fail("{}: [{}] Bandwidth is 0; expected at least 1 word per cycle for InterfaceBandwidth USER", source, arch);
+    }
+  }
   cfg.array.rows = key("ArrayHeight");
   cfg.array.cols = key("ArrayWidth");
   cfg.array.ifmap_sram_kib = key("IfmapSramSzkB");

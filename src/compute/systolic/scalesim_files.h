@@ -14,7 +14,8 @@ namespace chakrasim::compute::systolic {
 struct ScaleSimConfig {
   std::string run_name;
   ArrayShape array;
-  bool user_bandwidth = false;  // InterfaceBandwidth: USER (finite DRAM bandwidth; not modelled: stall-free figures)
+  bool user_bandwidth = false;  // InterfaceBandwidth: USER (a finite DRAM bandwidth: stalls, approximated)
+  std::uint64_t bandwidth_words_per_cycle = 0;  // USER: [architecture_presets] Bandwidth's first value
 };
 
 // The config file's [general] run_name, [architecture_presets] ArrayHeight, ArrayWidth,

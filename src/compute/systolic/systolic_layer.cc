@@ -335,6 +335,40 @@ LayerFigures layer_figures(const ArrayShape& array, const Layer& layer) {
   return out;
 }
 
+double memory_bound_cycles(const ArrayShape& array, const Layer& layer, double words_per_cycle) {
+  const Geometry g = geometry(array, layer);
+  const auto accesses = sram_accesses(g);
+  const std::uint64_t ifmap_reads = std::get<0>(accesses), filter_reads = std::get<1>(accesses);
+  // Half of an SRAM, in words, as SCALE-sim sizes its active buffer (KiB of one-word entries).
+  auto half = [](std::uint64_t kib) { return static_cast<double>((kib * 1024 + 1) / 2); };
+  auto streamed = [&](std::uint64_t matrix_words, std::uint64_t sram_reads, std::uint64_t kib) {
+    const double h = half(kib);
+    return static_cast<double>(matrix_words) <= h ? 0.0 : (static_cast<double>(sram_reads) - h) / words_per_cycle;
+  };
+  const double ifmap = streamed(g.m * g.k, ifmap_reads, array.ifmap_sram_kib);
+  const double filter = streamed(g.k * g.n, filter_reads, array.filter_sram_kib);
+  const double ofmap_half = half(array.ofmap_sram_kib);
+  const auto writes = static_cast<double>(ofmap_dram_words(g));
+  double ofmap = 0;
+  if (ofmap_half == 0) {
+    ofmap = writes / words_per_cycle;
+  } else if (const double full = std::floor(writes / ofmap_half); full >= 2) {
+    ofmap = (full - 1) * ofmap_half / words_per_cycle;
+  }
+  return std::max({ifmap, filter, ofmap});
+}
+
+void add_stall_cycles(LayerReport& report, const ArrayShape& array, std::uint64_t stall_cycles) {
+  report.stall_cycles = stall_cycles;
+  report.total_cycles += stall_cycles;
+  if (report.total_cycles == 0) return;
+  const u128 cells = u128{array.rows} * array.cols;
+  report.overall_util_pct = exact_ratio(u128{report.m} * report.n * report.k * 100, u128{report.total_cycles} * cells);
+  report.ifmap_sram_bandwidth = exact_ratio(report.ifmap_sram_reads, report.total_cycles);
+  report.filter_sram_bandwidth = exact_ratio(report.filter_sram_reads, report.total_cycles);
+  report.ofmap_sram_bandwidth = exact_ratio(report.ofmap_sram_writes, report.total_cycles);
+}
+
 LayerReport analyse_layer(const ArrayShape& array, const Layer& layer) {
   const Geometry g = geometry(array, layer);
   LayerReport out;

@@ -91,4 +91,15 @@ struct LayerFigures {
 };
 LayerFigures layer_figures(const ArrayShape& array, const Layer& layer);
 
+// SCALE-sim's memory-stall mode (InterfaceBandwidth USER: each SRAM filled from DRAM at
+// `words_per_cycle`), approximated in O(1): the cycles the layer's DRAM traffic needs, which
+// bound its total from below (docs/systolic.md derives it and measures the error). An operand
+// whose operand matrix (M x K ifmap, K x N filter) fits half its SRAM costs nothing: the first
+// half is filled before cycle 0 and reuse hits it. A larger one streams every SRAM read but the
+// first half's. The ofmap stalls only once a half fills while the one before still drains: all
+// but its last full half at the bandwidth.
+double memory_bound_cycles(const ArrayShape& array, const Layer& layer, double words_per_cycle);
+// A report with `stall_cycles` more: its total, overall utilisation and SRAM bandwidths follow.
+void add_stall_cycles(LayerReport& report, const ArrayShape& array, std::uint64_t stall_cycles);
+
 }  // namespace chakrasim::compute::systolic

@@ -42,7 +42,8 @@ SystolicModel::SystolicModel(const ComputeSpec& spec) : spec_(spec.systolic), fa
 
 SystolicModel::Timing SystolicModel::timing(const chakra::OpShape& shape) const {
   Timing t;
-  t.layer = systolic::layer_figures(spec_.array, layer_of(shape));
+  const systolic::Layer layer = layer_of(shape);
+  t.layer = systolic::layer_figures(spec_.array, layer);
   t.count = shape.gemm().count;
   // Whole folds per array; one GEMM on one array is SCALE-sim's count exactly.
   const std::uint64_t rounds = ceil_div(t.count * t.layer.folds, spec_.arrays);
@@ -60,9 +61,17 @@ SystolicModel::Timing SystolicModel::timing(const chakra::OpShape& shape) const 
   t.dram_write_words = t.count * t.layer.ofmap_dram_writes;
   t.cycles = t.compute_cycles;
   if (spec_.memory_stalls) {
-    const double bytes_per_cycle = spec_.dram_gb_per_s * 1e9 / (spec_.clock_mhz * 1e6);
-    const double bytes = static_cast<double>((t.dram_read_words + t.dram_write_words) * spec_.word_bytes);
-    t.cycles = std::max(t.cycles, static_cast<std::uint64_t>(std::ceil(bytes / bytes_per_cycle)));
+    // SCALE-sim's USER mode, approximated (systolic_layer.h), with each SRAM filled at the DRAM
+    // bandwidth; the node's GEMMs share it, one after another.
+    systolic::ArrayShape in_words = spec_.array;  // SCALE-sim counts SRAM in KiB of one-word entries
+    for (std::uint64_t* kib : {&in_words.ifmap_sram_kib, &in_words.filter_sram_kib, &in_words.ofmap_sram_kib}) {
+      *kib /= spec_.word_bytes;
+    }
+    const double words_per_cycle =
+        spec_.dram_gb_per_s * 1e9 / (spec_.clock_mhz * 1e6) / static_cast<double>(spec_.word_bytes);
+    const double memory =
+        static_cast<double>(t.count) * systolic::memory_bound_cycles(in_words, layer, words_per_cycle);
+    t.cycles = std::max(t.cycles, static_cast<std::uint64_t>(std::ceil(memory)));
   }
   return t;
 }

@@ -2,8 +2,9 @@
 // runs on a chip of systolic arrays for the cycles SCALE-sim v2 counts for it in its stall-free
 // mode (systolic_layer.h), at the chip's clock. Its `count` GEMMs' folds are shared among the
 // chip's arrays, each array taking whole folds: ceil(count x folds / arrays) x fold cycles - 1.
-// With memory stalls on, a node takes at least its DRAM traffic over the DRAM bandwidth (an
-// approximation of SCALE-sim's USER mode; docs/systolic.md measures its error). GPU nodes without
+// With memory stalls on, a node takes at least the cycles SCALE-sim's USER mode would stall for
+// with every SRAM filled at the DRAM bandwidth (approximated: systolic_layer.h's
+// memory_bound_cycles; docs/systolic.md measures its error). GPU nodes without
 // a shape fall back to the roofline (peak-perf, else the arrays' peak; local-mem-bw, else the
 // DRAM bandwidth), or without num_ops and tensor_size to their recorded durations (a converted
 // PyTorch trace's element-wise kernels); CPU nodes keep their recorded durations. It ignores the vector unit,
