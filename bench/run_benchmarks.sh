@@ -111,6 +111,33 @@ done
 echo "    median wall $(printf '%s\n' "${walls[@]}" | median) s, peak RSS $(( $(printf '%s\n' "${rsss[@]}" | median) / 1024 )) MB"
 
 echo
+echo "Systolic compute model (issue 18): the same shaped traces (--op-shapes) timed by the roofline and by"
+echo "the systolic model (tpu-v4), median of $runs:"
+tmp=$(mktemp -d)
+"$build/chakrasim" generate llm --model gpt3-175b --tp 8 --pp 8 --dp 16 --global-batch 1536 --sp --zero 1 --gpu H100 \
+  --op-shapes --out "$tmp/t" --network-out "$tmp/network.yml" --system-out "$tmp/generated.json" > /dev/null
+sed 's/"roofline-enabled": 0/"roofline-enabled": 1/' "$tmp/generated.json" > "$tmp/system.json"
+echo "  1024 GPUs, roofline: $(time_run "$tmp")"
+sed 's/"roofline-enabled": 0/"systolic": {"preset": "tpu-v4"}/' "$tmp/generated.json" > "$tmp/system.json"
+echo "  1024 GPUs, systolic: $(time_run "$tmp")"
+rm -rf "$tmp"
+for how in "--op-shapes|replayed durations" "--systolic tpu-v4|the systolic model"; do
+  IFS='|' read -r flags name <<< "$how"
+  walls=(); rsss=()
+  for _ in $(seq "$runs"); do
+    t=$(mktemp)
+    # shellcheck disable=SC2086
+    /usr/bin/time -f "%e %M" -o "$t" taskset -c 0 "$build/chakrasim" generate llm --model gpt3-175b --tp 8 --pp 16 \
+      --dp 256 --global-batch 4096 --zero 1 --gpu H100 $flags --run > /dev/null 2>&1
+    read -r wall rss < "$t"
+    rm -f "$t"
+    walls+=("$wall"); rsss+=("$rss")
+  done
+  echo "  32768 GPUs in memory on one core, $name: median wall $(printf '%s\n' "${walls[@]}" | median) s," \
+    "peak RSS $(( $(printf '%s\n' "${rsss[@]}" | median) / 1024 )) MB"
+done
+
+echo
 echo "Tools on inputs that were quadratic (median wall s of $runs runs):"
 for which in inspect msccl; do
   walls=()

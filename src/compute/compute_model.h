@@ -41,7 +41,8 @@ class ComputeModel {
  public:
   virtual ~ComputeModel() = default;
 
-  // Contract: called once per compute node (COMP_NODE) of every distinct graph before the run.
+  // Contract: called once per compute node (COMP_NODE) of every distinct graph before the run,
+  // one graph after another on one thread (a model may remember what it found per graph).
   // Returns why this model cannot time the node (e.g. a missing attribute), or "" if it can.
   // The caller prefixes the file and node.
   virtual std::string check(const chakra::Graph& graph, std::uint32_t node) const = 0;

@@ -278,19 +278,27 @@ void run_events(Layers& layers, const Hooks& hooks) {
 }
 
 // Every NPU's totals and, for the NPUs that did not finish, the nodes they still hold.
-// How many GPU compute nodes the compute model leaves to its fallback, over every NPU's trace.
-void count_fallback_nodes(const Inputs& inputs, Result& result) {
+// How many GPU compute nodes the compute model leaves to its fallback, over every NPU's trace. A
+// folded run counts each class's representative once for all its members: their traces are the
+// representative's with ranks moved, shapes and all.
+void count_fallback_nodes(const Inputs& inputs, const network::Folding* folding, Result& result) {
   if (inputs.replay_only) return;
   const std::unique_ptr<compute::ComputeModel> model = compute::make_compute_model(inputs.compute);
   result.compute_fallback = model->fallback_name();
   if (result.compute_fallback.empty()) return;
-  for (const std::shared_ptr<const chakra::Graph>& graph : inputs.graphs) {
-    const chakra::Graph& g = *graph;
-    for (std::uint32_t i = 0; i < g.size(); ++i) {
-      if (g.type(i) != chakra::NodeType::kComp || g.is_cpu_op(i)) continue;
-      ++result.gpu_compute_nodes;
-      if (model->falls_back(g, i)) ++result.fallback_nodes;
+  std::map<const chakra::Graph*, std::pair<std::uint64_t, std::uint64_t>> counted;  // graph -> (gpu, fallback)
+  for (NpuId r = 0; r < inputs.graphs.size(); ++r) {
+    const chakra::Graph& g = *inputs.graphs[folding != nullptr ? folding->representative_of(r) : r];
+    auto [at, added] = counted.try_emplace(&g);
+    if (added) {
+      for (std::uint32_t i = 0; i < g.size(); ++i) {
+        if (g.type(i) != chakra::NodeType::kComp || g.is_cpu_op(i)) continue;
+        ++at->second.first;
+        if (model->falls_back(g, i)) ++at->second.second;
+      }
     }
+    result.gpu_compute_nodes += at->second.first;
+    result.fallback_nodes += at->second.second;
   }
 }
 
@@ -318,7 +326,7 @@ Result collect_result(const Inputs& inputs, const Layers& layers, const Hooks& h
     result.peak_flops_per_s = inputs.compute.systolic.peak_tflops() * 1e12;
     result.peak_is_systolic = true;
   }
-  count_fallback_nodes(inputs, result);
+  count_fallback_nodes(inputs, folding, result);
   for (NpuId r = 0; r < executor.npu_count(); ++r) {
     // In a folded run the others' figures are their representatives' (copied after the run).
     if (folding != nullptr && !symmetric && folding->representative_of(r) != r) continue;

@@ -61,6 +61,37 @@ TEST(SystolicRunCli, PerNodeFiguresGoToTheCsvTimelineAndReport) {
   EXPECT_THAT(html, HasSubstr("gemm 128x512x256 weight_gradient"));
 }
 
+TEST(SystolicRunCli, AFoldedRunCountsTheFallbackOfEveryNpu) {
+  // The count comes from each class's representative in a folded run, and from every NPU's own
+  // trace in a full one: the same line either way.
+  const auto dir = temp_dir("systolic_run_cli_fold");
+  const std::string prefix = (dir / "g").string();
+  ASSERT_EQ(run_binary(with(kSmallGpt, {"--pp", "2", "--systolic", "tpu-v4", "--out", prefix, "--network-out",
+                                        (dir / "n.yml").string(), "--system-out", (dir / "s.json").string()}))
+                .exit_code,
+            0);
+  auto compute_line = [&](const std::vector<std::string>& more) {
+    std::vector<std::string> args = {"run",
+                                     "--workload",
+                                     prefix,
+                                     "--comm-groups",
+                                     prefix + ".groups.json",
+                                     "--network",
+                                     (dir / "n.yml").string(),
+                                     "--system",
+                                     (dir / "s.json").string()};
+    args.insert(args.end(), more.begin(), more.end());
+    const CommandResult r = run_binary(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find("fall into") != std::string::npos, more.empty()) << r.out;
+    const std::size_t at = r.out.find("  Compute: ");
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  const std::string folded = compute_line({});
+  EXPECT_THAT(folded, HasSubstr(" GPU compute nodes had no shape"));
+  EXPECT_EQ(folded, compute_line({"--no-folding"}));
+}
+
 TEST(SystolicRunCli, OneComputeModelAtATime) {
   const auto dir = temp_dir("systolic_run_cli_both");
   write_bytes(dir / "s.json",

@@ -98,6 +98,12 @@ TEST(SystolicModel, NodesWithoutAShapeFallBackToTheRoofline) {
   EXPECT_EQ(model->check(g, 6), "");
   EXPECT_EQ(model->duration(g, 6), Tick{1});
   EXPECT_TRUE(model->falls_back(g, 6));
+  // A batched GEMM whose cycles could not be counted in 62 bits is refused before the run.
+  chakra::TraceBuilder b;
+  b.node(NodeType::kComp, "huge").attr(gemm({1024, 1024, 1024, std::int64_t{1} << 50}));
+  const chakra::Graph huge = chakra::Graph::build(b.trace(), "h.et");
+  EXPECT_THAT(model->check(huge, 0), HasSubstr("gemm 1125899906842624x(1024x1024x1024): 1125899906842624 GEMMs of "
+                                               "16384 folds"));
 }
 
 TEST(SystolicModel, MemoryStallsApproximateScaleSimsUserMode) {

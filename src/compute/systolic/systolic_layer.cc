@@ -311,6 +311,11 @@ Layer Layer::gemm(std::string name, std::uint64_t m, std::uint64_t n, std::uint6
   return Layer{std::move(name), m, k, 1, k, 1, n, 1, 1};
 }
 
+LayerFolds layer_folds(const ArrayShape& array, const Layer& layer) {
+  const Geometry g = geometry(array, layer);
+  return {g.folds, g.fold_cycles};
+}
+
 std::uint64_t layer_cycles(const ArrayShape& array, const Layer& layer) {
   const Geometry g = geometry(array, layer);
   return g.folds * g.fold_cycles - 1;

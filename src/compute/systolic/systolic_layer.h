@@ -76,6 +76,11 @@ LayerReport analyse_layer(const ArrayShape& array, const Layer& layer);
 
 // The cycles alone, in O(1): what a simulation needs per compute node.
 std::uint64_t layer_cycles(const ArrayShape& array, const Layer& layer);
+// Its parts: the layer's cycles are folds x fold_cycles - 1.
+struct LayerFolds {
+  std::uint64_t folds = 0, fold_cycles = 0;
+};
+LayerFolds layer_folds(const ArrayShape& array, const Layer& layer);
 
 // What a simulation reports per compute node, in O(1). The two averages are the report's in
 // exact arithmetic (the report sums them fold by fold in doubles, so its last bits may differ).

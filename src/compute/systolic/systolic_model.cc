@@ -9,8 +9,6 @@
 namespace chakrasim::compute {
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
-
 // The roofline that times nodes without a shape: the user's peak-perf and local-mem-bw where
 // given, else the arrays' peak and the DRAM bandwidth.
 ComputeSpec fallback_spec(const ComputeSpec& spec) {
@@ -45,9 +43,7 @@ SystolicModel::Timing SystolicModel::timing(const chakra::OpShape& shape) const 
   const systolic::Layer layer = layer_of(shape);
   t.layer = systolic::layer_figures(spec_.array, layer);
   t.count = shape.gemm().count;
-  // Whole folds per array; one GEMM on one array is SCALE-sim's count exactly.
-  const std::uint64_t rounds = ceil_div(t.count * t.layer.folds, spec_.arrays);
-  t.compute_cycles = rounds * t.layer.fold_cycles - 1;
+  t.compute_cycles = compute_cycles({t.layer.folds, t.layer.fold_cycles}, t.count);
   t.macs = t.count * t.layer.macs;
   // An operand that fits its SRAM's working half comes from DRAM once; one that does not is
   // fetched again for every SRAM read (no reuse survives the eviction).
@@ -76,6 +72,18 @@ SystolicModel::Timing SystolicModel::timing(const chakra::OpShape& shape) const 
   return t;
 }
 
+// Whole folds per array; one GEMM on one array is SCALE-sim's count exactly.
+std::uint64_t SystolicModel::compute_cycles(const systolic::LayerFolds& folds, std::uint64_t count) const {
+  __extension__ typedef unsigned __int128 u128;  // count x folds x fold cycles may pass 64 bits
+  const u128 rounds = (u128{count} * folds.folds + spec_.arrays - 1) / spec_.arrays;
+  const u128 cycles = rounds * folds.fold_cycles - 1;
+  if (cycles >> 62 != 0) {
+    fail("{} GEMMs of {} folds of {} cycles are too many; expected fewer than 2^62 cycles", count, folds.folds,
+         folds.fold_cycles);
+  }
+  return static_cast<std::uint64_t>(cycles);
+}
+
 std::uint64_t SystolicModel::cycles_ns(std::uint64_t cycles) const {
   return ticks_from_ns(std::ceil(static_cast<double>(cycles) * 1e3 / spec_.clock_mhz),
                        [&] { return fmt::format("{} cycles at {} MHz", cycles, spec_.clock_mhz); });
@@ -85,13 +93,24 @@ std::string SystolicModel::check(const chakra::Graph& graph, std::uint32_t node)
   if (graph.is_cpu_op(node)) return {};
   const chakra::OpShape* shape = graph.op_shape(node);
   if (shape == nullptr) return {};
-  try {
-    const Timing t = timing(*shape);
-    cycles_ns(t.cycles);
-  } catch (const Error& e) {
-    return fmt::format("{}: {}", shape->describe(), e.what());
+  // Each distinct shape of a graph once: a graph keeps one table entry per shape, and ranks have
+  // thousands of nodes of a few dozen shapes.
+  if (&graph != checked_graph_) {
+    checked_graph_ = &graph;
+    verdicts_.clear();
   }
-  return {};
+  const std::uint32_t index = graph.attrs(node).shape;
+  if (index >= verdicts_.size()) verdicts_.resize(index + 1);
+  std::optional<std::string>& verdict = verdicts_[index];
+  if (!verdict) {
+    verdict.emplace();
+    try {
+      cycles_ns(timing(*shape).cycles);
+    } catch (const Error& e) {
+      *verdict = fmt::format("{}: {}", shape->describe(), e.what());
+    }
+  }
+  return *verdict;
 }
 
 std::optional<Tick> SystolicModel::duration(const chakra::Graph& graph, std::uint32_t node) const {
@@ -101,7 +120,10 @@ std::optional<Tick> SystolicModel::duration(const chakra::Graph& graph, std::uin
     if (!has_roofline_attrs(graph, node)) return replay_ns(graph.duration_micros(node));
     return fallback_.duration(graph, node);
   }
-  return cycles_ns(timing(*shape).cycles);
+  if (spec_.memory_stalls) return cycles_ns(timing(*shape).cycles);
+  // The folds alone: the figures (SRAM and DRAM counts, averages) are for the reports.
+  const systolic::LayerFolds f = systolic::layer_folds(spec_.array, layer_of(*shape));
+  return cycles_ns(compute_cycles(f, shape->gemm().count));
 }
 
 bool SystolicModel::falls_back(const chakra::Graph& graph, std::uint32_t node) const {

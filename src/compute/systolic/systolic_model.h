@@ -11,6 +11,10 @@
 // transposes and layout changes, and overlap between nodes.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "compute/compute_model.h"
 #include "compute/roofline_model.h"
 
@@ -40,10 +44,15 @@ class SystolicModel final : public ComputeModel {
     std::uint64_t dram_read_words = 0, dram_write_words = 0;
   };
   Timing timing(const chakra::OpShape& shape) const;
+  std::uint64_t compute_cycles(const systolic::LayerFolds& folds, std::uint64_t count) const;
   std::uint64_t cycles_ns(std::uint64_t cycles) const;
 
   SystolicSpec spec_;
   RooflineModel fallback_;
+  // check()'s verdict per shape of the graph it last checked (the contract calls it for the
+  // nodes of one graph after another, on one thread).
+  mutable const chakra::Graph* checked_graph_ = nullptr;
+  mutable std::vector<std::optional<std::string>> verdicts_;
 };
 
 }  // namespace chakrasim::compute
