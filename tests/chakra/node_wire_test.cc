@@ -6,6 +6,7 @@
 
 #include "chakra/attributes.h"
 #include "chakra/et_file.h"
+#include "chakra/trace_builder.h"
 #include "support/test_support.h"
 
 namespace chakrasim::chakra {
@@ -64,6 +65,23 @@ TEST(NodeWire, ReadsTheCommonEncodings) {
   EXPECT_TRUE(w.cpu_op);
   EXPECT_FALSE(w.has_attrs);
   EXPECT_TRUE(w.data_deps.empty());  // nothing left over from the node before
+}
+
+TEST(NodeWire, ReadsOperationShapes) {
+  Node n;
+  n.set_id(3);
+  n.set_type(ChakraProtoMsg::COMP_NODE);
+  *n.add_attr() = make_int64_list("gemm", {512, 256, 64, 2});
+  *n.add_attr() = make_string("pass", "weight_gradient");
+  WireNode w;
+  ASSERT_TRUE(read(n, w));  // straight from the bytes: generated traces carry shapes on every GEMM
+  EXPECT_EQ(w.attrs.present, OpAttrs::kShape);
+  EXPECT_EQ(w.shape.dims[0], 512u);
+  EXPECT_EQ(w.shape.dims[3], 2u);
+  EXPECT_EQ(w.shape.pass, OpShape::Pass::kWeightGradient);
+  // A shape the checks refuse goes to protobuf, which reports it.
+  *n.mutable_attr(0) = make_int64_list("gemm", {512, 0, 64});
+  EXPECT_FALSE(read(n, w));
 }
 
 TEST(NodeWire, LeavesEverythingElseToProtobuf) {
