@@ -1,0 +1,178 @@
+// `chakra obfuscate` (tools/obfuscate/obfuscator.h): what is kept and removed, runs of compute
+// fused, ids renumbered, sizes perturbed alike on every rank, and obfuscated traces simulating as
+// the originals do.
+#include "tools/obfuscate/obfuscator.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "chakra/attributes.h"
+#include "chakra/graph.h"
+#include "chakra/trace_builder.h"
+#include "support/test_support.h"
+
+namespace chakrasim::test {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// 0 "embedding" -> 1 "layer1.linear" (its only child; the two fuse) -> 2 the gradients'
+// all-reduce and 3 "layer1.relu" -> 4 "layer2.linear" (fuses into 3) -> 5 a CPU op (does not).
+chakra::Trace model_trace() {
+  chakra::TraceBuilder b;
+  b.global_attr(chakra::make_string("input_file", "my secret model"));
+  b.node(chakra::NodeType::kComp, "embedding")
+      .duration_micros(2)
+      .attr(chakra::make_uint64("num_ops", 10))
+      .attr(chakra::make_uint64("tensor_size", 4))
+      .attr(chakra::make_int64("rf_id", 77))
+      .inputs({"[[1, 2]]", "[[512, 1024]]", "['Tensor(float)']"});
+  b.node(chakra::NodeType::kComp, "layer1.linear")
+      .duration_micros(3)
+      .data_deps({0})
+      .attr(chakra::make_uint64("num_ops", 20))
+      .attr(chakra::make_uint64("tensor_size", 6))
+      .attr(chakra::make_int64_list("gemm", {512, 1024, 4096}));
+  b.node(chakra::NodeType::kCommColl, "allreduce grads")
+      .data_deps({1})
+      .attr(chakra::make_int64("comm_type", 0))
+      .attr(chakra::make_int64("comm_size", 1000))
+      .attr(chakra::make_string("pg_name", "1"));
+  b.node(chakra::NodeType::kComp, "layer1.relu").duration_micros(5).data_deps({1});
+  b.node(chakra::NodeType::kComp, "layer2.linear").duration_micros(7).ctrl_deps({3});
+  b.node(chakra::NodeType::kComp, "optimizer").duration_micros(11).data_deps({4, 2}).is_cpu_op(true);
+  return b.trace();
+}
+
+TEST(Obfuscate, KeepsWhatTheSimulatorReadsAndFusesRunsOfCompute) {
+  tools::ObfuscateReport report;
+  const chakra::Trace out = tools::obfuscate_trace(model_trace(), "m.et", {}, report);
+  ASSERT_EQ(out.nodes.size(), 4u);
+  EXPECT_EQ(report.fused_nodes, 2u);
+  const chakra::Node& first = out.nodes[0];  // embedding + layer1.linear
+  EXPECT_EQ(first.id(), 0u);
+  EXPECT_EQ(first.name(), "COMP_NODE");
+  EXPECT_EQ(first.duration_micros(), 5u);
+  EXPECT_EQ(chakra::attr_uint(first, "num_ops"), 30u);
+  EXPECT_EQ(chakra::attr_uint(first, "tensor_size"), 10u);
+  EXPECT_EQ(chakra::find_attribute(first, "rf_id"), nullptr);
+  EXPECT_EQ(chakra::find_attribute(first, "gemm"), nullptr);
+  EXPECT_FALSE(first.has_inputs());
+  // Dependency order: the collective (after the fused run), relu + layer2 (fused, after the run
+  // too), then the CPU op after both.
+  const chakra::Node& coll = out.nodes[1];
+  EXPECT_EQ(coll.type(), ChakraProtoMsg::COMM_COLL_NODE);
+  EXPECT_THAT(coll.data_deps(), ElementsAre(0u));
+  EXPECT_EQ(chakra::attr_uint(coll, "comm_size"), 1000u);
+  EXPECT_EQ(chakra::attr_string(coll, "pg_name"), "1");
+  EXPECT_EQ(out.nodes[2].duration_micros(), 12u);
+  EXPECT_THAT(out.nodes[2].data_deps(), ElementsAre(0u));
+  EXPECT_THAT(out.nodes[3].data_deps(), ElementsAre(2u, 1u));
+  EXPECT_EQ(chakra::attr_bool(out.nodes[3], "is_cpu_op"), true);
+  EXPECT_EQ(out.metadata.attr_size(), 0);
+  EXPECT_EQ(report.attributes.at("rf_id"), 1u);
+  EXPECT_EQ(report.attributes.at("gemm"), 1u);
+  // Safe: none of the input's names, shapes or metadata text is left in the bytes.
+  const std::string bytes = chakra::serialize_trace(out);
+  for (const char* secret : {"embedding", "linear", "relu", "optimizer", "grads", "secret", "512, 1024", "Tensor"}) {
+    EXPECT_EQ(bytes.find(secret), std::string::npos) << secret;
+  }
+  EXPECT_NO_THROW(chakra::Graph::build(out, "o.et"));
+  EXPECT_THAT(tools::describe(report, {}), HasSubstr("removed attributes: gemm x1, rf_id x1"));
+}
+
+TEST(Obfuscate, PerturbsEachValueByOneFactorWithinTheBound) {
+  tools::ObfuscateOptions o;
+  o.perturb_pct = 10;
+  o.seed = 5;
+  tools::ObfuscateReport report;
+  const chakra::Trace a = tools::obfuscate_trace(model_trace(), "a.et", o, report);
+  const chakra::Trace b = tools::obfuscate_trace(model_trace(), "b.et", o, report);
+  // Another rank's copy of the collective gets the same size: both ranks agree on it.
+  EXPECT_EQ(chakra::attr_uint(a.nodes[1], "comm_size"), chakra::attr_uint(b.nodes[1], "comm_size"));
+  const std::uint64_t size = chakra::attr_uint(a.nodes[1], "comm_size").value();
+  EXPECT_GE(size, 900u);
+  EXPECT_LE(size, 1100u);
+  EXPECT_NE(size, 1000u);
+  // The fused first node's 5 us, within 10% and rounded to whole microseconds.
+  EXPECT_GE(a.nodes[0].duration_micros(), 4u);
+  EXPECT_LE(a.nodes[0].duration_micros(), 6u);
+  EXPECT_EQ(a.nodes[1].duration_micros(), 0u);  // nothing to perturb
+  // Another seed, other factors.
+  o.seed = 6;
+  const chakra::Trace c = tools::obfuscate_trace(model_trace(), "c.et", o, report);
+  EXPECT_NE(chakra::attr_uint(c.nodes[1], "comm_size"), size);
+}
+
+// The command on generated traces with a node per kernel: the ranks fuse back into the
+// generator's own runs, every name is gone, and the run takes the same time (to the ns without
+// perturbation, within 2% with 1%).
+TEST(Obfuscate, GeneratedTracesSimulateAsTheOriginals) {
+  const auto dir = temp_dir("obfuscate_llm");
+  const std::string in = (dir / "g").string();
+  ASSERT_EQ(run_binary({"generate",
+                        "llm",
+                        "--layers",
+                        "2",
+                        "--hidden",
+                        "256",
+                        "--heads",
+                        "4",
+                        "--seq",
+                        "128",
+                        "--vocab",
+                        "1024",
+                        "--dp",
+                        "2",
+                        "--tp",
+                        "2",
+                        "--pp",
+                        "2",
+                        "--global-batch",
+                        "4",
+                        "--per-op-nodes",
+                        "--out",
+                        in,
+                        "--network-out",
+                        (dir / "n.yml").string(),
+                        "--system-out",
+                        (dir / "s.json").string()})
+                .exit_code,
+            0);
+  auto run_time = [&](const std::string& prefix) {
+    const CommandResult r =
+        run_binary({"run", "--workload", prefix, "--comm-groups", prefix + ".groups.json", "--network",
+                    (dir / "n.yml").string(), "--system", (dir / "s.json").string(), "--json", prefix + ".json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const std::size_t at = r.out.find("the run takes ");
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find(' ', at + 14) - at);
+  };
+  const CommandResult o = run_binary({"chakra", "obfuscate", in, "--out", (dir / "o").string()});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_THAT(o.out, HasSubstr("obfuscated 8 ranks"));
+  EXPECT_THAT(o.out, HasSubstr("kept: the communicator groups"));
+  EXPECT_EQ(run_time((dir / "o").string()), run_time(in));
+  const std::string bytes = file_bytes(dir / "o.0.et");
+  EXPECT_EQ(bytes.find(".fc1"), std::string::npos);
+  EXPECT_EQ(bytes.find("ln1"), std::string::npos);
+  ASSERT_EQ(run_binary({"chakra", "obfuscate", in, "--out", (dir / "p").string(), "--perturb", "1"}).exit_code, 0);
+  const double original = std::stod(run_time(in).substr(14)),
+               perturbed = std::stod(run_time((dir / "p").string()).substr(14));
+  EXPECT_NEAR(perturbed / original, 1.0, 0.02);
+}
+
+TEST(Obfuscate, BadInputsAreRefused) {
+  const auto dir = temp_dir("obfuscate_bad");
+  CommandResult r = run_binary({"chakra", "obfuscate", (dir / "none").string(), "--out", (dir / "o").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("none.0.et; expected the PREFIX of PREFIX.0.et"));
+  chakra::write_trace(chakra::rank_path((dir / "m").string(), 0), model_trace());
+  r = run_binary({"chakra", "obfuscate", (dir / "m").string(), "--out", (dir / "o").string(), "--perturb", "80"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--perturb 80: expected a percentage from 0 to 50"));
+}
+
+}  // namespace
+}  // namespace chakrasim::test
