@@ -16,5 +16,6 @@ Command add_jsonize(CLI::App& chakra);  // registers `jsonize` and `dejsonize`
 Command add_visualize(CLI::App& chakra);
 Command add_inspect(CLI::App& chakra);
 Command add_obfuscate(CLI::App& chakra);
+Command add_rescale(CLI::App& chakra);
 
 }  // namespace chakrasim::cli

@@ -152,8 +152,8 @@ TEST(ChakraPipeline, TheGroupsLineNamesEveryTool) {
   EXPECT_THAT(line, HasSubstr("The Chakra tool chain: "));
   const CommandResult group = run_binary({"chakra", "--help"});
   std::size_t tools = 0;
-  for (const char* tool :
-       {"convert", "generate", "link", "jsonize", "dejsonize", "visualize", "inspect", "msccl", "obfuscate"}) {
+  for (const char* tool : {"convert", "generate", "link", "jsonize", "dejsonize", "visualize", "inspect", "msccl",
+                           "obfuscate", "rescale"}) {
     EXPECT_THAT(group.out, HasSubstr(std::string("\n  ") + tool + " ")) << tool;
     EXPECT_THAT(line, HasSubstr(tool)) << tool;
     ++tools;
