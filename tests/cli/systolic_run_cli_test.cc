@@ -14,9 +14,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::vector<std::string> kSmallGpt = {"generate", "llm",  "--layers", "2",   "--hidden", "256",
-                                            "--heads",  "4",    "--seq",    "128", "--vocab",  "1024",
-                                            "--mlp",    "gelu", "--dp",     "2",   "--tp",     "2"};
+const std::vector<std::string> kSmallGpt = small_llm({"--mlp", "gelu", "--dp", "2", "--tp", "2"});
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());

@@ -106,6 +106,22 @@ void expect_all_finish(const sim::Result& r, Tick expected, std::optional<std::s
   for (std::size_t i = 0; i < r.npus.size(); ++i) EXPECT_EQ(r.npus[i].finish_ns, expected) << "NPU " << i;
 }
 
+std::vector<std::string> small_llm(const std::vector<std::string>& more) {
+  std::vector<std::string> args = {"generate", "llm", "--layers", "2",   "--hidden", "256",
+                                   "--heads",  "4",   "--seq",    "128", "--vocab",  "1024"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+std::string run_takes(const std::string& summary) {
+  constexpr std::string_view kLead = "the run takes ";
+  const std::size_t at = summary.find(kLead);
+  if (at == std::string::npos) return {};
+  const std::size_t from = at + kLead.size();
+  const std::size_t unit_end = summary.find(' ', summary.find(' ', from) + 1);
+  return summary.substr(from, unit_end - from);
+}
+
 CommandResult run_binary(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
   return run_program(CHAKRASIM_BINARY, args, cwd);
 }

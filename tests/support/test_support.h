@@ -89,6 +89,11 @@ struct CommandResult {
 };
 // Runs the built chakrasim binary with `args` (shell-quoted here), in directory `cwd` when given.
 CommandResult run_binary(const std::vector<std::string>& args, const std::filesystem::path& cwd = {});
+// `generate llm` and the flags of a small GPT (2 layers of 256, 4 heads, 128 tokens, a
+// vocabulary of 1024), then `more`: a generated job that runs in a fraction of a second.
+std::vector<std::string> small_llm(const std::vector<std::string>& more);
+// The iteration time of `run`'s summary, as printed ("330.687 ms"; "" when absent).
+std::string run_takes(const std::string& summary);
 // Runs `program` (found on PATH when it has no slash) the same way.
 CommandResult run_program(const std::string& program, const std::vector<std::string>& args,
                           const std::filesystem::path& cwd = {});

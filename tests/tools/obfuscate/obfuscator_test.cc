@@ -113,42 +113,16 @@ TEST(Obfuscate, PerturbsEachValueByOneFactorWithinTheBound) {
 TEST(Obfuscate, GeneratedTracesSimulateAsTheOriginals) {
   const auto dir = temp_dir("obfuscate_llm");
   const std::string in = (dir / "g").string();
-  ASSERT_EQ(run_binary({"generate",
-                        "llm",
-                        "--layers",
-                        "2",
-                        "--hidden",
-                        "256",
-                        "--heads",
-                        "4",
-                        "--seq",
-                        "128",
-                        "--vocab",
-                        "1024",
-                        "--dp",
-                        "2",
-                        "--tp",
-                        "2",
-                        "--pp",
-                        "2",
-                        "--global-batch",
-                        "4",
-                        "--per-op-nodes",
-                        "--out",
-                        in,
-                        "--network-out",
-                        (dir / "n.yml").string(),
-                        "--system-out",
-                        (dir / "s.json").string()})
+  ASSERT_EQ(run_binary(
+                small_llm({"--dp", "2", "--tp", "2", "--pp", "2", "--global-batch", "4", "--per-op-nodes", "--out", in,
+                           "--network-out", (dir / "n.yml").string(), "--system-out", (dir / "s.json").string()}))
                 .exit_code,
             0);
   auto run_time = [&](const std::string& prefix) {
-    const CommandResult r =
-        run_binary({"run", "--workload", prefix, "--comm-groups", prefix + ".groups.json", "--network",
-                    (dir / "n.yml").string(), "--system", (dir / "s.json").string(), "--json", prefix + ".json"});
+    const CommandResult r = run_binary({"run", "--workload", prefix, "--comm-groups", prefix + ".groups.json",
+                                        "--network", (dir / "n.yml").string(), "--system", (dir / "s.json").string()});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    const std::size_t at = r.out.find("the run takes ");
-    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find(' ', at + 14) - at);
+    return run_takes(r.out);
   };
   const CommandResult o = run_binary({"chakra", "obfuscate", in, "--out", (dir / "o").string()});
   ASSERT_EQ(o.exit_code, 0) << o.err;
@@ -159,9 +133,7 @@ TEST(Obfuscate, GeneratedTracesSimulateAsTheOriginals) {
   EXPECT_EQ(bytes.find(".fc1"), std::string::npos);
   EXPECT_EQ(bytes.find("ln1"), std::string::npos);
   ASSERT_EQ(run_binary({"chakra", "obfuscate", in, "--out", (dir / "p").string(), "--perturb", "1"}).exit_code, 0);
-  const double original = std::stod(run_time(in).substr(14)),
-               perturbed = std::stod(run_time((dir / "p").string()).substr(14));
-  EXPECT_NEAR(perturbed / original, 1.0, 0.02);
+  EXPECT_NEAR(std::stod(run_time((dir / "p").string())) / std::stod(run_time(in)), 1.0, 0.02);
 }
 
 // The bar's wording: on three systems (the generated one; rings on a ring-and-switch network of
@@ -171,20 +143,9 @@ TEST(Obfuscate, GeneratedTracesSimulateAsTheOriginals) {
 TEST(Obfuscate, RepresentativeOnThreeSystems) {
   const auto dir = temp_dir("obfuscate_systems");
   const std::string in = (dir / "g").string();
-  ASSERT_EQ(run_binary({"generate",       "llm",
-                        "--layers",       "2",
-                        "--hidden",       "256",
-                        "--heads",        "4",
-                        "--seq",          "128",
-                        "--vocab",        "1024",
-                        "--dp",           "2",
-                        "--tp",           "2",
-                        "--pp",           "2",
-                        "--global-batch", "4",
-                        "--zero",         "1",
-                        "--out",          in,
-                        "--network-out",  (dir / "n0.yml").string(),
-                        "--system-out",   (dir / "s0.json").string()})
+  ASSERT_EQ(run_binary(
+                small_llm({"--dp", "2", "--tp", "2", "--pp", "2", "--global-batch", "4", "--zero", "1", "--out", in,
+                           "--network-out", (dir / "n0.yml").string(), "--system-out", (dir / "s0.json").string()}))
                 .exit_code,
             0);
   ASSERT_EQ(run_binary({"chakra", "obfuscate", in, "--out", (dir / "o").string(), "--perturb", "1", "--seed", "11"})

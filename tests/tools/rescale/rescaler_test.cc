@@ -15,39 +15,15 @@ namespace {
 using ::testing::HasSubstr;
 
 std::vector<std::string> generate(const std::string& prefix, int dp, int batch) {
-  return {"generate",
-          "llm",
-          "--layers",
-          "2",
-          "--hidden",
-          "256",
-          "--heads",
-          "4",
-          "--seq",
-          "128",
-          "--vocab",
-          "1024",
-          "--tp",
-          "2",
-          "--pp",
-          "2",
-          "--sp",
-          "--zero",
-          "1",
-          "--dp",
-          std::to_string(dp),
-          "--global-batch",
-          std::to_string(batch),
-          "--out",
-          prefix};
+  return small_llm({"--tp", "2", "--pp", "2", "--sp", "--zero", "1", "--dp", std::to_string(dp), "--global-batch",
+                    std::to_string(batch), "--out", prefix});
 }
 
 std::string run_time(const std::filesystem::path& dir, const std::string& prefix) {
   const CommandResult r = run_binary({"run", "--workload", prefix, "--comm-groups", prefix + ".groups.json",
                                       "--network", (dir / "n.yml").string(), "--system", (dir / "s.json").string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  const std::size_t at = r.out.find("the run takes ");
-  return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find(' ', at + 14) - at);
+  return run_takes(r.out);
 }
 
 // 16 GPUs (TP 2, PP 2, DP 4, ZeRO 1, sequence parallel) to 64 (DP 16) and to 24 (DP 6, not a
