@@ -263,6 +263,11 @@ RescaleReport rescale_files(const std::string& in_prefix, const std::string& gro
         if (a.name() == "pg_name") {
           const std::string pg = chakra::attr_string(node, &a).value_or("");
           if (pg.empty() || pg == "0") continue;  // every rank
+          if (pg.size() > 9 || pg.find_first_not_of("0123456789") != std::string::npos ||
+              !groups.contains(std::stoul(pg))) {
+            fail("{}: node {} has pg_name \"{}\"; expected the id of a group of {}", source, node.id(), pg,
+                 groups_path);
+          }
           const auto old_id = static_cast<std::uint32_t>(std::stoul(pg));
           const bool dp = std::find(dp_groups.begin(), dp_groups.end(), old_id) != dp_groups.end();
           const auto found = new_id.find({old_id, dp ? 0 : d});

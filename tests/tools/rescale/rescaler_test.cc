@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "chakra/attributes.h"
+#include "chakra/et_file.h"
 #include "support/test_support.h"
 
 namespace chakrasim::test {
@@ -81,6 +83,16 @@ TEST(Rescale, LayoutsItCannotReadAreRefused) {
   write_bytes(dir / "bad.groups.json", groups.dump());
   write_bytes(dir / "bad.group-names.json", names.dump());
   EXPECT_THAT(error((dir / "bad.groups.json").string(), "8"), HasSubstr("expected every DP group to be one replica"));
+  // A node naming a group the file lacks.
+  chakra::Trace trace = chakra::read_trace(chakra::rank_path(p, 3));
+  for (chakra::Node& n : trace.nodes) {
+    for (chakra::Attribute& a : *n.mutable_attr()) {
+      if (a.name() == "pg_name") a = chakra::make_string("pg_name", "tp");
+    }
+  }
+  chakra::write_trace(chakra::rank_path(p, 3), trace);
+  EXPECT_THAT(error(p + ".groups.json", "8"), HasSubstr("g.3.et: node"));
+  EXPECT_THAT(error(p + ".groups.json", "8"), HasSubstr("has pg_name \"tp\"; expected the id of a group of"));
 }
 
 }  // namespace
