@@ -72,9 +72,10 @@ void section_compute_layers(std::string& out, const sim::Inputs& inputs, const s
     const LayerRow& r = *rows[i];
     const double share = total_ns > 0 ? 100.0 * static_cast<double>(r.time_ns) / static_cast<double>(total_ns) : 0;
     if (r.shape.empty()) {
-      out += fmt::format("<tr><td>no shape: {}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+      out += fmt::format("<tr><td>no shape (the {} model's fallback)</td><td>{}</td><td class=\"num\">{}</td><td "
+                         "class=\"num\">{}</td>"
                          "<td class=\"num\">{:.1f}%</td><td colspan=\"6\"></td></tr>\n",
-                         model->fallback_name(), escape(r.example), r.nodes, format_duration(r.time_ns), share);
+                         inputs.compute.model, escape(r.example), r.nodes, format_duration(r.time_ns), share);
       continue;
     }
     const compute::NodeFigures& f = r.figures;

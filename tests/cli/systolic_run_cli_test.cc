@@ -57,6 +57,7 @@ TEST(SystolicRunCli, PerNodeFiguresGoToTheCsvTimelineAndReport) {
   EXPECT_THAT(html, HasSubstr("Compute by layer (NPU"));
   EXPECT_THAT(html, HasSubstr("id=\"compute-util-plot\""));
   EXPECT_THAT(html, HasSubstr("gemm 128x512x256 weight_gradient"));
+  EXPECT_THAT(html, HasSubstr("<td>no shape (the systolic model's fallback)</td>"));
 }
 
 TEST(SystolicRunCli, AFoldedRunCountsTheFallbackOfEveryNpu) {
