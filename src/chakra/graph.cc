@@ -100,6 +100,12 @@ constexpr std::array<std::string_view, kKnownAttrs> kKnownNames = {"is_cpu_op", 
                                                                    "involved_dim", "pg_name",     "gemm",
                                                                    "conv",         "pass"};
 
+}  // namespace
+
+std::span<const std::string_view> read_attribute_names() { return kKnownNames; }
+
+namespace {
+
 // One pass over the node's attributes: the first of each known name (nullptr: absent).
 std::array<const Attribute*, kKnownAttrs> find_known(const Node& node) {
   std::array<const Attribute*, kKnownAttrs> found{};

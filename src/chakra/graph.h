@@ -35,6 +35,10 @@ enum class NodeType : std::uint8_t {
 };
 const char* node_type_name(std::uint32_t raw_type);
 
+// The attributes the simulator reads from a node (the first of each name counts); any other is
+// carried along by the tools and ignored.
+std::span<const std::string_view> read_attribute_names();
+
 // Collective types as stored in the `comm_type` attribute.
 enum class CommType : std::int32_t {
   kAllReduce = 0,

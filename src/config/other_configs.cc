@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -142,6 +144,23 @@ system::CommGroups load_comm_groups(const std::string& path, NpuId npus) {
   return parse_comm_groups(read_file(path, "communicator-group configuration",
                                      "the communicator-group configuration file"),
                            path, npus);
+}
+
+std::string comm_groups_json(const system::CommGroups& groups) {
+  std::string out = "{";
+  for (auto it = groups.begin(); it != groups.end(); ++it) {
+    out += fmt::format("{}\n  \"{}\": [{}]", it == groups.begin() ? "" : ",", it->first, fmt::join(it->second, ", "));
+  }
+  return out + "\n}\n";
+}
+
+std::string group_names_json(const std::map<std::uint32_t, std::string>& names) {
+  std::string out = "{";
+  for (auto it = names.begin(); it != names.end(); ++it) {
+    out +=
+        fmt::format("{}\n  \"{}\": {}", it == names.begin() ? "" : ",", it->first, nlohmann::json(it->second).dump());
+  }
+  return out + "\n}\n";
 }
 
 }  // namespace chakrasim::config

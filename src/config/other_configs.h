@@ -25,6 +25,10 @@ system::CommGroups load_comm_groups(const std::string& path, NpuId npus);
 // PREFIX.groups.json (the group file itself stays as the reference reads it).
 std::map<std::uint32_t, std::string> parse_group_names(const std::string& text, const std::string& source);
 std::map<std::uint32_t, std::string> load_group_names(const std::string& path);
+// The two files' text, as the readers above take it and the reference reads the group file: one
+// group a line, {"1": [0, 1],\n  "2": ...}, in id order.
+std::string comm_groups_json(const system::CommGroups& groups);
+std::string group_names_json(const std::map<std::uint32_t, std::string>& names);
 // PREFIX.group-names.json for a group file PREFIX.groups.json, or "" for other names.
 std::string group_names_path_for(const std::string& groups_path);
 

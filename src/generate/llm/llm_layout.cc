@@ -1,7 +1,10 @@
 #include "generate/llm/llm_layout.h"
 
+#include <map>
+
 #include <fmt/format.h>
 
+#include "config/other_configs.h"
 #include "core/error.h"
 
 namespace chakrasim::tools::llm {
@@ -252,41 +255,30 @@ std::uint32_t Layout::group_id(GroupKind kind, std::uint64_t rank) const {
 }
 
 std::string Layout::groups_json() const {
-  std::string out = "{";
-  bool first = true;
+  system::CommGroups groups;
   for (std::size_t k = 0; k < kGroupKinds; ++k) {
     const auto kind = static_cast<GroupKind>(k);
     if (!active(kind)) continue;
-    // Each group once, from its lowest member: walk ranks and keep the first seen per index.
-    std::vector<bool> seen(group_count(kind), false);
+    // Each group once, from its lowest member.
     for (std::uint64_t r = 0; r < ranks_; ++r) {
       const std::uint32_t id = group_id(kind, r);
-      if (id == 0 || seen[id - first_id_[k]]) continue;
-      seen[id - first_id_[k]] = true;
-      out += fmt::format("{}\n  \"{}\": [", first ? "" : ",", id);
-      first = false;
-      const std::vector<std::uint64_t> m = members(kind, r);
-      for (std::size_t i = 0; i < m.size(); ++i) out += fmt::format("{}{}", i == 0 ? "" : ", ", m[i]);
-      out += "]";
+      if (id == 0 || groups.contains(id)) continue;
+      for (const std::uint64_t m : members(kind, r)) groups[id].push_back(static_cast<NpuId>(m));
     }
   }
-  out += "\n}\n";
-  return out;
+  return config::comm_groups_json(groups);
 }
 
 std::string Layout::group_names_json() const {
-  std::string out = "{";
-  bool first = true;
+  std::map<std::uint32_t, std::string> names;
   for (std::size_t k = 0; k < kGroupKinds; ++k) {
     const auto kind = static_cast<GroupKind>(k);
     if (!active(kind)) continue;
     for (std::uint64_t i = 0; i < group_count(kind); ++i) {
-      out += fmt::format("{}\n  \"{}\": \"{}\"", first ? "" : ",", first_id_[k] + i, group_kind_name(kind));
-      first = false;
+      names[static_cast<std::uint32_t>(first_id_[k] + i)] = group_kind_name(kind);
     }
   }
-  out += "\n}\n";
-  return out;
+  return config::group_names_json(names);
 }
 
 }  // namespace chakrasim::tools::llm

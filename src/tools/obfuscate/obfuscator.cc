@@ -20,11 +20,13 @@
 namespace chakrasim::tools {
 namespace {
 
-// What the simulator reads; every other attribute goes.
-constexpr std::array<std::string_view, 11> kKept = {"is_cpu_op",   "comm_type",    "comm_size",     "comm_src",
-                                                    "comm_dst",    "comm_tag",     "comm_priority", "num_ops",
-                                                    "tensor_size", "involved_dim", "pg_name"};
-bool kept(const std::string& name) { return std::find(kKept.begin(), kKept.end(), name) != kKept.end(); }
+// What the simulator reads, but the operation shapes (they show the layers); every other
+// attribute goes.
+bool kept(const std::string& name) {
+  const std::span<const std::string_view> read = chakra::read_attribute_names();
+  return std::find(read.begin(), read.end(), name) != read.end() && name != chakra::kGemmAttr &&
+         name != chakra::kConvAttr && name != chakra::kPassAttr;
+}
 
 // SplitMix64: a well-mixed 64-bit hash of the seed, what is perturbed, and its value.
 std::uint64_t mix(std::uint64_t x) {

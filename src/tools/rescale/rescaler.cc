@@ -129,23 +129,6 @@ std::uint64_t rescale_sharded_steps(chakra::Trace& trace, const std::vector<std:
   return count;
 }
 
-std::string groups_json(const system::CommGroups& groups) {
-  std::string out = "{\n";
-  for (auto it = groups.begin(); it != groups.end(); ++it) {
-    out += fmt::format("  \"{}\": [{}]{}\n", it->first, fmt::join(it->second, ", "),
-                       std::next(it) == groups.end() ? "" : ",");
-  }
-  return out + "}\n";
-}
-
-std::string names_json(const std::map<std::uint32_t, std::string>& names) {
-  std::string out = "{\n";
-  for (auto it = names.begin(); it != names.end(); ++it) {
-    out += fmt::format("  \"{}\": \"{}\"{}\n", it->first, it->second, std::next(it) == names.end() ? "" : ",");
-  }
-  return out + "}\n";
-}
-
 }  // namespace
 
 RescaleReport rescale_files(const std::string& in_prefix, const std::string& groups_path, const std::string& out_prefix,
@@ -297,8 +280,9 @@ RescaleReport rescale_files(const std::string& in_prefix, const std::string& gro
   for (std::uint64_t r = layout.ranks(); fs::exists(chakra::rank_path(out_prefix, r), ec); ++r) {
     fs::remove(chakra::rank_path(out_prefix, r), ec);
   }
-  write_file_atomically(out_prefix + ".groups.json", groups_json(new_groups), "the communicator-group file");
-  write_file_atomically(out_prefix + ".group-names.json", names_json(new_names), "the group names file");
+  write_file_atomically(out_prefix + ".groups.json", config::comm_groups_json(new_groups),
+                        "the communicator-group file");
+  write_file_atomically(out_prefix + ".group-names.json", config::group_names_json(new_names), "the group names file");
   report.caveats = {
       "each replica keeps its compute and messages: the global batch scales with DP (weak scaling)",
       "of what depends on DP, only ZeRO's sharded steps (compute between a DP reduce-scatter and a DP all-gather) "
