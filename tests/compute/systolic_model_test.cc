@@ -132,6 +132,20 @@ TEST(SystolicModel, MemoryStallsApproximateScaleSimsUserMode) {
   // stalls only once a second half fills before the first has drained): no stall at all.
   spec.systolic.array.ofmap_sram_kib = 1;
   EXPECT_EQ(make_compute_model(spec)->duration(g, 0), Tick{151});
+  // 2^36 GEMMs of 1024^3 take about 2^60 compute cycles, but their ifmap streams (128 column
+  // folds x 2^20 reads each) would wait about 2^63 cycles for DRAM: refused before the run.
+  {
+    ComputeSpec slow = chip(systolic::Dataflow::kOutputStationary);
+    slow.systolic.memory_stalls = true;
+    chakra::TraceBuilder b;
+    b.node(NodeType::kComp, "many").attr(gemm({1024, 1024, 1024, std::int64_t{1} << 36}));
+    const chakra::Graph many = chakra::Graph::build(b.trace(), "m.et");
+    EXPECT_THAT(make_compute_model(slow)->check(many, 0), HasSubstr("cycles for DRAM at 1 GB/s; expected fewer than "
+                                                                    "2^62"));
+    slow.systolic.memory_stalls = false;  // without stalls it runs, and its traffic saturates rather than wraps
+    EXPECT_EQ(make_compute_model(slow)->check(many, 0), "");
+    EXPECT_GT(make_compute_model(slow)->figures(many, 0)->sram_read_bytes, std::uint64_t{1} << 62);
+  }
   // Without stalls the chip takes its compute cycles whatever the SRAMs.
   spec.systolic.array = systolic::ArrayShape{8, 8, systolic::Dataflow::kWeightStationary, 0, 0, 0};
   spec.systolic.memory_stalls = false;

@@ -29,6 +29,11 @@ systolic::Layer layer_of(const chakra::OpShape& shape) {
   return systolic::Layer::gemm("", g.m, g.n, g.k);
 }
 
+// a x b, or the largest count when it would pass 64 bits: a figure of 2^64 bytes says "too many"
+// rather than wrapping round to a small one. (A node's cycles are refused past 2^62; its traffic,
+// up to rows + columns times that, is only reported.)
+std::uint64_t saturating(std::uint64_t a, std::uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+
 bool has_roofline_attrs(const chakra::Graph& graph, std::uint32_t node) {
   const chakra::OpAttrs& a = graph.attrs(node);
   return a.has(chakra::OpAttrs::kNumOps) && a.has(chakra::OpAttrs::kTensorSize);
@@ -44,7 +49,7 @@ SystolicModel::Timing SystolicModel::timing(const chakra::OpShape& shape) const 
   t.layer = systolic::layer_figures(spec_.array, layer);
   t.count = shape.gemm().count;
   t.compute_cycles = compute_cycles({t.layer.folds, t.layer.fold_cycles}, t.count);
-  t.macs = t.count * t.layer.macs;
+  t.macs = static_cast<double>(t.count) * static_cast<double>(t.layer.macs);
   // An operand that fits its SRAM's working half comes from DRAM once; one that does not is
   // fetched again for every SRAM read (no reuse survives the eviction).
   auto from_dram = [&](std::uint64_t distinct, std::uint64_t sram_reads, std::uint64_t sram_kib) {
@@ -52,9 +57,9 @@ SystolicModel::Timing SystolicModel::timing(const chakra::OpShape& shape) const 
     return distinct <= half_words ? distinct : sram_reads;
   };
   t.dram_read_words =
-      t.count * (from_dram(t.layer.ifmap_words, t.layer.ifmap_sram_reads, spec_.array.ifmap_sram_kib) +
-                 from_dram(t.layer.filter_words, t.layer.filter_sram_reads, spec_.array.filter_sram_kib));
-  t.dram_write_words = t.count * t.layer.ofmap_dram_writes;
+      saturating(t.count, from_dram(t.layer.ifmap_words, t.layer.ifmap_sram_reads, spec_.array.ifmap_sram_kib) +
+                              from_dram(t.layer.filter_words, t.layer.filter_sram_reads, spec_.array.filter_sram_kib));
+  t.dram_write_words = saturating(t.count, t.layer.ofmap_dram_writes);
   t.cycles = t.compute_cycles;
   if (spec_.memory_stalls) {
     // SCALE-sim's USER mode, approximated (systolic_layer.h), with each SRAM filled at the DRAM
@@ -67,6 +72,10 @@ SystolicModel::Timing SystolicModel::timing(const chakra::OpShape& shape) const 
         spec_.dram_gb_per_s * 1e9 / (spec_.clock_mhz * 1e6) / static_cast<double>(spec_.word_bytes);
     const double memory =
         static_cast<double>(t.count) * systolic::memory_bound_cycles(in_words, layer, words_per_cycle);
+    if (!(memory < 0x1p62)) {
+      fail("{} GEMMs wait {} cycles for DRAM at {} GB/s; expected fewer than 2^62 cycles", t.count, memory,
+           spec_.dram_gb_per_s);
+    }
     t.cycles = std::max(t.cycles, static_cast<std::uint64_t>(std::ceil(memory)));
   }
   return t;
@@ -141,11 +150,12 @@ std::optional<NodeUtilization> SystolicModel::utilization(const chakra::Graph& g
   NodeUtilization u;
   const double units = static_cast<double>(spec_.array.rows * spec_.array.cols * spec_.arrays);
   const double cycles = static_cast<double>(std::max<std::uint64_t>(t.cycles, 1));
-  const double bytes = static_cast<double>((t.dram_read_words + t.dram_write_words) * spec_.word_bytes);
+  const double bytes = (static_cast<double>(t.dram_read_words) + static_cast<double>(t.dram_write_words)) *
+                       static_cast<double>(spec_.word_bytes);
   const double bytes_per_cycle = spec_.dram_gb_per_s * 1e9 / (spec_.clock_mhz * 1e6);
-  u.compute = static_cast<double>(t.macs) / (cycles * units);
+  u.compute = t.macs / (cycles * units);
   u.memory = bytes_per_cycle > 0 ? bytes / (cycles * bytes_per_cycle) : 0;
-  u.intensity = bytes > 0 ? 2.0 * static_cast<double>(t.macs) / bytes : 0;
+  u.intensity = bytes > 0 ? 2.0 * t.macs / bytes : 0;
   u.compute_bound = t.cycles == t.compute_cycles;
   return u;
 }
@@ -160,13 +170,13 @@ std::optional<NodeFigures> SystolicModel::figures(const chakra::Graph& graph, st
   f.cycles = t.cycles;
   f.stall_cycles = t.cycles - t.compute_cycles;
   const double units = static_cast<double>(spec_.array.rows * spec_.array.cols * spec_.arrays);
-  f.compute_util = static_cast<double>(t.macs) / (static_cast<double>(std::max<std::uint64_t>(t.cycles, 1)) * units);
+  f.compute_util = t.macs / (static_cast<double>(std::max<std::uint64_t>(t.cycles, 1)) * units);
   f.mapping_efficiency = t.layer.mapping_efficiency;
   const std::uint64_t w = spec_.word_bytes;
-  f.sram_read_bytes = t.count * (t.layer.ifmap_sram_reads + t.layer.filter_sram_reads) * w;
-  f.sram_write_bytes = t.count * t.layer.ofmap_sram_writes * w;
-  f.dram_read_bytes = t.dram_read_words * w;
-  f.dram_write_bytes = t.dram_write_words * w;
+  f.sram_read_bytes = saturating(saturating(t.count, t.layer.ifmap_sram_reads + t.layer.filter_sram_reads), w);
+  f.sram_write_bytes = saturating(saturating(t.count, t.layer.ofmap_sram_writes), w);
+  f.dram_read_bytes = saturating(t.dram_read_words, w);
+  f.dram_write_bytes = saturating(t.dram_write_words, w);
   return f;
 }
 

@@ -38,7 +38,7 @@ class SystolicModel final : public ComputeModel {
  private:
   struct Timing {
     std::uint64_t compute_cycles = 0, cycles = 0;
-    std::uint64_t macs = 0;
+    double macs = 0;               // of all `count` GEMMs (a double: it may pass 64 bits)
     systolic::LayerFigures layer;  // of one of the node's `count` GEMMs
     std::uint64_t count = 1;
     std::uint64_t dram_read_words = 0, dram_write_words = 0;
