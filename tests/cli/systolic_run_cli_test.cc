@@ -58,6 +58,17 @@ TEST(SystolicRunCli, PerNodeFiguresGoToTheCsvTimelineAndReport) {
   EXPECT_THAT(html, HasSubstr("id=\"compute-util-plot\""));
   EXPECT_THAT(html, HasSubstr("gemm 128x512x256 weight_gradient"));
   EXPECT_THAT(html, HasSubstr("<td>no shape (the systolic model's fallback)</td>"));
+  // The page with its utilisation plot loads in headless Chromium, where installed, without errors.
+  if (std::filesystem::exists("/usr/bin/chromium")) {
+    const CommandResult dom =
+        run_program("/usr/bin/chromium", {"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                          "--user-data-dir=" + (dir / "profile").string(), "--enable-logging=stderr",
+                                          "--v=0", "--dump-dom", "file://" + (dir / "rep" / "index.html").string()});
+    ASSERT_EQ(dom.exit_code, 0) << dom.err;
+    EXPECT_THAT(dom.out, HasSubstr("data-charts=\"3\""));  // time split, busbw, compute utilisation
+    EXPECT_EQ(dom.out.find("Uncaught"), std::string::npos);
+    EXPECT_EQ(dom.err.find(":CONSOLE("), std::string::npos) << dom.err;
+  }
 }
 
 TEST(SystolicRunCli, AFoldedRunCountsTheFallbackOfEveryNpu) {
