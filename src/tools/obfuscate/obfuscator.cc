@@ -135,11 +135,13 @@ chakra::Trace obfuscate_trace(const chakra::Trace& trace, const std::string& sou
   // other parent, on the same processor. head[i] is the node i was merged into.
   std::vector<std::size_t> head(n);
   for (std::size_t i = 0; i < n; ++i) head[i] = i;
+  // Both must have a recorded time: a node of 0 us replays as 1 ns, which a sum cannot keep.
   auto joins = [&](std::size_t child) {
     if (parents[child].size() != 1 || !is_compute(trace.nodes[child])) return false;
     const std::size_t p = parents[child][0];
     return children[p].size() == 1 && is_compute(trace.nodes[p]) &&
-           on_cpu(trace.nodes[p]) == on_cpu(trace.nodes[child]);
+           on_cpu(trace.nodes[p]) == on_cpu(trace.nodes[child]) && trace.nodes[p].duration_micros() > 0 &&
+           trace.nodes[child].duration_micros() > 0;
   };
   // In dependency order, so that a whole run ends up in its first node.
   std::vector<std::size_t> order, remaining(n);

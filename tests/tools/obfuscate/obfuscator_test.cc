@@ -3,11 +3,14 @@
 // the originals do.
 #include "tools/obfuscate/obfuscator.h"
 
+#include <cstdlib>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "chakra/attributes.h"
+#include "chakra/et_file.h"
 #include "chakra/graph.h"
 #include "chakra/trace_builder.h"
 #include "support/test_support.h"
@@ -82,6 +85,60 @@ TEST(Obfuscate, KeepsWhatTheSimulatorReadsAndFusesRunsOfCompute) {
   }
   EXPECT_NO_THROW(chakra::Graph::build(out, "o.et"));
   EXPECT_THAT(tools::describe(report, {}), HasSubstr("removed attributes: gemm x1, rf_id x1"));
+}
+
+// A node of 0 us replays as 1 ns: fusing it would lose that nanosecond, so it stays apart.
+TEST(Obfuscate, NodesWithoutARecordedTimeAreNotFused) {
+  chakra::TraceBuilder b;
+  b.node(chakra::NodeType::kComp, "a").duration_micros(0);
+  b.node(chakra::NodeType::kComp, "b").duration_micros(4).data_deps({0});
+  b.node(chakra::NodeType::kComp, "c").duration_micros(0).data_deps({1});
+  tools::ObfuscateReport report;
+  EXPECT_EQ(tools::obfuscate_trace(b.trace(), "z.et", {}, report).nodes.size(), 3u);
+  EXPECT_EQ(report.fused_nodes, 0u);
+}
+
+// The real PyTorch host trace of the reference material (a 2-GPU job's rank 0, converted with
+// --fix-defects): no operator name, schema or recorded input of it is left, and both ranks run
+// it in the same time as the conversion.
+TEST(Obfuscate, ARealPyTorchConversionKeepsNothingOfTheModel) {
+  CHAKRASIM_REQUIRE_REFERENCE(ref);
+  const auto dir = temp_dir("obfuscate_pytorch");
+  const auto archive = ref / "chakra-tests" / "1.0.2-chakra.0.0.4.tgz";
+  ASSERT_EQ(std::system(("tar xzf '" + archive.string() + "' -C '" + dir.string() + "'").c_str()), 0);
+  const std::string json = (dir / "1.0.2-chakra.0.0.4.json").string();
+  for (const int rank : {0, 1}) {
+    ASSERT_EQ(run_binary({"chakra", "convert", "pytorch", json, "--out", chakra::rank_path((dir / "t").string(), rank),
+                          "--fix-defects"})
+                  .exit_code,
+              0);
+  }
+  const CommandResult o = run_binary({"chakra", "obfuscate", (dir / "t").string(), "--out", (dir / "o").string()});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const std::string bytes = file_bytes(dir / "o.0.et");
+  const nlohmann::json input = nlohmann::json::parse(file_bytes(json));
+  std::size_t names = 0;
+  for (const auto& node : input["nodes"]) {
+    const std::string name = node["name"].get<std::string>();
+    if (name.size() < 4 || name.starts_with("[pytorch|profiler")) continue;  // too short to be telling
+    ++names;
+    EXPECT_EQ(bytes.find(name), std::string::npos) << name;
+    for (const auto& attr : node["attrs"]) {
+      if (attr["name"] == "op_schema" && !attr["value"].get<std::string>().empty()) {
+        EXPECT_EQ(bytes.find(attr["value"].get<std::string>()), std::string::npos) << name;
+      }
+    }
+  }
+  EXPECT_GT(names, 100u);
+  write_bytes(dir / "n.yml", "topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n");
+  write_bytes(dir / "s.json", R"({"preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"]})");
+  auto run_time = [&](const std::string& prefix) {
+    const CommandResult r = run_binary({"run", "--workload", (dir / prefix).string(), "--network",
+                                        (dir / "n.yml").string(), "--system", (dir / "s.json").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return run_takes(r.out);
+  };
+  EXPECT_EQ(run_time("o"), run_time("t"));
 }
 
 TEST(Obfuscate, PerturbsEachValueByOneFactorWithinTheBound) {
