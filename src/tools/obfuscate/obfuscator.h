@@ -7,9 +7,10 @@
 // GlobalMetadata's attributes. Runs of compute nodes that nothing else waits on (each the only
 // child of the one before, which is its only parent, both on the GPU or both on the CPU, both
 // with a recorded time) become one node, their durations, num_ops and tensor_size summed, so
-// that layer boundaries do not show. Ids are renumbered in dependency order. Durations, num_ops, tensor_size and
-// comm_size can be perturbed within +-PCT percent: each distinct value always by the same factor (from the seed), so
-// that every rank's copy of a collective, and both ends of a message, stay equal.
+// that layer boundaries do not show. Ids are renumbered in dependency order. Durations,
+// num_ops, tensor_size and comm_size can be perturbed within +-PCT percent: each distinct value
+// always by the same factor (from the seed), so that every rank's copy of a collective, and both
+// ends of a message, stay equal.
 #pragma once
 
 #include <cstdint>
