@@ -24,10 +24,12 @@ SystolicSpec make(const char* name, std::uint64_t rows, std::uint64_t cols, Data
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> kPresets = {
       {"tpu-v4",
-       "one TensorCore of a TPU v4 chip: 4 MXUs of 128x128, weight stationary, 1050 MHz, bf16, 16 MiB of "
-       "vector memory, half the chip's 1228 GB/s HBM (137.6 TFLOP/s)",
+       "one TensorCore of a TPU v4 chip: 4 MXUs of 128x128, weight stationary, 1050 MHz, bf16, 8/4/4 MiB of "
+       "SRAM (assumed), half the chip's 1228 GB/s HBM (137.6 TFLOP/s)",
        make("tpu-v4", 128, 128, Dataflow::kWeightStationary, 4, 1050, 2, 8192, 4096, 4096, 614)},
-      {"tpu-v5e", "a TPU v5e chip: 4 MXUs of 128x128, weight stationary, 1500 MHz, bf16, 819 GB/s HBM (196.6 TFLOP/s)",
+      {"tpu-v5e",
+       "a TPU v5e chip: 4 MXUs of 128x128, weight stationary, 1500 MHz, bf16, 8/4/4 MiB of SRAM (assumed), 819 GB/s "
+       "HBM (196.6 TFLOP/s)",
        make("tpu-v5e", 128, 128, Dataflow::kWeightStationary, 4, 1500, 2, 8192, 4096, 4096, 819)},
       {"google",
        "SCALE-sim's google.cfg, a TPU v1: one 256x256 array, weight stationary, 6144/6144/2048 KiB SRAMs, "
