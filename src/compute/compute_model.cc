@@ -24,6 +24,12 @@ const std::vector<ComputeModelInfo>& compute_models() {
   return kModels;
 }
 
+std::unique_ptr<ComputeModel> make_figures_model(const ComputeSpec& spec, bool replay_only) {
+  if (replay_only) return nullptr;
+  std::unique_ptr<ComputeModel> model = make_compute_model(spec);
+  return model->reports_figures() ? std::move(model) : nullptr;
+}
+
 std::unique_ptr<ComputeModel> make_compute_model(const ComputeSpec& spec) {
   std::string valid;
   for (const ComputeModelInfo& m : compute_models()) {

@@ -85,5 +85,8 @@ const std::vector<ComputeModelInfo>& compute_models();
 
 // The model `spec.model` names; throws Error listing the valid names for an unknown one.
 std::unique_ptr<ComputeModel> make_compute_model(const ComputeSpec& spec);
+// The same when it reports per-node figures (ComputeModel::figures) and nodes are not all
+// replayed (`replay_only`); nullptr otherwise.
+std::unique_ptr<ComputeModel> make_figures_model(const ComputeSpec& spec, bool replay_only);
 
 }  // namespace chakrasim::compute

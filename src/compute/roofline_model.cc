@@ -7,8 +7,7 @@
 namespace chakrasim::compute {
 
 std::string RooflineModel::check(const chakra::Graph& graph, std::uint32_t node) const {
-  const chakra::OpAttrs& a = graph.attrs(node);
-  if (!graph.is_cpu_op(node) && (!a.has(chakra::OpAttrs::kNumOps) || !a.has(chakra::OpAttrs::kTensorSize))) {
+  if (!graph.is_cpu_op(node) && !has_inputs(graph, node)) {
     return "roofline-enabled is set, so a GPU compute node needs the attributes \"num_ops\" and \"tensor_size\"";
   }
   return {};

@@ -14,6 +14,12 @@ class RooflineModel final : public ComputeModel {
   explicit RooflineModel(const ComputeSpec& spec)
       : peak_flops_per_s_(spec.peak_perf_tflops * 1e12), bytes_per_s_(spec.local_mem_bw_gb_per_s * 1e9) {}
 
+  // Whether a GPU compute node carries what the roofline needs: num_ops and tensor_size.
+  static bool has_inputs(const chakra::Graph& graph, std::uint32_t node) {
+    const chakra::OpAttrs& a = graph.attrs(node);
+    return a.has(chakra::OpAttrs::kNumOps) && a.has(chakra::OpAttrs::kTensorSize);
+  }
+
   std::string check(const chakra::Graph& graph, std::uint32_t node) const override;
   std::optional<Tick> duration(const chakra::Graph& graph, std::uint32_t node) const override;
   std::optional<NodeUtilization> utilization(const chakra::Graph& graph, std::uint32_t node) const override;

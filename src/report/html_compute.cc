@@ -37,9 +37,8 @@ std::string bytes_text(std::uint64_t bytes) {
 
 void section_compute_layers(std::string& out, const sim::Inputs& inputs, const sim::Result& result,
                             const NodeLog& log) {
-  if (inputs.replay_only) return;
-  const std::unique_ptr<compute::ComputeModel> model = compute::make_compute_model(inputs.compute);
-  if (!model->reports_figures()) return;
+  const std::unique_ptr<compute::ComputeModel> model = compute::make_figures_model(inputs.compute, inputs.replay_only);
+  if (model == nullptr) return;
   NpuId last = 0;
   for (NpuId n = 0; n < result.npus.size(); ++n) {
     if (log.recorded(n) && result.npus[n].finish_ns > result.npus[last].finish_ns) last = n;

@@ -194,17 +194,11 @@ struct Messages {
 // The compute model's figures of a node (the systolic array's cycles, utilisation and traffic),
 // as timeline slice arguments and as the CSV's extra columns.
 std::string figures_args(const compute::NodeFigures& f) {
-  return fmt::format(",\"shape\":{},\"cycles\":{},\"stall_cycles\":{},\"compute_util\":{:.6g},\"mapping_efficiency\":{:"
-                     ".6g},"
+  return fmt::format(",\"shape\":{},\"cycles\":{},\"stall_cycles\":{},"
+                     "\"compute_util\":{:.6g},\"mapping_efficiency\":{:.6g},"
                      "\"sram_read_bytes\":{},\"sram_write_bytes\":{},\"dram_read_bytes\":{},\"dram_write_bytes\":{}",
                      json_string(f.shape), f.cycles, f.stall_cycles, f.compute_util, f.mapping_efficiency,
                      f.sram_read_bytes, f.sram_write_bytes, f.dram_read_bytes, f.dram_write_bytes);
-}
-// The compute model, when it has per-node figures to show (nullptr otherwise).
-std::unique_ptr<compute::ComputeModel> figures_model(const sim::Inputs& inputs) {
-  if (inputs.replay_only) return nullptr;
-  std::unique_ptr<compute::ComputeModel> model = compute::make_compute_model(inputs.compute);
-  return model->reports_figures() ? std::move(model) : nullptr;
 }
 
 void write_npu(Events& events, const sim::Inputs& inputs, const NodeLog& log, NpuId npu, const TimeWindow& window,
@@ -297,7 +291,8 @@ void write_timeline(const std::string& path, const sim::Inputs& inputs, const si
                       result.npus.size(), result.symmetric, result.classes_simulated));
   Events events(out);
   Messages messages;
-  const std::unique_ptr<compute::ComputeModel> figures = figures_model(inputs);
+  const std::unique_ptr<compute::ComputeModel> figures =
+      compute::make_figures_model(inputs.compute, inputs.replay_only);
   for (const NpuId npu : npus) write_npu(events, inputs, log, npu, window, messages, figures.get());
   // The k-th send of a (src, dst, tag, size) matched the k-th receive, as the system pairs them.
   std::uint64_t flow_id = 0;
@@ -360,7 +355,8 @@ std::string figures_csv(const std::optional<compute::NodeFigures>& f) {
 void write_node_csv(const std::string& path, const sim::Inputs& inputs, const NodeLog& log,
                     const std::vector<NpuId>& npus) {
   Output out(path, "the node CSV");
-  const std::unique_ptr<compute::ComputeModel> figures = figures_model(inputs);
+  const std::unique_ptr<compute::ComputeModel> figures =
+      compute::make_figures_model(inputs.compute, inputs.replay_only);
   out.add(fmt::format("npu,id,name,type,start_ns,end_ns,duration_ns,bytes,group{}\n",
                       figures != nullptr ? kFiguresCsvHeader : ""));
   for (const NpuId npu : npus) {

@@ -34,11 +34,6 @@ systolic::Layer layer_of(const chakra::OpShape& shape) {
 // up to rows + columns times that, is only reported.)
 std::uint64_t saturating(std::uint64_t a, std::uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
 
-bool has_roofline_attrs(const chakra::Graph& graph, std::uint32_t node) {
-  const chakra::OpAttrs& a = graph.attrs(node);
-  return a.has(chakra::OpAttrs::kNumOps) && a.has(chakra::OpAttrs::kTensorSize);
-}
-
 }  // namespace
 
 SystolicModel::SystolicModel(const ComputeSpec& spec) : spec_(spec.systolic), fallback_(fallback_spec(spec)) {}
@@ -126,7 +121,7 @@ std::optional<Tick> SystolicModel::duration(const chakra::Graph& graph, std::uin
   if (graph.is_cpu_op(node)) return replay_ns(graph.duration_micros(node));
   const chakra::OpShape* shape = graph.op_shape(node);
   if (shape == nullptr) {
-    if (!has_roofline_attrs(graph, node)) return replay_ns(graph.duration_micros(node));
+    if (!RooflineModel::has_inputs(graph, node)) return replay_ns(graph.duration_micros(node));
     return fallback_.duration(graph, node);
   }
   if (spec_.memory_stalls) return cycles_ns(timing(*shape).cycles);
@@ -143,7 +138,7 @@ std::optional<NodeUtilization> SystolicModel::utilization(const chakra::Graph& g
   if (graph.is_cpu_op(node)) return std::nullopt;
   const chakra::OpShape* shape = graph.op_shape(node);
   if (shape == nullptr) {
-    if (!has_roofline_attrs(graph, node)) return std::nullopt;
+    if (!RooflineModel::has_inputs(graph, node)) return std::nullopt;
     return fallback_.utilization(graph, node);
   }
   const Timing t = timing(*shape);
