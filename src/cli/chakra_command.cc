@@ -8,7 +8,7 @@ namespace chakrasim::cli {
 
 Command add_chakra_command(CLI::App& app) {
   CLI::App* chakra = app.add_subcommand("chakra", "The Chakra tool chain: generate, convert, link, jsonize/dejsonize, "
-                                                  "visualize, msccl, inspect, obfuscate, rescale traces");
+                                                  "visualize, msccl, inspect, obfuscate, rescale, synthesize traces");
   chakra->require_subcommand(1);
   CLI::App* convert = chakra->add_subcommand("convert", "Convert other workload formats into Chakra ETs");
   convert->require_subcommand(1);
@@ -17,7 +17,7 @@ Command add_chakra_command(CLI::App& app) {
   std::vector<Command> tools = add_generators(*generate, "chakrasim generate");
   tools.insert(tools.end(), {add_convert_text(*convert), add_convert_pytorch(*convert), add_link(*chakra),
                              add_jsonize(*chakra), add_visualize(*chakra), add_inspect(*chakra), add_msccl(*chakra),
-                             add_obfuscate(*chakra), add_rescale(*chakra)});
+                             add_obfuscate(*chakra), add_rescale(*chakra), add_synthesize(*chakra)});
   return [chakra, tools]() -> int {
     if (!chakra->parsed()) return -1;
     for (const Command& tool : tools) {

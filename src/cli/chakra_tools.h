@@ -17,5 +17,6 @@ Command add_visualize(CLI::App& chakra);
 Command add_inspect(CLI::App& chakra);
 Command add_obfuscate(CLI::App& chakra);
 Command add_rescale(CLI::App& chakra);
+Command add_synthesize(CLI::App& chakra);  // `synthesize learn` and `synthesize generate`
 
 }  // namespace chakrasim::cli
