@@ -153,7 +153,7 @@ TEST(ChakraPipeline, TheGroupsLineNamesEveryTool) {
   const CommandResult group = run_binary({"chakra", "--help"});
   std::size_t tools = 0;
   for (const char* tool : {"convert", "generate", "link", "jsonize", "dejsonize", "visualize", "inspect", "msccl",
-                           "obfuscate", "rescale"}) {
+                           "obfuscate", "rescale", "synthesize"}) {
     EXPECT_THAT(group.out, HasSubstr(std::string("\n  ") + tool + " ")) << tool;
     EXPECT_THAT(line, HasSubstr(tool)) << tool;
     ++tools;
