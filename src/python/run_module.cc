@@ -328,7 +328,7 @@ void bind_run(py::module_& module, py::handle error, py::handle deadlock) {
         }
         // Ignored keys change what was simulated: said as Python warnings, and kept in the result.
         const py::object warn = py::module_::import("warnings").attr("warn");
-        for (const std::string& w : warnings) warn(w, PyExc_RuntimeWarning);
+        for (const std::string& w : warnings) warn(w, py::handle(PyExc_RuntimeWarning));
         if (!result.all_finished()) {
           std::ostringstream report;
           report::print_deadlock(report, result);
