@@ -5,11 +5,13 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_TYPE ?= Release
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 APT_PACKAGES := cmake make g++ libprotobuf-dev protobuf-compiler libyaml-cpp-dev \
-  nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev libpugixml-dev libns3-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev libpugixml-dev libns3-dev \
+  pybind11-dev python3-dev
 # Only the tests need these: graphviz renders `chakra visualize` SVG/PDF, chromium loads the
 # HTML report headless, clang-format-14 checks that the tree follows .clang-format, SimGrid is
-# the oracle the flow backend is checked against (tests/network/flow_simgrid_test.cc).
-TEST_APT_PACKAGES := graphviz chromium clang-format-14 libsimgrid-dev
+# the oracle the flow backend is checked against (tests/network/flow_simgrid_test.cc), pandas
+# lets the Python module's test check RunResult.to_dataframe (tests/python/test_run.py).
+TEST_APT_PACKAGES := graphviz chromium clang-format-14 libsimgrid-dev python3-pandas
 
 .PHONY: all deps test-deps configure build simulator run test test-asan fuzz bench clean
 
