@@ -18,6 +18,7 @@ Command add_chakra_command(CLI::App& app);
 Command add_generate_command(CLI::App& app);
 Command add_nccl_tests_command(CLI::App& app);
 Command add_compute_command(CLI::App& app);
+Command add_sweep_command(CLI::App& app);
 
 // "" when every subcommand `args` (in command-line order) names exists and none is missing;
 // else a message naming the unknown word, or the command that needs one, and the valid ones.

@@ -121,13 +121,8 @@ int simulate_in_memory(const GenerateOptions& o, bool side_files) {
   return code;
 }
 
-int run_llm(LlmArgs& a, const CLI::App& app) {
-  if (a.o.out_prefix.empty() && !a.run) {
-    fail("--out: expected a prefix for the trace files (or --run to simulate without files)");
-  }
-  if (!a.o.out_prefix.empty()) prepare_output_prefix(a.o.out_prefix, "--out");
-  if (!a.o.out_prefix.empty() && !a.o.network_out.empty()) prepare_output_file(a.o.network_out, "--network-out");
-  if (!a.o.out_prefix.empty() && !a.o.system_out.empty()) prepare_output_file(a.o.system_out, "--system-out");
+// The generator's options from the parsed flags (model, schedule, dtype, ... checked).
+void complete_options(LlmArgs& a, const CLI::App& app) {
   a.o.model = model_of(a, app);
   ParallelSpec& par = a.o.parallel;
   par.schedule = pick<Schedule>("--schedule", a.schedule,
@@ -158,6 +153,16 @@ int run_llm(LlmArgs& a, const CLI::App& app) {
     }
     a.o.op_shapes = true;
   }
+}
+
+int run_llm(LlmArgs& a, const CLI::App& app) {
+  if (a.o.out_prefix.empty() && !a.run) {
+    fail("--out: expected a prefix for the trace files (or --run to simulate without files)");
+  }
+  if (!a.o.out_prefix.empty()) prepare_output_prefix(a.o.out_prefix, "--out");
+  if (!a.o.out_prefix.empty() && !a.o.network_out.empty()) prepare_output_file(a.o.network_out, "--network-out");
+  if (!a.o.out_prefix.empty() && !a.o.system_out.empty()) prepare_output_file(a.o.system_out, "--system-out");
+  complete_options(a, app);
   if (a.o.out_prefix.empty()) return simulate_in_memory(a.o, true);
   const auto start = std::chrono::steady_clock::now();
   const GenerateResult r = generate_llm(a.o);
@@ -173,11 +178,7 @@ int run_llm(LlmArgs& a, const CLI::App& app) {
   return a.run ? simulate_in_memory(a.o, false) : 0;
 }
 
-}  // namespace
-
-Command add_generate_llm(CLI::App& generate, const std::string& description) {
-  auto a = std::make_shared<LlmArgs>();
-  CLI::App* llm = generate.add_subcommand("llm", description);
+void add_llm_options(CLI::App* llm, const std::shared_ptr<LlmArgs>& a) {
   std::string models, gpus;
   for (const std::string& n : model_names()) models += (models.empty() ? "" : ", ") + n;
   for (const std::string& n : gpu_names()) gpus += (gpus.empty() ? "" : ", ") + n;
@@ -240,10 +241,37 @@ Command add_generate_llm(CLI::App& generate, const std::string& description) {
                 "`chakrasim run` prints (with --out, after writing the files; without, no trace file is written)");
   llm->add_option("--network-out", a->o.network_out, "Also write the matching network YAML");
   llm->add_option("--system-out", a->o.system_out, "Also write a matching system JSON");
+}
+
+}  // namespace
+
+Command add_generate_llm(CLI::App& generate, const std::string& description) {
+  auto a = std::make_shared<LlmArgs>();
+  CLI::App* llm = generate.add_subcommand("llm", description);
+  add_llm_options(llm, a);
   return [llm, a]() -> int {
     if (!llm->parsed()) return -1;
     return run_llm(*a, *llm);
   };
+}
+
+tools::llm::InMemoryIteration generate_llm_from_flags(const std::vector<std::string>& flags) {
+  auto a = std::make_shared<LlmArgs>();
+  CLI::App llm{"generate llm", "llm"};
+  add_llm_options(&llm, a);
+  std::vector<std::string> reversed(flags.rbegin(), flags.rend());
+  try {
+    llm.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    fail("generate llm {}: {}", fmt::join(flags, " "), e.what());
+  }
+  if (!a->o.out_prefix.empty() || !a->o.network_out.empty() || !a->o.system_out.empty() || a->run) {
+    fail("generate llm {}: --out, --network-out, --system-out and --run do not belong in a sweep (the "
+         "iteration is built in memory)",
+         fmt::join(flags, " "));
+  }
+  complete_options(*a, llm);
+  return generate_llm_in_memory(a->o);
 }
 
 }  // namespace chakrasim::cli
