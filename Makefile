@@ -6,7 +6,7 @@ BUILD_TYPE ?= Release
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 APT_PACKAGES := cmake make g++ libprotobuf-dev protobuf-compiler libyaml-cpp-dev \
   nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libbenchmark-dev libpugixml-dev libns3-dev \
-  pybind11-dev python3-dev
+  pybind11-dev python3-dev libopenmpi-dev openmpi-bin
 # Only the tests need these: graphviz renders `chakra visualize` SVG/PDF, chromium loads the
 # HTML report headless, clang-format-14 checks that the tree follows .clang-format, SimGrid is
 # the oracle the flow backend is checked against (tests/network/flow_simgrid_test.cc), pandas

@@ -200,7 +200,9 @@ std::string html_page(const SweepSpec& spec, const Table& table) {
           "    });\n"
           "    rows.forEach(function (r) { body.appendChild(r); });\n"
           "  });\n"
-          "});\n</script>\n</body></html>\n";
+          "});\n"
+          "document.body.setAttribute('data-sortable-columns', document.querySelectorAll('#results th').length);\n"
+          "</script>\n</body></html>\n";
   return page;
 }
 

@@ -137,8 +137,12 @@ class Expression {
       at_ += used;
     } else {
       const std::size_t from = at_;
+      // Keys hold dashes (system.endpoint-delay): a dash between a name and a letter is the
+      // name's; a minus is written between spaces or before a number.
       while (at_ < text_.size() && !std::isspace(static_cast<unsigned char>(text_[at_])) &&
-             std::string("+-*/()").find(text_[at_]) == std::string::npos) {
+             (std::string("+-*/()").find(text_[at_]) == std::string::npos ||
+              (text_[at_] == '-' && at_ > from && at_ + 1 < text_.size() &&
+               std::isalpha(static_cast<unsigned char>(text_[at_ + 1]))))) {
         ++at_;
       }
       if (at_ == from) error(fmt::format("unexpected \"{}\"", text_.substr(at_)));
