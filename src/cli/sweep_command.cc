@@ -200,9 +200,10 @@ int run_sweep(const SweepArgs& a) {
   }
   ThreadDistributor threads;
   PointDistributor& distributor = mpi_distributor != nullptr ? *mpi_distributor : threads;
-  const std::size_t jobs = a.jobs > 0                    ? a.jobs
-                           : distributor.processes() > 1 ? 1
-                                                         : std::max(1u, std::thread::hardware_concurrency());
+  // An MPI rank runs one point at a time (ranks are the unit of parallelism there).
+  const std::size_t jobs = mpi_distributor != nullptr ? 1
+                           : a.jobs > 0               ? a.jobs
+                                                      : std::max(1u, std::thread::hardware_concurrency());
   const auto start = std::chrono::steady_clock::now();
   auto last_write = start;
   std::size_t done = 0, failed = 0;
@@ -251,7 +252,7 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--html", a->html,
                   "Also write a page of plots (each figure against each axis, the Pareto front) "
                   "and the sortable table");
-  cmd->add_option("--jobs", a->jobs, "Points simulated at once (default: every core; 1 per MPI process)");
+  cmd->add_option("--jobs", a->jobs, "Points simulated at once (default: every core; under mpirun each rank runs one)");
   cmd->add_option("--shard", a->shard, "Only the points I, I+N, I+2N, ... (I/N; for job arrays)");
   cmd->add_option("--merge", a->merge, "Merge these tables (shards' --out) into --out instead of running points");
   cmd->add_option("--slurm", a->slurm,
