@@ -42,19 +42,7 @@ class ThreadDistributor final : public PointDistributor {
  public:
   bool run(const SweepRunner& runner, const std::vector<std::size_t>& todo, std::size_t threads,
            const std::function<void(sweep::Row)>& on_row) override {
-    std::atomic<std::size_t> next{0};
-    std::mutex mutex;
-    auto work = [&] {
-      for (std::size_t i = next++; i < todo.size(); i = next++) {
-        sweep::Row row = runner.run(todo[i]);
-        std::lock_guard lock(mutex);
-        on_row(std::move(row));
-      }
-    };
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < std::min(threads, todo.size()); ++t) pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool) t.join();
+    run_points_on_threads(runner, todo, threads, on_row);
     return true;
   }
   std::size_t processes() const override { return 1; }

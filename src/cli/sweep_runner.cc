@@ -1,9 +1,11 @@
 #include "cli/sweep_runner.h"
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <future>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -366,6 +368,23 @@ sweep::Row SweepRunner::run(std::size_t index) const {
   for (const sweep::Value& v : point.values) row.cells.push_back(v.is_null() ? "" : value_text(v));
   for (const std::string& c : sweep::figure_columns()) row.cells.push_back(figure.count(c) ? figure[c] : "");
   return row;
+}
+
+void run_points_on_threads(const SweepRunner& runner, const std::vector<std::size_t>& todo, std::size_t threads,
+                           const std::function<void(sweep::Row)>& on_row) {
+  std::atomic<std::size_t> next{0};
+  std::mutex mutex;
+  auto work = [&] {
+    for (std::size_t i = next++; i < todo.size(); i = next++) {
+      sweep::Row row = runner.run(todo[i]);
+      std::lock_guard lock(mutex);
+      on_row(std::move(row));
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < std::min(threads, todo.size()); ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
 }
 
 }  // namespace chakrasim::cli

@@ -4,6 +4,7 @@
 // iterations (by generator flags), the base system and network files' text, group files.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,5 +38,10 @@ class SweepRunner {
   std::size_t points_ = 0;
   std::unique_ptr<Caches> caches_;
 };
+
+// Runs the points `todo` on `threads` threads, each taking the next point when it finishes one;
+// `on_row` is called once per point, one call at a time.
+void run_points_on_threads(const SweepRunner& runner, const std::vector<std::size_t>& todo, std::size_t threads,
+                           const std::function<void(sweep::Row)>& on_row);
 
 }  // namespace chakrasim::cli

@@ -16,4 +16,7 @@ void bind_et(py::module_& et, py::handle error);
 // `deadlock` the one a run that stops making progress raises.
 void bind_run(py::module_& module, py::handle error, py::handle deadlock);
 
+// chakrasim.sweep and its result (SweepResult): `chakrasim sweep` in process.
+void bind_sweep(py::module_& module);
+
 }  // namespace chakrasim::python

@@ -1,5 +1,5 @@
 // The Python module `chakrasim` (docs/python.md): chakrasim.et builds and reads Chakra traces,
-// chakrasim.run simulates them.
+// chakrasim.run simulates them, chakrasim.sweep runs a design-space sweep.
 #include <pybind11/pybind11.h>
 
 #include "core/error.h"
@@ -28,15 +28,5 @@ PYBIND11_MODULE(chakrasim, module) {
 
   chakrasim::python::bind_run(module, error, deadlock);
 
-  // A sweep (one run per combination of options) belongs here once the `chakrasim sweep`
-  // command exists; it is being built separately, and this module will call the same code.
-  module.def(
-      "sweep",
-      [](const py::args&, const py::kwargs&) {
-        PyErr_SetString(PyExc_NotImplementedError, "chakrasim.sweep is not available yet (it will follow the "
-                                                   "`chakrasim sweep` command); "
-                                                   "call chakrasim.run in a loop meanwhile");
-        throw py::error_already_set();
-      },
-      "Not available yet: will run a sweep as `chakrasim sweep` does");
+  chakrasim::python::bind_sweep(module);
 }

@@ -176,10 +176,6 @@ class Errors(unittest.TestCase):
             chakrasim.run(workload=[[receive]] + [[compute]] * (NPUS - 1), system=SYSTEM, network=NETWORK)
         self.assertTrue(issubclass(chakrasim.DeadlockError, chakrasim.Error))
 
-    def test_sweep_is_not_there_yet(self):
-        with self.assertRaisesRegex(NotImplementedError, "not available yet"):
-            chakrasim.sweep()
-
 
 class Threads(unittest.TestCase):
     def test_runs_in_threads_give_the_same_figures(self):
