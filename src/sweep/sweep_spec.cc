@@ -2,9 +2,12 @@
 
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "core/error.h"
@@ -14,17 +17,41 @@ namespace {
 
 constexpr std::size_t kMaxPoints = 100'000'000;
 
+constexpr int kMaxDepth = 32;
+
+// Finds the first alias of a YAML text before any node is built: yaml-cpp shares aliased nodes,
+// so an alias inside its own anchor is a cycle, and aliases of aliases expand exponentially.
+class AliasFinder : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> alias;
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    if (!alias) alias = mark;
+  }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
 // A YAML node as JSON: scalars become numbers or booleans where they read as such.
-Value to_value(const YAML::Node& node) {
+Value to_value(const YAML::Node& node, const std::string& source, int depth = 0) {
+  if (depth > kMaxDepth) fail("{}: values nest deeper than {} levels", source, kMaxDepth);
   switch (node.Type()) {
     case YAML::NodeType::Sequence: {
       Value out = Value::array();
-      for (const YAML::Node& item : node) out.push_back(to_value(item));
+      for (const YAML::Node& item : node) out.push_back(to_value(item, source, depth + 1));
       return out;
     }
     case YAML::NodeType::Map: {
       Value out = Value::object();
-      for (const auto& kv : node) out[kv.first.as<std::string>()] = to_value(kv.second);
+      for (const auto& kv : node) {
+        if (!kv.first.IsScalar()) fail("{}: line {}: a map key that is not a name", source, kv.first.Mark().line + 1);
+        out[kv.first.Scalar()] = to_value(kv.second, source, depth + 1);
+      }
       return out;
     }
     case YAML::NodeType::Scalar: {
@@ -75,8 +102,14 @@ std::vector<Value> axis_values(const YAML::Node& node, const std::string& source
     fail("{}: axes: \"{}\": expected a non-empty list of values", source, key);
   }
   std::vector<Value> values;
-  for (const YAML::Node& v : node) values.push_back(to_value(v));
+  for (const YAML::Node& v : node) values.push_back(to_value(v, source));
   return values;
+}
+
+// A key of the spec (axes, zip, derived, base): a name.
+std::string key_of(const YAML::Node& key, const std::string& source) {
+  if (!key.IsScalar()) fail("{}: line {}: a key that is not a name", source, key.Mark().line + 1);
+  return key.Scalar();
 }
 
 // A recursive-descent reader of + - * / ( ), numbers and names.
@@ -177,6 +210,14 @@ std::string cell_text(const Value& v) {
 SweepSpec parse_spec(const std::string& text, const std::string& source) {
   YAML::Node root;
   try {
+    AliasFinder aliases;
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    parser.HandleNextDocument(aliases);
+    if (aliases.alias) {
+      fail("{}: line {}: a YAML alias (*name); expected plain values (anchors and aliases are not read)", source,
+           aliases.alias->line + 1);
+    }
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     fail("{}: invalid YAML (expected a sweep spec): line {}, column {}: {}", source, e.mark.line + 1, e.mark.column + 1,
@@ -187,17 +228,17 @@ SweepSpec parse_spec(const std::string& text, const std::string& source) {
   spec.source = source;
   std::set<std::string> seen;
   for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = key_of(kv.first, source);
     if (key == "base") {
       if (!kv.second.IsMap()) fail("{}: base: expected a map of run flags such as workload, system, network", source);
-      spec.base = to_value(kv.second);
+      spec.base = to_value(kv.second, source);
       for (auto it = spec.base.begin(); it != spec.base.end(); ++it) {
         if (it.key() != "generate" && it.key() != "links") check_key(it.key(), source, "base");
       }
     } else if (key == "axes") {
       if (!kv.second.IsMap()) fail("{}: axes: expected a map of keys to lists of values", source);
       for (const auto& axis : kv.second) {
-        const std::string name = axis.first.as<std::string>();
+        const std::string name = key_of(axis.first, source);
         check_key(name, source, "axes");
         if (!seen.insert(name).second) fail("{}: axes: \"{}\" is given twice", source, name);
         spec.grid.push_back({Axis{name, axis_values(axis.second, source, name)}});
@@ -208,7 +249,7 @@ SweepSpec parse_spec(const std::string& text, const std::string& source) {
         if (!group.IsMap() || group.size() == 0) fail("{}: zip: expected each entry to be a map of axes", source);
         std::vector<Axis> zipped;
         for (const auto& axis : group) {
-          const std::string name = axis.first.as<std::string>();
+          const std::string name = key_of(axis.first, source);
           check_key(name, source, "zip");
           if (!seen.insert(name).second) fail("{}: zip: \"{}\" is given twice", source, name);
           zipped.push_back(Axis{name, axis_values(axis.second, source, name)});
@@ -222,7 +263,7 @@ SweepSpec parse_spec(const std::string& text, const std::string& source) {
     } else if (key == "derived") {
       if (!kv.second.IsMap()) fail("{}: derived: expected a map of keys to expressions", source);
       for (const auto& d : kv.second) {
-        const std::string name = d.first.as<std::string>();
+        const std::string name = key_of(d.first, source);
         check_key(name, source, "derived");
         if (!seen.insert(name).second) fail("{}: derived: \"{}\" is also an axis", source, name);
         if (!d.second.IsScalar())

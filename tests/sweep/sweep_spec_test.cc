@@ -122,6 +122,11 @@ TEST(SweepSpec, BadSpecsAreRefusedWithTheKey) {
   EXPECT_THAT(error("base: {workload: w}\naxes: {backend: [a]}\ncolour: red"), HasSubstr("key \"colour\" is not a "
                                                                                          "sweep key"));
   EXPECT_THAT(error("base: {workload: w, speed: 3}"), HasSubstr("base: key \"speed\""));
+  // Aliases are refused before a node is built (an alias in its own anchor would be a cycle).
+  EXPECT_THAT(error("base: &b {workload: w}\naxes: {backend: [*b]}"), HasSubstr("line 2: a YAML alias"));
+  EXPECT_THAT(error("base: {workload: w}\naxes: {[a]: [1]}"), HasSubstr("a key that is not a name"));
+  EXPECT_THAT(error("base: {workload: w}\naxes: {backend: [" + std::string(40, '[') + std::string(40, ']') + "]}"),
+              HasSubstr("values nest deeper than 32 levels"));
   std::string huge = "base: {workload: w}\naxes:\n";
   for (int k = 0; k < 9; ++k) huge += "  system.k" + std::to_string(k) + ": [1,2,3,4,5,6,7,8,9,10]\n";
   EXPECT_THAT(error(huge), HasSubstr("expected at most 100000000"));
