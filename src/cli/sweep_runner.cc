@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <future>
 #include <sstream>
@@ -239,9 +240,20 @@ sweep::Row SweepRunner::run(std::size_t index) const {
     }
     if (!generated && flag("workload").empty()) fail("base: expected workload (a trace prefix) or generate");
     config::SystemFlags system_flags;
-    if (f.contains("num-queues-per-dim"))
-      system_flags.num_queues_per_dim = static_cast<std::uint32_t>(std::stoul(flag("num-queues-per-dim")));
-    if (f.contains("injection-scale")) system_flags.injection_scale = std::stod(flag("injection-scale"));
+    if (f.contains("num-queues-per-dim")) {
+      const sweep::Value& q = f["num-queues-per-dim"];
+      if (!q.is_number_unsigned() || q.get<std::uint64_t>() == 0 || q.get<std::uint64_t>() > 1024) {
+        fail("num-queues-per-dim: {} is invalid; expected a whole number from 1 to 1024", value_text(q));
+      }
+      system_flags.num_queues_per_dim = q.get<std::uint32_t>();
+    }
+    if (f.contains("injection-scale")) {
+      const sweep::Value& scale = f["injection-scale"];
+      if (!scale.is_number() || !(scale.get<double>() > 0) || !std::isfinite(scale.get<double>())) {
+        fail("injection-scale: {} is invalid; expected a positive number", value_text(scale));
+      }
+      system_flags.injection_scale = scale.get<double>();
+    }
     sim::Inputs inputs;
     inputs.backend = flag("backend").empty() ? "congestion-unaware" : flag("backend");
     network::find_backend(inputs.backend);
@@ -261,7 +273,7 @@ sweep::Row SweepRunner::run(std::size_t index) const {
       nlohmann::json j = nlohmann::json::parse(system_text, nullptr, false);
       if (!j.is_object()) fail("{}: expected a JSON object", system_source);
       for (const auto& [key, value] : setup.system_keys) j[key] = value;
-      system_text = j.dump();
+      system_text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
     const config::SystemConfig system = config::parse_system(system_text, system_source, system_flags);
     refuse_ignored(system.warnings, setup.system_keys, "system.");

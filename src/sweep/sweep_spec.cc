@@ -165,9 +165,11 @@ class Expression {
       ++at_;
       v = -factor();
     } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
-      std::size_t used = 0;
-      v = std::stod(text_.substr(at_), &used);
-      at_ += used;
+      const char* begin = text_.c_str() + at_;
+      char* end = nullptr;
+      v = std::strtod(begin, &end);
+      if (end == begin || !std::isfinite(v)) error(fmt::format("\"{}\" is not a number", text_.substr(at_)));
+      at_ += static_cast<std::size_t>(end - begin);
     } else {
       const std::size_t from = at_;
       // Keys hold dashes (system.endpoint-delay): a dash between a name and a letter is the
@@ -204,7 +206,8 @@ std::string cell_text(const Value& v) {
     if (d == std::floor(d) && std::fabs(d) < 9e15) return fmt::format("{}", static_cast<std::int64_t>(d));
     return fmt::format("{}", d);
   }
-  return v.dump();
+  // Bytes that are not UTF-8 are shown as U+FFFD rather than thrown over.
+  return v.dump(-1, ' ', false, Value::error_handler_t::replace);
 }
 
 SweepSpec parse_spec(const std::string& text, const std::string& source) {

@@ -38,6 +38,8 @@ axes:
   EXPECT_EQ(cells(sweep::point_at(spec, 1)), R"(25 ["direct"])");
   EXPECT_EQ(cells(sweep::point_at(spec, 5)), R"(50 ["halvingDoubling"])");
   EXPECT_EQ(cells(sweep::point_at(spec, 11)), R"(200 ["halvingDoubling"])");
+  // Bytes that are not UTF-8, in a list, are shown replaced (found by fuzzing: nlohmann throws).
+  EXPECT_EQ(sweep::cell_text(sweep::Value::array({std::string("a\xff")})), "[\"a\xef\xbf\xbd\"]");
   EXPECT_EQ(spec.base["workload"], "traces/ar");
 }
 
@@ -78,6 +80,8 @@ TEST(SweepSpec, Expressions) {
   EXPECT_THAT(error_of([&] { sweep::evaluate("(1 + 2", lookup); }), HasSubstr("a ( is not closed"));
   EXPECT_THAT(error_of([&] { sweep::evaluate("1 +", lookup); }), HasSubstr("ends where a value was expected"));
   EXPECT_THAT(error_of([&] { sweep::evaluate("y * 2", lookup); }), HasSubstr("unknown y"));
+  EXPECT_THAT(error_of([&] { sweep::evaluate(". + 1", lookup); }), HasSubstr("\". + 1\" is not a number"));
+  EXPECT_THAT(error_of([&] { sweep::evaluate("1e999", lookup); }), HasSubstr("is not a number"));
   const std::string deep = std::string(200, '(') + "1";
   EXPECT_THAT(error_of([&] { sweep::evaluate(deep, lookup); }), HasSubstr("nests too deeply"));
 }
