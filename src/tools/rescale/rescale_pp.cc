@@ -461,9 +461,12 @@ Step rescale_pp(TraceSetPtr in, std::uint64_t new_pp) {
   out->source = [in, old_layout, layout, k](std::uint64_t r) {
     return in->source(old_layout.rank(layout.low(r), layout.stage(r) * k));
   };
-  out->trace = [in, out_set = out.get(), groups, old_layout, layout, k, shape, new_pp](std::uint64_t r) {
+  auto buckets_merged = std::make_shared<std::uint64_t>(0);
+  out->trace = [in, out_set = out.get(), groups, old_layout, layout, k, shape, new_pp,
+                buckets_merged](std::uint64_t r) {
     const std::uint64_t low = layout.low(r), stage = layout.stage(r);
     std::vector<StagePasses> parts;
+    BucketLimits limits;
     for (std::uint64_t j = 0; j < k; ++j) {
       const std::uint64_t old_stage = stage * k + j;
       const std::uint64_t from = old_layout.rank(low, old_stage);
@@ -482,6 +485,10 @@ Step rescale_pp(TraceSetPtr in, std::uint64_t new_pp) {
                node.id(), *old_id, new_pp);
         }
       }
+      for (const auto& [group, bytes] : bucket_limits(trace)) {
+        const auto [at, added] = limits.try_emplace(group, bytes);
+        if (!added) at->second = std::min(at->second, bytes);
+      }
       StagePasses part = cut(std::move(trace), source);
       part.dropped = std::move(dropped);
       const std::vector<Task> tasks =
@@ -496,11 +503,13 @@ Step rescale_pp(TraceSetPtr in, std::uint64_t new_pp) {
       }
       parts.push_back(std::move(part));
     }
-    return StageMerger(parts, shape, layout, low, stage).build(*out_set);
+    chakra::Trace merged = StageMerger(parts, shape, layout, low, stage).build(*out_set);
+    *buckets_merged += merge_buckets(merged, limits);
+    return merged;
   };
   Step step;
   step.out = out;
-  step.changes = [in, out, old_pp, new_pp, k, shape]() {
+  step.changes = [in, out, old_pp, new_pp, k, shape, buckets_merged]() {
     return std::vector<std::string>{fmt::format("rescaled {} ranks (PP {}) to {} ranks (PP {})", in->ranks, old_pp,
                                                 out->ranks, new_pp),
                                     fmt::format("  each new stage runs the passes of {} old stages back to back; the "
@@ -512,9 +521,9 @@ Step rescale_pp(TraceSetPtr in, std::uint64_t new_pp) {
                                                 new_pp)};
   };
   step.caveats = {
-      "--pp: a new stage keeps the merged stages' compute, collectives and gradient buckets as they were (Megatron "
-      "would re-bucket its weights: fewer, fuller buckets); only merging is done: a --pp larger than the traces' is "
-      "refused, as the traces do not keep a stage's layers apart",
+      "--pp: a new stage keeps the merged stages' compute and collectives; their gradient buckets are kept but for a "
+      "stage's last, partly filled one, merged with the next (Megatron re-buckets the merged weights whole); only "
+      "merging is done: a --pp larger than the traces' is refused, as the traces do not keep a stage's layers apart",
       "--pp: the passes and the schedule are read from generate llm's node names (F<mb>., B<mb>., R<mb>., step.)",
   };
   if (tied && new_pp == 1) {

@@ -60,6 +60,19 @@ void set_group(chakra::Node& node, std::uint32_t id);
 // one waited on instead (through further dropped ones, the nearest kept ones).
 void drop_nodes(chakra::Trace& trace, const std::unordered_set<std::uint64_t>& dropped);
 
+// Gradient buckets, as generate llm names them (".grad.ar", ".grad.rs"; ZeRO's ".param.ag" after
+// the optimizer): a bucket closes once it holds --grad-bucket weights, so every bucket but the
+// last of a round (one group, the microbatch whose backward made it ready) holds at least that.
+// The smallest such bucket is the limit as the traces show it, in comm_size bytes per group.
+using BucketLimits = std::map<std::string, std::uint64_t>;  // pg_name -> bytes
+BucketLimits bucket_limits(const chakra::Trace& trace);
+// Merges consecutive buckets of a round while the merged one holds less than its group's limit
+// (none known, as when every round has one bucket: none merged), as Megatron fills them when a rank's buckets have shrunk (a
+// larger TP) or a stage's last bucket meets the next stage's first (merged stages). The merged
+// bucket is the last of its run, the one ready last; ZeRO's parameter all-gathers (one per
+// bucket of the first round) merge alike. Returns the buckets merged away.
+std::uint64_t merge_buckets(chakra::Trace& trace, const BucketLimits& limits);
+
 // The groups of a new set, numbered as generate llm numbers them: kind by kind (in the order
 // the old ids first name each kind), within a kind by lowest member. One old group may become
 // several (a copy per new index) and several old groups one (the same kind and members).

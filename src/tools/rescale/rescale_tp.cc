@@ -27,7 +27,7 @@ namespace chakrasim::tools::rescale {
 namespace {
 
 struct TpCounts {
-  std::uint64_t compute = 0, resized = 0, kept = 0, dropped = 0, messages = 0;
+  std::uint64_t compute = 0, resized = 0, kept = 0, dropped = 0, messages = 0, buckets_merged = 0;
 };
 
 // How a collective on a group of `kind` changes with TP.
@@ -133,6 +133,9 @@ Step rescale_tp(TraceSetPtr in, std::uint64_t new_tp) {
                   (type == static_cast<int>(chakra::CommType::kAllGather) ||
                    type == static_cast<int>(chakra::CommType::kReduceScatter)));
     }
+    // The bucket limit is a number of weights, the same bytes at any TP: read it before resizing.
+    const BucketLimits old_limits = bucket_limits(trace);
+    BucketLimits limits;
     std::unordered_set<std::uint64_t> dropped;
     for (chakra::Node& node : trace.nodes) {
       if (node.type() == ChakraProtoMsg::COMP_NODE) {
@@ -189,9 +192,12 @@ Step rescale_tp(TraceSetPtr in, std::uint64_t new_tp) {
         fail("{}: node {} uses group {} ({}), which --tp {} leaves with one member; expected a larger --tp", source,
              node.id(), *id, kind, new_tp);
       }
+      const auto limit = old_limits.find(std::to_string(*id));
+      if (limit != old_limits.end()) limits[std::to_string(*new_id)] = limit->second;
       set_group(node, *new_id);
     }
     drop_nodes(trace, dropped);
+    counts->buckets_merged += merge_buckets(trace, limits);
     return trace;
   };
   Step step;
@@ -206,6 +212,12 @@ Step rescale_tp(TraceSetPtr in, std::uint64_t new_tp) {
                                       fmt::format("  {} pipeline messages (scaled by {} / {} with sequence "
                                                   "parallelism, else kept)",
                                                   counts->messages, old_tp, new_tp)};
+    if (counts->buckets_merged > 0) {
+      lines.push_back(fmt::format("  {} gradient buckets (and their ZeRO parameter gathers) merged into the next, as "
+                                  "the "
+                                  "smaller buckets fill up to the traces' bucket size",
+                                  counts->buckets_merged));
+    }
     if (counts->dropped > 0) {
       lines.push_back(
           fmt::format("  {} TP collectives dropped (TP 1: their groups would have one member)", counts->dropped));
@@ -216,8 +228,10 @@ Step rescale_tp(TraceSetPtr in, std::uint64_t new_tp) {
       "--tp: every compute node scales by old TP / new TP: the traces do not tell a tensor-parallel GEMM from the "
       "work Megatron does not split (norms, dropout and residuals without sequence parallelism, the embedding "
       "look-up, the loss), which is scaled too",
-      "--tp: DP gradient buckets keep their number and each scales, where Megatron would re-bucket the rank's weights "
-      "(fewer, fuller buckets at a larger TP); weights every TP rank holds whole (norms, biases) scale with the rest",
+      "--tp: DP gradient buckets scale; at a larger TP neighbouring buckets merge while smaller than the traces' "
+      "smallest full bucket (Megatron's --grad-bucket limit is somewhat smaller: it closes a bucket at the layer "
+      "that fills it), at a smaller TP they are not split (fewer, larger buckets than Megatron's); weights every TP "
+      "rank holds whole (norms, biases) scale with the rest",
       "--tp: a trace set without TP groups cannot be given tensor parallelism (there are no TP collectives to "
       "resize); activation memory and GEMM shapes are not re-split",
       "--tp: ranks keep rank = t + TP x rest; TP groups larger than a scale-up domain run at scale-out speed",

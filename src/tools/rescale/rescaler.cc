@@ -139,6 +139,107 @@ void drop_nodes(chakra::Trace& trace, const std::unordered_set<std::uint64_t>& d
   trace.nodes = std::move(out);
 }
 
+namespace {
+
+struct Bucket {
+  std::size_t index;  // in trace.nodes
+  std::string group;
+  std::int64_t round;  // the microbatch whose backward made it ready; -1 when unknown
+  std::uint64_t bytes;
+};
+
+bool ends_with(const std::string& s, std::string_view tail) { return s.ends_with(tail); }
+
+std::vector<Bucket> buckets_of(const chakra::Trace& trace, std::string_view tail_a, std::string_view tail_b) {
+  std::unordered_map<std::uint64_t, std::size_t> index;
+  for (std::size_t i = 0; i < trace.nodes.size(); ++i) index.emplace(trace.nodes[i].id(), i);
+  std::vector<Bucket> out;
+  for (std::size_t i = 0; i < trace.nodes.size(); ++i) {
+    const chakra::Node& n = trace.nodes[i];
+    if (n.type() != ChakraProtoMsg::COMM_COLL_NODE || !(ends_with(n.name(), tail_a) || ends_with(n.name(), tail_b))) {
+      continue;
+    }
+    std::int64_t round = -1;
+    for (const std::uint64_t d : n.data_deps()) {
+      const auto at = index.find(d);
+      if (at == index.end() || trace.nodes[at->second].type() != ChakraProtoMsg::COMP_NODE) continue;
+      const std::string& name = trace.nodes[at->second].name();
+      const std::size_t dot = name.find('.');
+      if (name.size() > 1 && (name[0] == 'B' || name[0] == 'R') && dot != std::string::npos && dot > 1 && dot < 12 &&
+          name.find_first_not_of("0123456789", 1) == dot) {
+        round = std::stoll(name.substr(1, dot - 1));
+      }
+    }
+    out.push_back(
+        {i, chakra::attr_string(n, "pg_name").value_or(""), round, chakra::attr_uint(n, "comm_size").value_or(0)});
+  }
+  return out;
+}
+
+// Runs of consecutive buckets of one group and round.
+std::vector<std::vector<Bucket>> runs_of(const std::vector<Bucket>& buckets) {
+  std::vector<std::vector<Bucket>> runs;
+  for (const Bucket& b : buckets) {
+    if (runs.empty() || runs.back().back().group != b.group || runs.back().back().round != b.round) runs.emplace_back();
+    runs.back().push_back(b);
+  }
+  return runs;
+}
+
+}  // namespace
+
+BucketLimits bucket_limits(const chakra::Trace& trace) {
+  BucketLimits limits;
+  for (const std::vector<Bucket>& run : runs_of(buckets_of(trace, ".grad.ar", ".grad.rs"))) {
+    for (std::size_t i = 0; i + 1 < run.size(); ++i) {
+      const auto [at, added] = limits.try_emplace(run[i].group, run[i].bytes);
+      if (!added) at->second = std::min(at->second, run[i].bytes);
+    }
+  }
+  return limits;
+}
+
+std::uint64_t merge_buckets(chakra::Trace& trace, const BucketLimits& limits) {
+  std::unordered_set<std::uint64_t> dropped;
+  // Merges each group of `run` given by `ends` (the index in `run` closing each merged bucket).
+  auto merge = [&](const std::vector<Bucket>& run, const std::vector<std::size_t>& ends) {
+    std::size_t start = 0;
+    for (const std::size_t end : ends) {
+      std::uint64_t bytes = 0;
+      for (std::size_t i = start; i <= end; ++i) {
+        bytes += run[i].bytes;
+        if (i < end) dropped.insert(trace.nodes[run[i].index].id());
+      }
+      set_int_attr(trace.nodes[run[end].index], "comm_size", static_cast<std::int64_t>(bytes));
+      start = end + 1;
+    }
+  };
+  std::map<std::string, std::pair<std::size_t, std::vector<std::size_t>>> first_run;  // group -> (buckets, ends)
+  for (const std::vector<Bucket>& run : runs_of(buckets_of(trace, ".grad.ar", ".grad.rs"))) {
+    const auto limit = limits.find(run.front().group);
+    std::vector<std::size_t> ends;
+    std::uint64_t held = 0;
+    for (std::size_t i = 0; i < run.size(); ++i) {
+      held += run[i].bytes;
+      if (i + 1 == run.size() || limit == limits.end() || held >= limit->second) {
+        ends.push_back(i);
+        held = 0;
+      }
+    }
+    first_run.try_emplace(run.front().group, run.size(), ends);
+    merge(run, ends);
+  }
+  // ZeRO's parameter all-gathers: one per bucket of the first round, in the same order.
+  std::map<std::string, std::vector<Bucket>> gathers;
+  for (const Bucket& b : buckets_of(trace, ".param.ag", ".param.ag")) gathers[b.group].push_back(b);
+  for (const auto& [group, list] : gathers) {
+    const auto run = first_run.find(group);
+    if (run != first_run.end() && run->second.first == list.size()) merge(list, run->second.second);
+  }
+  drop_nodes(trace, dropped);
+  return dropped.size();
+}
+
 NewGroups::NewGroups(const TraceSet& in) : in_(in) {
   for (const auto& [id, members] : in.groups) {
     const auto name = in.names.find(id);
