@@ -303,6 +303,45 @@ void StageMerger::step_section(const TraceSet& out) {
     const auto name = out.names.find(static_cast<std::uint32_t>(std::stoul(pg)));
     return name == out.names.end() ? "" : name->second;
   };
+  // Gradient buckets in the order the new stage's backward makes them ready, as the generator
+  // fills them (across merged stages and, interleaved, across chunks), and ZeRO's parameter
+  // all-gathers in their buckets' order.
+  auto ready_at = [&](std::size_t j, std::size_t i) {
+    std::uint64_t latest = 0;
+    for (const std::uint64_t d : parts_[j].trace.nodes[i].data_deps()) {
+      const auto found = new_id_[j].find(d);
+      if (found != new_id_[j].end()) latest = std::max(latest, found->second);
+    }
+    return latest;
+  };
+  auto gradients = [&](const Kind& kind) {
+    const auto [j, i] = kind.nodes.front();
+    const std::string group = kind_name(parts_[j].trace.nodes[i]);
+    return std::get<0>(kind.key) == ChakraProtoMsg::COMM_COLL_NODE && (group == "DP" || group == "EDP");
+  };
+  std::map<std::pair<std::string, std::size_t>, std::vector<std::uint64_t>> bucket_ready;  // (pg, part) -> in order
+  for (Kind& kind : phases[0]) {
+    if (!gradients(kind)) continue;
+    std::vector<std::pair<std::uint64_t, std::pair<std::size_t, std::size_t>>> keyed;
+    for (const auto& [j, i] : kind.nodes) {
+      keyed.emplace_back(ready_at(j, i), std::pair{j, i});
+      bucket_ready[{std::get<2>(kind.key), j}].push_back(keyed.back().first);
+    }
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t n = 0; n < keyed.size(); ++n) kind.nodes[n] = keyed[n].second;
+  }
+  for (Kind& kind : phases[2]) {
+    if (!gradients(kind)) continue;
+    std::vector<std::pair<std::uint64_t, std::pair<std::size_t, std::size_t>>> keyed;
+    std::map<std::size_t, std::size_t> seen;  // part -> gathers so far
+    for (const auto& [j, i] : kind.nodes) {
+      const std::vector<std::uint64_t>& ready = bucket_ready[{std::get<2>(kind.key), j}];
+      const std::size_t m = seen[j]++;
+      keyed.emplace_back(m < ready.size() ? ready[m] : 0, std::pair{j, i});
+    }
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t n = 0; n < keyed.size(); ++n) kind.nodes[n] = keyed[n].second;
+  }
   for (int phase = 0; phase < 3; ++phase) {
     for (const Kind& kind : phases[phase]) {
       const auto [j0, i0] = kind.nodes.front();

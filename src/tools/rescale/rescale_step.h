@@ -67,10 +67,11 @@ void drop_nodes(chakra::Trace& trace, const std::unordered_set<std::uint64_t>& d
 using BucketLimits = std::map<std::string, std::uint64_t>;  // pg_name -> bytes
 BucketLimits bucket_limits(const chakra::Trace& trace);
 // Merges consecutive buckets of a round while the merged one holds less than its group's limit
-// (none known, as when every round has one bucket: none merged), as Megatron fills them when a rank's buckets have shrunk (a
-// larger TP) or a stage's last bucket meets the next stage's first (merged stages). The merged
-// bucket is the last of its run, the one ready last; ZeRO's parameter all-gathers (one per
-// bucket of the first round) merge alike. Returns the buckets merged away.
+// (none known, as when every round has one bucket: none merged), as Megatron fills them when a
+// rank's buckets have shrunk (a larger TP) or a stage's last bucket meets the next stage's first
+// (merged stages). The merged bucket is the last of its run, the one ready last; ZeRO's
+// parameter all-gathers (one per bucket of the first round) merge alike. Returns the buckets
+// merged away.
 std::uint64_t merge_buckets(chakra::Trace& trace, const BucketLimits& limits);
 
 // The groups of a new set, numbered as generate llm numbers them: kind by kind (in the order
