@@ -10,8 +10,9 @@
 //    and values context parallelism gathers (CP);
 //  - with sequence parallelism, pipeline messages and expert all-to-alls, which carry the rank's
 //    slice of the tokens; without it they carry every token and keep their size.
-// Expert weights are not split by TP (EDP keeps its size). Sequence parallelism is on in a trace
-// that has a TP all-gather or reduce-scatter.
+// Expert weights are not split by TP: an EDP reduction keeps its size, but an EDP group holds
+// every t, so with ZeRO each rank's slice (its all-gather part, its optimizer share) shrinks.
+// Sequence parallelism is on in a trace that has a TP all-gather or reduce-scatter.
 #include <algorithm>
 #include <set>
 
@@ -126,13 +127,29 @@ Step rescale_tp(TraceSetPtr in, std::uint64_t new_tp) {
       return name->second;
     };
     bool sp = false;
+    // The optimizer updates the rank's weights: the dense ones split by TP, the experts' whole
+    // (but with ZeRO their slice of an EDP group that grows with TP). Their shares are those of
+    // the gradients reduced over DP and EDP (each rank's slice of a reduce-scatter, with ZeRO); a
+    // compute node waiting on a gradient reduction is the optimizer.
+    double dense_bytes = 0, expert_bytes = 0, expert_sliced_bytes = 0;
+    std::unordered_set<std::uint64_t> reductions;
     for (const chakra::Node& node : trace.nodes) {
       const std::optional<std::uint32_t> id = group_of(node, *in, source);
+      if (node.type() != ChakraProtoMsg::COMM_COLL_NODE || !id) continue;
+      const std::string kind = kind_of(node, *id);
       const auto type = chakra::attr_int(node, "comm_type");
-      sp = sp || (node.type() == ChakraProtoMsg::COMM_COLL_NODE && id && kind_of(node, *id) == "TP" &&
-                  (type == static_cast<int>(chakra::CommType::kAllGather) ||
-                   type == static_cast<int>(chakra::CommType::kReduceScatter)));
+      const bool scatter = type == static_cast<int>(chakra::CommType::kReduceScatter);
+      sp = sp || (kind == "TP" && (scatter || type == static_cast<int>(chakra::CommType::kAllGather)));
+      if ((kind == "DP" || kind == "EDP") && (scatter || type == static_cast<int>(chakra::CommType::kAllReduce))) {
+        const auto bytes = static_cast<double>(chakra::attr_uint(node, "comm_size").value_or(0)) /
+                           static_cast<double>(scatter ? in->groups.at(*id).size() : 1);
+        (kind == "DP" ? dense_bytes : scatter ? expert_sliced_bytes : expert_bytes) += bytes;
+        reductions.insert(node.id());
+      }
     }
+    const double weights = dense_bytes + expert_sliced_bytes + expert_bytes;
+    const double optimizer_factor =
+        expert_bytes > 0 ? ((dense_bytes + expert_sliced_bytes) * factor + expert_bytes) / weights : factor;
     // The bucket limit is a number of weights, the same bytes at any TP: read it before resizing.
     const BucketLimits old_limits = bucket_limits(trace);
     BucketLimits limits;
@@ -145,7 +162,9 @@ Step rescale_tp(TraceSetPtr in, std::uint64_t new_tp) {
                "parallelism splits is not in the trace)",
                source, node.id());
         }
-        scale_compute(node, factor);
+        bool optimizer = false;
+        for (const std::uint64_t d : node.data_deps()) optimizer = optimizer || reductions.contains(d);
+        scale_compute(node, optimizer ? optimizer_factor : factor);
         ++counts->compute;
         continue;
       }
@@ -180,8 +199,11 @@ Step rescale_tp(TraceSetPtr in, std::uint64_t new_tp) {
         ++counts->dropped;
         continue;
       }
+      // An all-gather's part is the rank's slice: of the activation over TP, of the expert
+      // weights over an EDP group (every t: it grows with TP).
       const bool gather = chakra::attr_int(node, "comm_type") == static_cast<int>(chakra::CommType::kAllGather);
-      if (rule == TpRule::kScale || (rule == TpRule::kScaleWithSp && sp) || (rule == TpRule::kTp && gather)) {
+      if (rule == TpRule::kScale || (rule == TpRule::kScaleWithSp && sp) ||
+          (gather && (rule == TpRule::kTp || spans_tp->contains(*id)))) {
         scale_attr(node, "comm_size", factor);
         ++counts->resized;
       } else {
