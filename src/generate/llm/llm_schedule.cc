@@ -53,4 +53,13 @@ std::uint64_t peak_in_flight(const std::vector<Task>& tasks) {
   return peak;
 }
 
+const char* schedule_name(Schedule s) {
+  switch (s) {
+    case Schedule::kGpipe: return "gpipe";
+    case Schedule::kOneFOneB: return "1f1b";
+    case Schedule::kInterleaved: return "interleaved";
+  }
+  return "?";
+}
+
 }  // namespace chakrasim::tools::llm

@@ -31,4 +31,7 @@ std::vector<Task> stage_tasks(Schedule schedule, std::uint64_t stages, std::uint
 // of `tasks`: how many sets of stored activations the stage holds at its peak.
 std::uint64_t peak_in_flight(const std::vector<Task>& tasks);
 
+// The schedule's name as the --schedule flag spells it.
+const char* schedule_name(Schedule schedule);
+
 }  // namespace chakrasim::tools::llm

@@ -5,21 +5,13 @@
 #include <fmt/format.h>
 
 #include "generate/llm/llm_layer.h"
+#include "generate/llm/llm_schedule.h"
 #include "generate/llm/llm_trace.h"
 
 namespace chakrasim::tools::llm {
 namespace {
 
 using chakrasim::chakra::CommType;
-
-const char* schedule_name(Schedule s) {
-  switch (s) {
-    case Schedule::kGpipe: return "gpipe";
-    case Schedule::kOneFOneB: return "1f1b";
-    case Schedule::kInterleaved: return "interleaved";
-  }
-  return "?";
-}
 
 const char* recompute_name(Recompute r) {
   switch (r) {

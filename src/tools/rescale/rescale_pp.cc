@@ -108,15 +108,6 @@ bool follows(const StagePasses& s, const std::vector<Task>& tasks) {
   return true;
 }
 
-const char* schedule_name(Schedule s) {
-  switch (s) {
-    case Schedule::kGpipe: return "gpipe";
-    case Schedule::kOneFOneB: return "1f1b";
-    case Schedule::kInterleaved: return "interleaved";
-  }
-  return "?";
-}
-
 struct PipelineShape {
   Schedule schedule = Schedule::kOneFOneB;
   std::uint64_t microbatches = 0, chunks = 1;
