@@ -123,6 +123,41 @@ TEST(Synthesize, SynthesizedTracesRunLikeTheOriginalOnThreeSystems) {
             run_figures(dir, in, "s0.json", "n0.yml").finish_ns);
 }
 
+// The reference's text workloads (ResNet-50 data parallel; the MLP's hybrid data-model layout,
+// whose collectives use involved_dim), learned at resolution 0 (ResNet-50's 54 layers become one
+// loop of distributions): 3 seeds run within 5% of the original on a ring, and move its bytes.
+TEST(Synthesize, TheReferencesTextWorkloads) {
+  CHAKRASIM_REQUIRE_REFERENCE(ref);
+  const auto dir = temp_dir("synthesize_text");
+  write_bytes(dir / "n.yml", "topology: [ Ring, Switch ]\nnpus_count: [ 4, 2 ]\nbandwidth: [ 50, 12 ]\n"
+                             "latency: [ 500, 2000 ]\n");
+  write_bytes(dir / "s.json", R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "preferred-dataset-splits": 4,
+    "active-chunks-per-dimension": 1, "all-reduce-implementation": ["ring", "ring"],
+    "all-gather-implementation": ["ring", "ring"], "reduce-scatter-implementation": ["ring", "ring"],
+    "all-to-all-implementation": ["direct", "direct"], "collective-optimization": "localBWAware", "local-mem-bw": 50})");
+  for (const char* workload : {"Resnet50_DataParallel.txt", "MLP_HybridParallel_Data_Model.txt"}) {
+    const std::string in = (dir / workload).string();
+    ASSERT_EQ(run_binary({"chakra", "convert", "text", (ref / "text-workloads" / workload).string(), "--npus", "8",
+                          "--passes", "1", "--out", in})
+                  .exit_code,
+              0);
+    if (!std::filesystem::exists(in + ".groups.json")) write_bytes(in + ".groups.json", "{}");
+    const std::string model = in + ".model.json";
+    ASSERT_EQ(run_binary({"chakra", "synthesize", "learn", in, "--model", model, "--resolution", "0"}).exit_code, 0);
+    const RunFigures original = run_figures(dir, in, "s.json", "n.yml");
+    for (const char* seed : {"1", "2", "3"}) {
+      const std::string out = in + ".s" + seed;
+      ASSERT_EQ(run_binary({"chakra", "synthesize", "generate", model, "--out", out, "--seed", seed}).exit_code, 0);
+      if (!std::filesystem::exists(out + ".groups.json")) write_bytes(out + ".groups.json", "{}");
+      const RunFigures s = run_figures(dir, out, "s.json", "n.yml");
+      EXPECT_NEAR(s.finish_ns / original.finish_ns, 1.0, 0.05) << workload << " seed " << seed;
+      for (const auto& [type, bytes] : original.bytes_by_type) {
+        EXPECT_NEAR(s.bytes_by_type.at(type) / bytes, 1.0, 0.01) << workload << " " << type;
+      }
+    }
+  }
+}
+
 // Ranks agree: every member of a group issues its k-th collective with one size, and the k-th
 // message from one rank to another has one size and tag on both ends (inspect finds no problem).
 TEST(Synthesize, RanksAgreeOnCollectivesAndMessages) {
