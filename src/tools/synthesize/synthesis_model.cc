@@ -268,14 +268,12 @@ class Reader {
             error(at, fmt::format("key \"{}\" does not belong to a loop (repeat, body, correlation)", it.key()));
           }
         }
-        const std::size_t first_slot = c.slots.size();
         program(member(j, at, "body"), at + ".body", c, item.body, group_shapes, npus, depth + 1);
         if (item.body.empty()) error(at + ".body", "is empty; expected the loop's nodes");
         std::size_t varying = 0;
         for (const ProgramItem& b : item.body) {
           if (!b.is_loop() && first_varying(c.slots[static_cast<std::size_t>(b.slot)])) ++varying;
         }
-        (void)first_slot;
         if (j.contains("correlation")) {
           const Json& rows = array(j["correlation"], at + ".correlation");
           if (rows.size() != varying + 1) {
