@@ -6,20 +6,12 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/splitmix.h"
 
 namespace chakrasim::network {
 namespace {
 
 constexpr std::uint16_t kUnreached = std::numeric_limits<std::uint16_t>::max();
-
-// splitmix64's finaliser: every input bit moves every output bit, so neighbouring flow keys and
-// nodes pick independently.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 }  // namespace
 
@@ -92,7 +84,7 @@ void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector
   const std::uint32_t target = last == kNoLink ? fabric_.npu_node(dst) : fabric_.link(last).from;
   const std::vector<std::uint16_t>& d = distances_to(target);
   std::uint32_t at = fabric_.npu_node(src);
-  const std::uint64_t flow = mix(flow_key ^ mix(spec_.seed));
+  const std::uint64_t flow = splitmix64(flow_key ^ splitmix64(spec_.seed));
   std::uint64_t divisor = 1;  // d-mod-k: the product of the earlier choices' candidate counts
   // Each hop's candidates, remembered in one pass (a node of more links is looked at twice).
   std::array<std::uint32_t, 64> found{};
@@ -112,7 +104,7 @@ void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector
     }
     std::uint64_t pick = 0;
     if (spec_.kind == RoutingKind::kEcmp) {
-      pick = mix(flow ^ at) % candidates;
+      pick = splitmix64(flow ^ at) % candidates;
     } else {
       pick = (dst / divisor) % candidates;
       // Past the NPU count every further choice would be the first: stop growing.

@@ -16,6 +16,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/read_file.h"
+#include "core/splitmix.h"
 
 namespace chakrasim::tools {
 namespace {
@@ -28,14 +29,6 @@ bool kept(const std::string& name) {
          name != chakra::kConvAttr && name != chakra::kPassAttr;
 }
 
-// SplitMix64: a well-mixed 64-bit hash of the seed, what is perturbed, and its value.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 class Perturber {
  public:
   Perturber(const ObfuscateOptions& o, ObfuscateReport& report) : o_(o), report_(report) {}
@@ -44,7 +37,7 @@ class Perturber {
   // value: equal values stay equal across nodes and ranks.
   std::uint64_t operator()(std::uint64_t value, std::uint64_t what) const {
     if (o_.perturb_pct <= 0 || value == 0) return value;
-    const std::uint64_t h = mix(mix(o_.seed ^ (what * 0x100000001b3ull)) ^ value);
+    const std::uint64_t h = splitmix64(splitmix64(o_.seed ^ (what * 0x100000001b3ull)) ^ value);
     const double unit = static_cast<double>(h >> 11) / static_cast<double>(std::uint64_t{1} << 53);  // [0, 1)
     const double factor = 1 + (2 * unit - 1) * o_.perturb_pct / 100;
     const double changed = std::max(1.0, std::round(static_cast<double>(value) * factor));

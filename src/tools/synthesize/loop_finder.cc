@@ -3,18 +3,13 @@
 #include <algorithm>
 #include <map>
 
+#include "core/splitmix.h"
+
 namespace chakrasim::tools {
 namespace {
 
 constexpr std::size_t kCandidates = 32;  // periods tried per position
 constexpr int kMaxPasses = 16;
-
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // Symbols are ids: the input's symbols first, then one id per distinct loop (its count and body).
 class LoopCompressor {
@@ -70,7 +65,7 @@ class LoopCompressor {
     constexpr std::uint64_t kBase = 0x100000001b3ull;
     std::vector<std::uint64_t> prefix(n + 1, 0), power(n + 1, 1);
     for (std::size_t i = 0; i < n; ++i) {
-      prefix[i + 1] = prefix[i] * kBase + mix(seq[i]);
+      prefix[i + 1] = prefix[i] * kBase + splitmix64(seq[i]);
       power[i + 1] = power[i] * kBase;
     }
     auto hash = [&](std::size_t at, std::size_t len) { return prefix[at + len] - prefix[at] * power[len]; };

@@ -243,7 +243,7 @@ GenerateReport generate(const SynthesisModel& model, const std::string& source, 
   // Every class's steps, drawn once: its ranks run the same step.
   std::vector<std::vector<StepNode>> steps;
   for (std::size_t k = 0; k < model.classes.size(); ++k) {
-    ClassExpander expander(model.classes[k], source, mix64(options.seed * 0x100000001b3ull + k));
+    ClassExpander expander(model.classes[k], source, splitmix64(options.seed * 0x100000001b3ull + k));
     steps.push_back(expander.expand(options.iterations));
   }
   // What the ranks must agree on, set by the first rank that reaches it: the k-th collective of a

@@ -7,16 +7,9 @@
 
 namespace chakrasim::tools {
 
-std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 std::uint64_t SplitMix::next() {
   state_ += 0x9e3779b97f4a7c15ull;
-  return mix64(state_);
+  return splitmix64(state_);
 }
 
 double SplitMix::uniform() { return static_cast<double>(next() >> 11) / static_cast<double>(std::uint64_t{1} << 53); }

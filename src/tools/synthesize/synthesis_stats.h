@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/splitmix.h"
 #include "tools/synthesize/synthesis_model.h"
 
 namespace chakrasim::tools {
@@ -22,8 +23,6 @@ class SplitMix {
  private:
   std::uint64_t state_;
 };
-
-std::uint64_t mix64(std::uint64_t x);
 
 // The samples' distribution: exact mean, and min, max and up to 7 quantiles between (one value
 // when all samples are equal).
