@@ -193,6 +193,8 @@ TEST(Sweep, ThreadsShardsAndMpiRanksGiveTheSameTable) {
   // CI runs as root, which Open MPI refuses unless told.
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  // Containers often forbid the cross-memory attach Open MPI's shared-memory transport uses.
+  ::setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 1);
   const CommandResult mpi = run_program("/usr/bin/mpirun", {"--oversubscribe", "-np", "4", CHAKRASIM_BINARY, "sweep",
                                                             spec, "--out", (dir / "mpi.csv").string()});
   ASSERT_EQ(mpi.exit_code, 0) << mpi.out << mpi.err;
