@@ -1,6 +1,7 @@
 // The statistics of the synthesizer: summarising samples as quantiles, rank correlations of normal
 // scores, and drawing them back (stratified, with the learned total kept, then coupled by the
-// Iman-Conover reordering). Deterministic for a seed on every platform: no <random> distributions.
+// Iman-Conover reordering). No <random> distribution, whose output differs between standard
+// libraries: a seed draws the same values wherever the maths library agrees.
 #pragma once
 
 #include <cstdint>
