@@ -9,6 +9,7 @@
 
 #include "cli/generators.h"
 #include "cli/progress_line.h"
+#include "cli/run_inputs.h"
 #include "cli/run_output.h"
 #include "compute/systolic/systolic_presets.h"
 #include "config/network_config.h"
@@ -99,11 +100,8 @@ int simulate_in_memory(const GenerateOptions& o, bool side_files) {
   if (system_out) write_file_atomically(o.system_out, it.system_json, "--system-out");
   sim::Inputs inputs;
   inputs.network = config::parse_network(it.network_yaml, "the generated network");
-  const config::SystemConfig system = config::parse_system(it.system_json, "the generated system", {});
-  inputs.system = system.system;
-  inputs.system_source = "the generated system";
-  inputs.compute = system.compute;
-  inputs.replay_only = system.replay_only;
+  apply_system(inputs, config::parse_system(it.system_json, "the generated system", {}), "the generated system", false,
+               "");
   const auto npus = static_cast<NpuId>(it.graphs.size());
   inputs.groups = config::parse_comm_groups(it.groups_json, "the generated groups", npus);
   inputs.groups_source = "the generated groups";

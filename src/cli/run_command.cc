@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/custom_size_check.h"
 #include "cli/progress_line.h"
+#include "cli/run_inputs.h"
 #include "cli/run_output.h"
 #include "config/network_config.h"
 #include "config/other_configs.h"
@@ -129,20 +130,13 @@ sim::Inputs load_inputs(const RunOptions& o, ProgressLine& progress) {
   // Warnings are printed even under --quiet: an ignored key changes what was simulated.
   for (const std::string& w : network_warnings) std::cerr << "warning: " << w << "\n";
   for (const std::string& w : system.warnings) std::cerr << "warning: " << w << "\n";
-  inputs.system = system.system;
-  inputs.system_source = o.system;
-  inputs.system.rendezvous = o.rendezvous;
+  apply_system(inputs, system, o.system, o.rendezvous, o.collectives);
   inputs.allow_symmetry = !o.no_folding;
-  if (o.collectives == "nccl") inputs.system.collectives = system::CollectiveModel::kNccl;
-  if (o.collectives == "nccl-traffic") inputs.system.collectives = system::CollectiveModel::kNcclTraffic;
-  if (o.collectives == "astra-sim") inputs.system.collectives = system::CollectiveModel::kAstraSim;
-  inputs.compute = system.compute;
   const network::Topology topology(inputs.network);
   // Before reading one trace: can the machine hold this many NPUs at all?
   require_memory(sim::network_state_bytes(topology.npu_count()),
                  fmt::format("{}: a network of {} NPUs", o.network, topology.npu_count()));
   if (!o.memory.empty()) inputs.memory = config::load_memory(o.memory);
-  inputs.replay_only = system.replay_only;
   // "empty" is the reference's word for no groups; any other value is a file, read (or refused).
   if (!o.comm_groups.empty() && o.comm_groups != "empty") {
     inputs.groups = config::load_comm_groups(o.comm_groups, topology.npu_count());

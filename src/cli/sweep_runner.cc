@@ -13,6 +13,7 @@
 
 #include "chakra/workload_files.h"
 #include "cli/generators.h"
+#include "cli/run_inputs.h"
 #include "config/network_config.h"
 #include "config/other_configs.h"
 #include "config/system_config.h"
@@ -277,17 +278,10 @@ sweep::Row SweepRunner::run(std::size_t index) const {
     }
     const config::SystemConfig system = config::parse_system(system_text, system_source, system_flags);
     refuse_ignored(system.warnings, setup.system_keys, "system.");
-    inputs.system = system.system;
-    inputs.system_source = system_source;
-    inputs.compute = system.compute;
-    inputs.replay_only = system.replay_only;
-    inputs.system.rendezvous = f.contains("rendezvous-protocol") && f["rendezvous-protocol"].is_boolean() &&
-                               f["rendezvous-protocol"].get<bool>();
-    const std::string collectives = flag("collectives");
-    if (collectives == "nccl") inputs.system.collectives = system::CollectiveModel::kNccl;
-    else if (collectives == "nccl-traffic") inputs.system.collectives = system::CollectiveModel::kNcclTraffic;
-    else if (collectives == "astra-sim") inputs.system.collectives = system::CollectiveModel::kAstraSim;
-    else if (!collectives.empty()) fail("collectives: \"{}\": expected astra-sim, nccl or nccl-traffic", collectives);
+    apply_system(inputs, system, system_source,
+                 f.contains("rendezvous-protocol") && f["rendezvous-protocol"].is_boolean() &&
+                     f["rendezvous-protocol"].get<bool>(),
+                 flag("collectives"));
     if (!flag("memory").empty()) inputs.memory = config::load_memory(flag("memory"));
     const NpuId npus = network::Topology(inputs.network).npu_count();
     // Traces and groups, shared.

@@ -13,6 +13,7 @@
 
 #include "chakra/et_file.h"
 #include "chakra/workload_files.h"
+#include "cli/run_inputs.h"
 #include "config/network_config.h"
 #include "config/other_configs.h"
 #include "config/system_config.h"
@@ -132,15 +133,8 @@ sim::Inputs load_inputs(const WorkloadInput& workload, const ConfigInput& system
                                           ? config::parse_system(system_input.text, system_input.source, flags)
                                           : config::load_system(system_input.path, flags);
   warnings.insert(warnings.end(), system.warnings.begin(), system.warnings.end());
-  inputs.system = system.system;
-  inputs.system_source = system_input.source;
-  inputs.system.rendezvous = options.rendezvous;
+  cli::apply_system(inputs, system, system_input.source, options.rendezvous, options.collectives);
   inputs.allow_symmetry = options.folding;
-  if (options.collectives == "astra-sim") inputs.system.collectives = system::CollectiveModel::kAstraSim;
-  if (options.collectives == "nccl") inputs.system.collectives = system::CollectiveModel::kNccl;
-  if (options.collectives == "nccl-traffic") inputs.system.collectives = system::CollectiveModel::kNcclTraffic;
-  inputs.compute = system.compute;
-  inputs.replay_only = system.replay_only;
 
   const NpuId npus = network::Topology(inputs.network).npu_count();
   if (memory_input.given) {
