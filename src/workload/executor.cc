@@ -1,9 +1,7 @@
 #include "workload/executor.h"
 
-#include <nlohmann/json.hpp>
-
+#include "chakra/process_groups.h"
 #include "core/error.h"
-#include "core/json_input.h"
 #include "core/sim_time.h"
 
 namespace chakrasim::workload {
@@ -331,31 +329,20 @@ void Executor::handle_timer(const TimerEntry& entry) { complete(entry.npu, stati
 
 void Executor::on_comm_done(NpuId npu, std::uint64_t token) { complete(npu, static_cast<std::uint32_t>(token)); }
 
-// inputs.values holds the Python repr of a one-element list around a JSON list, e.g.
-// ['[{"pg_name": "1", "ranks": [0, 1]}]']: drop two characters at each end and read the JSON.
-// Like the reference, a description that does not parse registers nothing.
+// The process groups a METADATA node describes (chakra/process_groups.h). A group with a rank
+// that is not an NPU of the run is not registered.
 void Executor::register_process_groups(NpuId r, std::uint32_t node) {
   const chakra::Graph& g = *npus_[r].graph;
   const OpAttrs& a = g.attrs(node);
   if (!a.has(OpAttrs::kInputsValues)) return;
-  const std::string& text = g.string(a.inputs_values);
-  if (text.size() < 4) return;
-  const std::string_view list = std::string_view(text).substr(2, text.size() - 4);
-  if (json_too_deep_at(list)) return;  // would overflow the stack when quoted; parses to nothing useful
-  const nlohmann::json groups = nlohmann::json::parse(list, nullptr, false);
-  if (!groups.is_array()) return;
-  for (const nlohmann::json& pg : groups) {
-    if (!pg.is_object() || !pg.contains("pg_name")) continue;
-    const nlohmann::json& name = pg["pg_name"];
-    const auto key = group_of(name.is_string() ? name.get<std::string>() : json_excerpt(name));
-    if (!key || *key == 0) continue;
+  for (const chakra::ProcessGroupDescription& pg : chakra::describe_process_groups(g.string(a.inputs_values))) {
+    const auto key = group_of(pg.name);
+    if (!key || *key == 0 || !pg.ranks_whole) continue;
     std::vector<NpuId> members;
     bool valid = true;
-    if (pg.contains("ranks") && pg["ranks"].is_array()) {
-      for (const nlohmann::json& rank : pg["ranks"]) {
-        if (!rank.is_number_unsigned() || rank.get<std::uint64_t>() >= npus_.size()) valid = false;
-        else members.push_back(rank.get<NpuId>());
-      }
+    for (const std::uint64_t rank : pg.ranks) {
+      if (rank >= npus_.size()) valid = false;
+      else members.push_back(static_cast<NpuId>(rank));
     }
     if (valid) system_->register_group(r, *key, std::move(members));
   }

@@ -8,14 +8,13 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "chakra/attributes.h"
 #include "chakra/et_file.h"
 #include "chakra/graph.h"
+#include "chakra/process_groups.h"
 #include "config/other_configs.h"
 #include "core/error.h"
-#include "core/json_input.h"
 #include "core/read_file.h"
 #include "tools/obfuscate/obfuscator.h"
 #include "tools/synthesize/loop_finder.h"
@@ -26,24 +25,11 @@ namespace {
 
 using Groups = std::map<std::string, std::vector<std::uint64_t>>;  // by pg_name
 
-// The process groups a METADATA node describes: inputs.values is the Python repr of a one-element
-// list around a JSON list, e.g. ['[{"pg_name": "1", "ranks": [0, 1]}]'] (as the simulator reads it).
+// The process groups a METADATA node describes (chakra/process_groups.h), those with ranks.
 void add_metadata_groups(const chakra::Node& node, Groups& groups) {
   if (!node.has_inputs()) return;
-  const std::string& text = node.inputs().values();
-  if (text.size() < 4) return;
-  const std::string_view list = std::string_view(text).substr(2, text.size() - 4);
-  if (json_too_deep_at(list)) return;
-  const nlohmann::json parsed = nlohmann::json::parse(list, nullptr, false);
-  if (!parsed.is_array()) return;
-  for (const nlohmann::json& pg : parsed) {
-    if (!pg.is_object() || !pg.contains("pg_name") || !pg.contains("ranks") || !pg["ranks"].is_array()) continue;
-    const nlohmann::json& name = pg["pg_name"];
-    std::vector<std::uint64_t> members;
-    for (const nlohmann::json& r : pg["ranks"]) {
-      if (r.is_number_unsigned()) members.push_back(r.get<std::uint64_t>());
-    }
-    groups.emplace(name.is_string() ? name.get<std::string>() : name.dump(), std::move(members));
+  for (chakra::ProcessGroupDescription& pg : chakra::describe_process_groups(node.inputs().values())) {
+    if (pg.has_ranks) groups.emplace(std::move(pg.name), std::move(pg.ranks));
   }
 }
 
