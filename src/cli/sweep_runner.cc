@@ -73,16 +73,14 @@ struct PointSetup {
   std::vector<std::pair<std::string, sweep::Value>> system_keys, network_keys, generator_flags;
 };
 
-std::string value_text(const sweep::Value& v) { return sweep::cell_text(v); }
-
 // "--dp 8 --tp 4" style flags as a list, a base given as one string or a list.
 std::vector<std::string> flag_list(const sweep::Value& v) {
   std::vector<std::string> out;
   if (v.is_array()) {
-    for (const auto& item : v) out.push_back(value_text(item));
+    for (const auto& item : v) out.push_back(sweep::cell_text(item));
     return out;
   }
-  std::istringstream words(value_text(v));
+  std::istringstream words(sweep::cell_text(v));
   for (std::string w; words >> w;) out.push_back(w);
   return out;
 }
@@ -102,7 +100,7 @@ void set_flag(std::vector<std::string>& flags, const std::string& name, const sw
     return;
   }
   flags.push_back(flag);
-  flags.push_back(value_text(value));
+  flags.push_back(sweep::cell_text(value));
 }
 
 // "bandwidth[1]" -> ("bandwidth", 1); "topology" -> ("topology", -1).
@@ -127,7 +125,7 @@ YAML::Node yaml_of(const sweep::Value& v) {
     for (auto it = v.begin(); it != v.end(); ++it) map[it.key()] = yaml_of(it.value());
     return map;
   }
-  return YAML::Node(value_text(v));
+  return YAML::Node(sweep::cell_text(v));
 }
 
 // The network YAML with the point's entries set.
@@ -196,7 +194,8 @@ SweepRunner::~SweepRunner() = default;
 
 std::vector<std::string> SweepRunner::axis_cells(std::size_t point) const {
   std::vector<std::string> cells;
-  for (const sweep::Value& v : sweep::point_at(spec_, point).values) cells.push_back(v.is_null() ? "" : value_text(v));
+  for (const sweep::Value& v : sweep::point_at(spec_, point).values)
+    cells.push_back(v.is_null() ? "" : sweep::cell_text(v));
   return cells;
 }
 
@@ -221,14 +220,14 @@ sweep::Row SweepRunner::run(std::size_t index) const {
       else setup.flags[key] = v;
     }
     const sweep::Value& f = setup.flags;
-    auto flag = [&](const char* key) { return f.contains(key) ? value_text(f[key]) : std::string(); };
+    auto flag = [&](const char* key) { return f.contains(key) ? sweep::cell_text(f[key]) : std::string(); };
     // The workload: generated (shared by every point with the same generator flags) or files.
     std::shared_ptr<const tools::llm::InMemoryIteration> generated;
     if (f.contains("generate")) {
       std::vector<std::string> flags = flag_list(f["generate"]);
       if (flags.empty() || flags.front() != "llm") {
         fail("base.generate: \"{}\": expected the generator llm and its flags, e.g. \"llm --model gpt3-13b --dp 8\"",
-             value_text(f["generate"]));
+             sweep::cell_text(f["generate"]));
       }
       flags.erase(flags.begin());
       for (const auto& [name, value] : setup.generator_flags) set_flag(flags, name, value);
@@ -244,14 +243,14 @@ sweep::Row SweepRunner::run(std::size_t index) const {
     if (f.contains("num-queues-per-dim")) {
       const sweep::Value& q = f["num-queues-per-dim"];
       if (!q.is_number_unsigned() || q.get<std::uint64_t>() == 0 || q.get<std::uint64_t>() > 1024) {
-        fail("num-queues-per-dim: {} is invalid; expected a whole number from 1 to 1024", value_text(q));
+        fail("num-queues-per-dim: {} is invalid; expected a whole number from 1 to 1024", sweep::cell_text(q));
       }
       system_flags.num_queues_per_dim = q.get<std::uint32_t>();
     }
     if (f.contains("injection-scale")) {
       const sweep::Value& scale = f["injection-scale"];
       if (!scale.is_number() || !(scale.get<double>() > 0) || !std::isfinite(scale.get<double>())) {
-        fail("injection-scale: {} is invalid; expected a positive number", value_text(scale));
+        fail("injection-scale: {} is invalid; expected a positive number", sweep::cell_text(scale));
       }
       system_flags.injection_scale = scale.get<double>();
     }
@@ -371,7 +370,7 @@ sweep::Row SweepRunner::run(std::size_t index) const {
   sweep::Row row;
   row.point = index;
   row.cells.push_back(std::to_string(index));
-  for (const sweep::Value& v : point.values) row.cells.push_back(v.is_null() ? "" : value_text(v));
+  for (const sweep::Value& v : point.values) row.cells.push_back(v.is_null() ? "" : sweep::cell_text(v));
   for (const std::string& c : sweep::figure_columns()) row.cells.push_back(figure.count(c) ? figure[c] : "");
   return row;
 }
