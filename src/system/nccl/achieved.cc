@@ -21,6 +21,9 @@ double bus_factor(Collective c, std::uint32_t ranks) {
 
 namespace {
 
+// A call large enough for NCCL's largest chunks: what algorithm_gb_per_s reports.
+constexpr std::uint64_t kLargeCallBytes = std::uint64_t{1} << 40;
+
 // How many times a node's NICs carry an all-reduce's buffer out (and in) in NCCL's two trees.
 double tree_network_sends(std::uint32_t nodes) { return nodes <= 2 ? 1.0 : 2.0; }
 
@@ -37,7 +40,6 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
   // What a node's NICs carry out (and in) together.
   const double network = m.nodes > 1 ? m.nics_per_node * m.nic->line_gb_per_s * m.nic->efficiency : kUnlimited;
   const double ring_bus = std::min(scale_up * efficiencies_.ring, network);
-  const bool reduces_and_spreads = c == Collective::kAllReduce;
   double simple = 0;
   switch (a) {
     case Algorithm::kRing:
@@ -51,15 +53,11 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
       simple = std::min(scale_up * efficiencies_.ring / 2, network / tree_network_sends(m.nodes));
       break;
     case Algorithm::kNvls:
-    case Algorithm::kNvlsTree: {
-      // The switch reduces and multicasts: an all-reduce sends the buffer and receives a GPU's
-      // share, then the reverse, bytes x (1 + 1/G) each way; a gather or scatter, bytes once.
-      const double intra = scale_up * efficiencies_.nvls * (reduces_and_spreads ? gpus / (gpus + 1) : 1.0);
-      // Across nodes: the network reduces (CollNet) and the node sends the buffer once each way;
-      // NVLS-tree's trees send it twice.
-      simple = std::min(intra, a == Algorithm::kNvls ? network : network / tree_network_sends(m.nodes));
+    case Algorithm::kNvlsTree:
+      // What a large call reaches: the NVLink side less its per-loop cost, or the NICs.
+      simple =
+          std::min(nvls_nvlink_gb_per_s(c) * nvls_time(c, a, kLargeCallBytes).nvlink_share, nvls_network_gb_per_s(a));
       break;
-    }
     case Algorithm::kCollNetDirect:
     case Algorithm::kCollNetChain: {
       // Reduce-scatter and all-gather within the node, the network reducing the rest.
@@ -74,6 +72,33 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
   const double base = tuning_.bandwidth(c, a, Protocol::kSimple);
   const double ratio = base > 0 ? tuning_.bandwidth(c, a, p) / base : (p == Protocol::kLL ? 0.5 : 120.0 / 128.0);
   return simple * std::min(1.0, ratio);
+}
+
+double AchievedModel::nvls_nvlink_gb_per_s(Collective c) const {
+  const Machine& m = tuning_.machine();
+  if (m.gpus_per_node < 2) return std::numeric_limits<double>::infinity();
+  // The switch reduces and multicasts: an all-reduce sends the buffer and receives a GPU's
+  // share, then the reverse, bytes x (1 + 1/G) each way; a gather or scatter, bytes once.
+  const double gpus = m.gpus_per_node;
+  return m.gpu->scale_up_gb_per_s() * efficiencies_.nvls * (c == Collective::kAllReduce ? gpus / (gpus + 1) : 1.0);
+}
+
+double AchievedModel::nvls_network_gb_per_s(Algorithm a) const {
+  const Machine& m = tuning_.machine();
+  if (m.nodes < 2) return std::numeric_limits<double>::infinity();
+  // Across nodes: the network reduces (CollNet) and the node sends the buffer once each way;
+  // NVLS-tree's trees send it twice.
+  const double network = m.nics_per_node * m.nic->line_gb_per_s * m.nic->efficiency;
+  return a == Algorithm::kNvls ? network : network / tree_network_sends(m.nodes);
+}
+
+NvlsTime AchievedModel::nvls_time(Collective c, Algorithm a, std::uint64_t bytes) const {
+  const Machine& m = tuning_.machine();
+  const NvlsChunking chunking =
+      nvls_chunking(m, a, tuning_.graph(Algorithm::kNvls).channels, bytes,
+                    tuning_.bandwidth(Collective::kAllReduce, Algorithm::kNvls, Protocol::kSimple));
+  return nccl::nvls_time(chunking, nvls_stages(c, a, m.nodes), bytes, nvls_nvlink_gb_per_s(c), nvls_network_gb_per_s(a),
+                         efficiencies_.nvls_loop_us_per_gpu * m.gpus_per_node);
 }
 
 double AchievedModel::p2p_gb_per_s(Collective c, Protocol p) const {
@@ -104,6 +129,10 @@ std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol
     return tuning_.p2p_latency_us(p) + tuning_.machine().platform_latency_us + b / (1000 * p2p_gb_per_s(c, p));
   }
   if (tuning_.bandwidth(c, a, p) <= 0) return std::nullopt;
+  if (a == Algorithm::kNvls || a == Algorithm::kNvlsTree) {
+    const NvlsTime t = nvls_time(c, a, bytes);
+    return tuning_.latency_us(c, a, p) + tuning_.machine().platform_latency_us + t.fill_us + t.transfer_us;
+  }
   return tuning_.latency_us(c, a, p) + tuning_.machine().platform_latency_us + b / (1000 * algorithm_gb_per_s(c, a, p));
 }
 

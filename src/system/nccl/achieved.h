@@ -8,11 +8,14 @@
 // the bandwidth being what the busiest link of the algorithm allows: a GPU's scale-up links (the
 // vendor's per-direction rate, times what NCCL's kernels reach of it) or a node's NICs (their
 // line rate, times what a ring reaches through them); LL and LL128 keep NCCL's own ratios to
-// Simple. The constants, their anchors and the error against them are in docs/nccl.md.
+// Simple. NVLS and NVLS-tree add to this how NCCL cuts a call into loops, which is what shapes
+// their middle sizes (nvls_pipeline.h). The constants, their anchors and the error against
+// them are in docs/nccl.md.
 #pragma once
 
 #include <cstdint>
 
+#include "system/nccl/nvls_pipeline.h"
 #include "system/nccl/tuning.h"
 
 namespace chakrasim::system::nccl {
@@ -20,7 +23,11 @@ namespace chakrasim::system::nccl {
 // Shares of a link's rate NCCL's kernels reach, from public anchors (docs/nccl.md).
 struct Efficiencies {
   double ring = 0.816;  // NVLink rings: 8x H100 ring all-reduce busbw 367 GB/s of 450
-  double nvls = 0.686;  // NVLS all-reduce: 8x H100 480 GB/s busbw = 450 x 0.686 x 2 x 7 / 9
+  // NVLS: the NVLink side's share before each loop's fixed cost, and that cost per GPU of the
+  // node, both from 8x H100 all-reduce sweeps (docs/nccl.md); at 8 GPUs, 128 KiB chunks:
+  // 450 x 0.744 x 8 / 9 = 297.6 GB/s a loop of 16 MiB, 56.4 us, + 8 x 0.6 us: 480 GB/s busbw.
+  double nvls = 0.744;
+  double nvls_loop_us_per_gpu = 0.6;
 };
 
 struct Timing {
@@ -39,11 +46,18 @@ class AchievedModel {
   // The algorithm bandwidth (GB/s) the pair reaches on large calls, and its p2p counterpart.
   double algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) const;
   double p2p_gb_per_s(Collective c, Protocol p) const;
+  // An NVLS or NVLS-tree call of `bytes` as a pipeline of NCCL's loops (nvls_pipeline.h).
+  NvlsTime nvls_time(Collective c, Algorithm a, std::uint64_t bytes) const;
 
   const TuningModel& tuning() const { return tuning_; }
   const Efficiencies& efficiencies() const { return efficiencies_; }
 
  private:
+  // An NVLS call's two sides as algorithm bandwidths, GB/s: the NVLink side before its per-loop
+  // cost, and the node's NICs (infinite within one node).
+  double nvls_nvlink_gb_per_s(Collective c) const;
+  double nvls_network_gb_per_s(Algorithm a) const;
+
   TuningModel tuning_;
   Efficiencies efficiencies_;
 };

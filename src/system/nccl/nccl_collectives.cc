@@ -254,6 +254,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     t.net_share = m.nodes > 1 ? m.nic->efficiency : 1.0;
     t.node_share = e.ring;
     const auto b = static_cast<double>(bytes);
+    double pipeline_fill_us = 0;
     if (t.choice.point_to_point) {  // all-to-all: a piece of the buffer to every other member
       // Across nodes of equal membership, PXN relays each piece through the GPU on its
       // destination's rail; else each goes straight.
@@ -276,7 +277,13 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
       t.node_share *= protocol;
       t.net_share *= protocol;
       const bool nvls = a == Algorithm::kNvls || a == Algorithm::kNvlsTree;
-      if (nvls) t.node_share = e.nvls * protocol;
+      if (nvls) {
+        // The switch's links at NVLS's share, less each of NCCL's loops' fixed cost at this size;
+        // the loops' pipeline fills while the members wait out the latency.
+        const NvlsTime pipeline = model.nvls_time(collective, a, bytes);
+        t.node_share = e.nvls * protocol * pipeline.nvlink_share;
+        pipeline_fill_us = pipeline.fill_us;
+      }
       switch (a) {
         case Algorithm::kRing:
           t.shape =
@@ -316,9 +323,9 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     // that its messages then pay again: 7 us more on a 1 MiB all-reduce of 8 GPUs (a quarter),
     // nothing that shows on large calls; the conservative direction.
     const double latency_us =
-        m.platform_latency_us + (t.choice.point_to_point
-                                     ? model.tuning().p2p_latency_us(t.choice.protocol)
-                                     : model.tuning().latency_us(collective, t.choice.algorithm, t.choice.protocol));
+        m.platform_latency_us + pipeline_fill_us +
+        (t.choice.point_to_point ? model.tuning().p2p_latency_us(t.choice.protocol)
+                                 : model.tuning().latency_us(collective, t.choice.algorithm, t.choice.protocol));
     t.latency_ns = ticks_from_ns(latency_us * 1000, [&] { return fmt::format("NCCL's latency for {}", t.plan.label); });
   }
   const std::uint32_t traffic = it->second;
