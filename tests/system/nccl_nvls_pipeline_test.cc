@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "system/nccl/achieved.h"
+#include "system/nccl_test_support.h"
 
 namespace chakrasim::system::nccl {
 namespace {
@@ -16,21 +17,11 @@ constexpr std::uint64_t kKiB = 1024;
 constexpr std::uint64_t kMiB = kKiB * 1024;
 constexpr std::uint64_t kGiB = kMiB * 1024;
 
-Machine node(const char* gpu = "H100", std::uint32_t gpus = 8, std::uint32_t nodes = 1) {
-  Machine m;
-  m.gpu = &gpu_preset(gpu);
-  m.gpus_per_node = gpus;
-  m.nodes = nodes;
-  m.nic = &nic_preset(m.gpu->default_nic);
-  m.nics_per_node = gpus;
-  return m;
-}
-
 TEST(NvlsPipeline, ChunksShrinkAsNcclsEnqueueShrinksThem) {
   // Hopper: 16 NVLS channels, a head per GPU: 128 chunks in flight. 128 KiB from 64 loops of it
   // (1 GiB), 64 KiB from 8 loops of 64 KiB (64 MiB), 32 KiB from 2 loops of 32 KiB (8 MiB), else
   // 16 KiB.
-  const Machine m = node();
+  const Machine m = dgx();
   const auto chunk = [&](std::uint64_t bytes) { return nvls_chunking(m, Algorithm::kNvls, 8, bytes, 0).chunk_bytes; };
   EXPECT_EQ(nvls_chunking(m, Algorithm::kNvls, 8, kGiB, 0).channels, 16u);
   EXPECT_EQ(nvls_chunking(m, Algorithm::kNvls, 8, kGiB, 0).loop_bytes(), 16 * kMiB);
@@ -43,21 +34,21 @@ TEST(NvlsPipeline, ChunksShrinkAsNcclsEnqueueShrinksThem) {
   EXPECT_EQ(chunk(8 * kMiB - 1), 16 * kKiB);
   EXPECT_EQ(chunk(8), 16 * kKiB);
   // Four GPUs: half the chunks in flight, so each step comes at half the size.
-  EXPECT_EQ(nvls_chunking(node("H100", 4), Algorithm::kNvls, 4, 512 * kMiB, 0).chunk_bytes, 128 * kKiB);
-  EXPECT_EQ(nvls_chunking(node("H100", 4), Algorithm::kNvls, 4, 512 * kMiB - 1, 0).chunk_bytes, 64 * kKiB);
+  EXPECT_EQ(nvls_chunking(dgx("H100", 4), Algorithm::kNvls, 4, 512 * kMiB, 0).chunk_bytes, 128 * kKiB);
+  EXPECT_EQ(nvls_chunking(dgx("H100", 4), Algorithm::kNvls, 4, 512 * kMiB - 1, 0).chunk_bytes, 64 * kKiB);
   // Blackwell: 24 channels in one domain, 32 across nodes.
-  EXPECT_EQ(nvls_chunking(node("B200"), Algorithm::kNvls, 8, kGiB, 0).channels, 24u);
-  EXPECT_EQ(nvls_chunking(node("B200", 8, 2), Algorithm::kNvlsTree, 8, kGiB, 0).channels, 32u);
+  EXPECT_EQ(nvls_chunking(dgx("B200"), Algorithm::kNvls, 8, kGiB, 0).channels, 24u);
+  EXPECT_EQ(nvls_chunking(dgx("B200", 8, 2), Algorithm::kNvlsTree, 8, kGiB, 0).channels, 32u);
   // NVLS across nodes that NCCL rates under 150 GB/s keeps 32 KiB chunks.
-  EXPECT_EQ(nvls_chunking(node("H100", 8, 2), Algorithm::kNvls, 8, 16 * kGiB, 149).chunk_bytes, 32 * kKiB);
-  EXPECT_EQ(nvls_chunking(node("H100", 8, 2), Algorithm::kNvls, 8, 16 * kGiB, 150).chunk_bytes, 128 * kKiB);
+  EXPECT_EQ(nvls_chunking(dgx("H100", 8, 2), Algorithm::kNvls, 8, 16 * kGiB, 149).chunk_bytes, 32 * kKiB);
+  EXPECT_EQ(nvls_chunking(dgx("H100", 8, 2), Algorithm::kNvls, 8, 16 * kGiB, 150).chunk_bytes, 128 * kKiB);
 }
 
 TEST(NvlsPipeline, TreeChunksAreCappedFromFourNodesAndShrinkOnTheirOwnSteps) {
   // NVLS-tree: 128 KiB on 2 and 3 nodes, 64 KiB from 4; halved below 4 loops of 128 KiB (64 MiB
   // on 8 GPUs) and below 1 loop of 64 KiB (8 MiB).
   const auto chunk = [](std::uint32_t nodes, std::uint64_t bytes) {
-    return nvls_chunking(node("H100", 8, nodes), Algorithm::kNvlsTree, 8, bytes, 0).chunk_bytes;
+    return nvls_chunking(dgx("H100", 8, nodes), Algorithm::kNvlsTree, 8, bytes, 0).chunk_bytes;
   };
   EXPECT_EQ(chunk(2, kGiB), 128 * kKiB);
   EXPECT_EQ(chunk(3, kGiB), 128 * kKiB);
@@ -105,7 +96,7 @@ TEST(NvlsPipeline, EightH100SweepHasNvlsMiddleShape) {
   // 4 loops and one of fill is 94.5 us, + 25 us of latency: 119.5 us, busbw 245.8.
   Enabled nvls_only = Enabled::all();
   apply_enable_list(nvls_only, "NVLS", true, "test");
-  const AchievedModel model(node(), nvls_only);
+  const AchievedModel model(dgx(), nvls_only);
   const auto busbw = [&](std::uint64_t bytes) {
     return static_cast<double>(bytes) / 1e3 /
            *model.time_us(Collective::kAllReduce, Algorithm::kNvls, Protocol::kSimple, bytes) * 14 / 8;

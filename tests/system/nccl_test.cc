@@ -8,6 +8,7 @@
 
 #include "support/test_support.h"
 #include "system/nccl/sweep.h"
+#include "system/nccl_test_support.h"
 
 namespace chakrasim::system::nccl {
 namespace {
@@ -17,16 +18,6 @@ using ::testing::HasSubstr;
 
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
-
-Machine dgx(const char* gpu = "H100", std::uint32_t gpus = 8, std::uint32_t nodes = 1, std::uint32_t nics = 8) {
-  Machine m;
-  m.gpu = &gpu_preset(gpu);
-  m.gpus_per_node = gpus;
-  m.nodes = nodes;
-  m.nic = &nic_preset(m.gpu->default_nic);
-  m.nics_per_node = nics;
-  return m;
-}
 
 Enabled only(const char* algorithms) {
   Enabled e = Enabled::all();
