@@ -128,6 +128,42 @@ TEST(NcclCollectives, AsTrafficOnAnIdleNetworkItTakesTheModelsTime) {
   EXPECT_LE(traffic_us, (model_us + 14 * 0.5) * 1.015) << model_us;
 }
 
+TEST(NcclCollectives, AsTrafficNvlsInOneNodeTakesTheModelsTimeAtEverySize) {
+  // One H100 node as above, NVLS all-reduces of 16 MiB (32 KiB chunks: each loop's fixed cost is a
+  // quarter of its time) and 256 MiB (64 KiB): the exchange runs at the share of the links the
+  // model's loops leave, after NCCL's latency and the pipeline's fill, so it takes the model's
+  // time, plus a message's two 250 ns links, within 2% on flow. Congestion-aware stores each
+  // exchange message whole at the switch before its second hop, one message per peer: up to 15%
+  // later (as before the loops were modelled).
+  for (const std::uint64_t bytes : {std::uint64_t{16} << 20, std::uint64_t{256} << 20}) {
+    for (const std::string backend : {"congestion-aware", "flow"}) {
+      std::vector<chakra::TraceBuilder> ranks(8);
+      for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, bytes);
+      sim::Inputs in = inputs_of(ranks, 8);
+      in.network = network_of({{DimensionKind::kSwitch, 8, 450e9 / 1073741824.0, 250}});
+      in.system = system_of("ring", 1, 1, 1);
+      in.backend = backend;
+      in.system.collectives = system::CollectiveModel::kNcclTraffic;
+      in.system.nccl.algo = "NVLS";
+      const sim::Result result = sim::simulate(in);
+      ASSERT_TRUE(result.all_finished());
+      nccl::Machine m;
+      m.gpu = &nccl::gpu_preset("H100");
+      m.nic = &nccl::nic_preset("ndr400");
+      Enabled nvls = Enabled::all();
+      nccl::apply_enable_list(nvls, "NVLS", true, "test");
+      const double model_us =
+          *nccl::AchievedModel(m, nvls).time_us(nccl::Collective::kAllReduce, nccl::Algorithm::kNvls,
+                                                nccl::Protocol::kSimple, bytes);
+      Tick last = 0;
+      for (const sim::NpuResult& n : result.npus) last = std::max(last, n.finish_ns);
+      const double traffic_us = static_cast<double>(last) / 1000;
+      EXPECT_GE(traffic_us, model_us * 0.99) << bytes << " " << backend;
+      EXPECT_LE(traffic_us, (model_us + 0.5) * (backend == "flow" ? 1.02 : 1.15)) << bytes << " " << backend;
+    }
+  }
+}
+
 TEST(NcclCollectives, AsTrafficAcrossNodesEachNicCarriesAChannel) {
   // 2 nodes of 8 on a second switch dimension of NICs: NCCL's ring runs a channel per NIC, each
   // entering a node at another GPU, each in 8 slices: 16 members x 30 steps x 64 pieces cross
