@@ -1,6 +1,8 @@
 // Fabrics as graphs (network/fabric): the topology text files (ASTRA-sim's Custom, ns-3's and
 // SimAI's), the generators, and ECMP routing over them.
+#include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -8,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "core/splitmix.h"
 #include "network/fabric/fabric.h"
 #include "network/fabric/fabric_text.h"
 #include "network/fabric/generators.h"
@@ -295,6 +298,85 @@ TEST(FabricGenerators, ErrorsNameTheParameter) {
 }
 
 // ---- ECMP -------------------------------------------------------------------------------------
+
+// The router keeps each node's candidates per destination; a route must be the one a scan of
+// every link at every hop picks: the links one hop closer in link order (through an NPU only on
+// a torus), the pick by the flow's hash or d-mod-k among them. On random graphs, some with NPUs
+// of several cables or cabled to each other, some with forwarding NPUs.
+std::vector<std::uint32_t> route_by_scanning(const Fabric& f, RoutingSpec spec, NpuId src, NpuId dst,
+                                             std::uint64_t key) {
+  const std::uint32_t target = f.npu_node(dst);
+  std::vector<std::uint32_t> d(f.node_count(), ~0u), frontier{target}, next, links;
+  d[target] = 0;
+  for (std::uint32_t hop = 1; !frontier.empty(); ++hop, frontier.swap(next)) {
+    next.clear();
+    for (std::uint32_t id = 0; id < f.link_count(); ++id) {
+      const FabricLink& l = f.link(id);
+      if (d[l.to] != hop - 1 || d[l.from] != ~0u ||
+          std::find(frontier.begin(), frontier.end(), l.to) == frontier.end()) {
+        continue;
+      }
+      d[l.from] = hop;
+      if (f.npus_forward() || f.kind(l.from) != FabricNodeKind::kNpu) next.push_back(l.from);
+    }
+  }
+  const std::uint64_t flow = splitmix64(key ^ splitmix64(spec.seed));
+  std::uint64_t divisor = 1;
+  for (std::uint32_t at = f.npu_node(src); at != target;) {
+    std::vector<std::uint32_t> closer;
+    for (std::uint32_t id : f.out_links(at)) {
+      const std::uint32_t to = f.link(id).to;
+      if (d[to] + 1 == d[at] && (f.npus_forward() || f.kind(to) != FabricNodeKind::kNpu || to == target)) {
+        closer.push_back(id);
+      }
+    }
+    std::uint64_t pick = splitmix64(flow ^ at) % closer.size();
+    if (spec.kind == RoutingKind::kDestinationModK) {
+      pick = (dst / divisor) % closer.size();
+      divisor = std::min<std::uint64_t>(divisor * closer.size(), std::uint64_t{1} << 40);
+    }
+    links.push_back(closer[pick]);
+    at = f.link(closer[pick]).to;
+  }
+  return links;
+}
+
+TEST(EcmpRouting, TheSameRoutesAsAScanOfEveryLinkAtEveryHop) {
+  for (std::uint32_t graph = 0; graph < 40; ++graph) {
+    std::mt19937 random(graph);
+    const std::uint32_t npus = 4 + random() % 12, switches = 2 + random() % 10;
+    Fabric f;
+    for (std::uint32_t i = 0; i < npus; ++i) f.add_node(FabricNodeKind::kNpu);
+    for (std::uint32_t i = 0; i < switches; ++i) f.add_node(FabricNodeKind::kScaleOutSwitch);
+    for (std::uint32_t i = 0; i + 1 < switches; ++i)
+      f.add_cable(npus + i, npus + i + 1 + random() % (switches - i - 1), 10, 1);
+    for (std::uint32_t e = random() % (3 * switches); e > 0; --e) {
+      const std::uint32_t a = random() % switches, b = random() % switches;
+      if (a != b) f.add_cable(npus + a, npus + b, 10, 1);  // some in parallel
+    }
+    for (std::uint32_t i = 0; i < npus; ++i) {
+      for (std::uint32_t c = random() % 4 == 0 ? 2 : 1; c > 0; --c) f.add_cable(i, npus + random() % switches, 10, 1);
+    }
+    if (graph % 5 == 0) f.add_cable(0, 1, 10, 1);
+    f.set_npus_forward(graph % 3 == 0);
+    f.finish("random");
+    for (const RoutingKind kind : {RoutingKind::kEcmp, RoutingKind::kDestinationModK}) {
+      const RoutingSpec spec{.kind = kind, .seed = graph};
+      const EcmpRouter router(f, spec);
+      std::vector<std::uint32_t> route;
+      for (NpuId src = 0; src < npus; ++src) {
+        for (NpuId dst = 0; dst < npus; ++dst) {
+          for (std::uint64_t key = 0; key < 6 && src != dst; ++key) {
+            router.route(src, dst, key, route);
+            const std::vector<std::uint32_t> want = route_by_scanning(f, spec, src, dst, key);
+            ASSERT_EQ(route, want) << "graph " << graph << ", " << src << " to " << dst << ", flow " << key;
+            ASSERT_EQ(router.hops(src, dst), want.size());
+          }
+        }
+      }
+    }
+  }
+}
 
 TEST(EcmpRouting, OneFlowOnePathSpreadOverTheSpines) {
   SwitchedClusterSpec spec;

@@ -1,6 +1,5 @@
 #include "network/fabric/routing.h"
 
-#include <array>
 #include <charconv>
 #include <limits>
 #include <sstream>
@@ -16,22 +15,50 @@ constexpr std::uint16_t kUnreached = std::numeric_limits<std::uint16_t>::max();
 }  // namespace
 
 EcmpRouter::EcmpRouter(const Fabric& fabric, RoutingSpec spec)
-    : fabric_(fabric), spec_(std::move(spec)), in_links_(fabric.node_count()), distances_(fabric.node_count()) {
+    : fabric_(fabric), spec_(std::move(spec)), in_links_(fabric.node_count()), next_hops_(fabric.node_count()) {
+  if (fabric.link_count() >= kOne) {
+    throw Error(fmt::format("routing: {} links; expected fewer than {} (next hops name them in 31 bits)",
+                            fabric.link_count(), kOne));
+  }
   for (std::uint32_t id = 0; id < fabric.link_count(); ++id) in_links_[fabric.link(id).to].push_back(id);
   out_begin_.push_back(0);
   for (std::uint32_t node = 0; node < fabric.node_count(); ++node) {
-    for (std::uint32_t id : fabric.out_links(node)) {
-      out_link_.push_back(id);
-      out_to_.push_back(fabric.link(id).to);
-    }
+    for (std::uint32_t id : fabric.out_links(node)) out_.push_back({id, fabric.link(id).to});
     forwards_.push_back(fabric.npus_forward() || fabric.kind(node) != FabricNodeKind::kNpu ? 1 : 0);
-    out_begin_.push_back(static_cast<std::uint32_t>(out_link_.size()));
+    out_begin_.push_back(static_cast<std::uint32_t>(out_.size()));
+  }
+  destinations_.resize(fabric.npu_count());
+  for (NpuId npu = 0; npu < fabric.npu_count(); ++npu) {
+    const std::vector<std::uint32_t>& in = in_links_[fabric.npu_node(npu)];
+    const bool one_from_switch = in.size() == 1 && fabric.kind(fabric.link(in[0]).from) != FabricNodeKind::kNpu;
+    destinations_[npu] =
+        one_from_switch ? Destination{in[0], fabric.link(in[0]).from} : Destination{kNoLink, fabric.npu_node(npu)};
   }
 }
 
-const std::vector<std::uint16_t>& EcmpRouter::distances_to(std::uint32_t node) const {
-  if (!distances_[node].empty()) return distances_[node];
-  std::vector<std::uint16_t> d(fabric_.node_count(), kUnreached);  // kept only when complete
+std::size_t EcmpRouter::SlotsHash::operator()(const std::vector<std::uint32_t>& slots) const {
+  std::uint64_t h = slots.size();
+  for (std::uint32_t k : slots) h = splitmix64(h ^ k);
+  return static_cast<std::size_t>(h);
+}
+
+std::uint32_t EcmpRouter::intern_hop_list(const std::vector<std::uint32_t>& slots) const {
+  const auto it = hop_list_of_.find(slots);
+  if (it != hop_list_of_.end()) return it->second;
+  const std::size_t offset = hop_lists_.size();
+  if (offset + 1 + slots.size() >= kOne) {
+    throw Error(fmt::format("routing: more than {} entries of next hops; expected fewer (offsets are 31 bits)", kOne));
+  }
+  hop_lists_.push_back(static_cast<std::uint32_t>(slots.size()));
+  hop_lists_.insert(hop_lists_.end(), slots.begin(), slots.end());
+  hop_list_of_.emplace(slots, static_cast<std::uint32_t>(offset));
+  return static_cast<std::uint32_t>(offset);
+}
+
+const std::vector<std::uint32_t>& EcmpRouter::next_hops_to(std::uint32_t node) const {
+  if (!next_hops_[node].empty()) return next_hops_[node];
+  // Hops to `node` from every node, by a breadth-first search over the reversed links.
+  std::vector<std::uint16_t> d(fabric_.node_count(), kUnreached);
   std::vector<std::uint32_t> frontier{node}, next;
   d[node] = 0;
   for (std::uint32_t hop = 1; !frontier.empty(); ++hop) {
@@ -52,20 +79,34 @@ const std::vector<std::uint16_t>& EcmpRouter::distances_to(std::uint32_t node) c
     }
     frontier.swap(next);
   }
-  distances_[node] = std::move(d);
-  return distances_[node];
-}
-
-std::uint32_t EcmpRouter::last_link_into(NpuId dst) const {
-  const std::vector<std::uint32_t>& in = in_links_[fabric_.npu_node(dst)];
-  if (in.size() != 1 || fabric_.kind(fabric_.link(in[0]).from) == FabricNodeKind::kNpu) return kNoLink;
-  return in[0];
+  // Each node's candidates: the links one hop closer, in link order. An NPU that does not
+  // forward is as close as its own links make it, but is no way through: only the destination
+  // itself. A reached node has one at least: the node it was reached from.
+  std::vector<std::uint32_t> entries(fabric_.node_count(), kNoHop), slots;
+  for (std::uint32_t at = 0; at < fabric_.node_count(); ++at) {
+    if (at == node || d[at] == kUnreached || out_begin_[at + 1] - out_begin_[at] == 1) continue;
+    slots.clear();
+    for (std::uint32_t k = out_begin_[at]; k < out_begin_[at + 1]; ++k) {
+      const std::uint32_t to = out_[k].to;
+      if (d[to] == d[at] - 1 && (forwards_[to] != 0 || to == node)) slots.push_back(k);
+    }
+    entries[at] = slots.size() == 1 ? kOne | slots[0] : intern_hop_list(slots);
+  }
+  next_hops_[node] = std::move(entries);  // kept only when complete
+  return next_hops_[node];
 }
 
 std::uint32_t EcmpRouter::hops(NpuId src, NpuId dst) const {
-  const std::uint32_t last = last_link_into(dst);
-  if (last == kNoLink) return distances_to(fabric_.npu_node(dst))[fabric_.npu_node(src)];
-  return distances_to(fabric_.link(last).from)[fabric_.npu_node(src)] + 1u;
+  const auto [last, target] = destinations_[dst];
+  const std::vector<std::uint32_t>& next = next_hops_to(target);
+  std::uint32_t count = last == kNoLink ? 0 : 1;
+  // Every candidate is a hop closer: follow the first.
+  for (std::uint32_t at = fabric_.npu_node(src); at != target; ++count) {
+    std::uint32_t k = out_begin_[at];
+    if (out_begin_[at + 1] != k + 1) k = (next[at] & kOne) != 0 ? next[at] & ~kOne : hop_lists_[next[at] + 1];
+    at = out_[k].to;
+  }
+  return count;
 }
 
 void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector<std::uint32_t>& links) const {
@@ -78,52 +119,37 @@ void EcmpRouter::route(NpuId src, NpuId dst, std::uint64_t flow_key, std::vector
     }
   }
   // Every shortest path into an NPU of one cable (from a switch) ends with that cable: route to
-  // the switch, then take it. The same choices, from a distance table per switch rather than per
-  // NPU (64 rather than 1024 on a k = 16 fat-tree: they stay in cache).
-  const std::uint32_t last = last_link_into(dst);
-  const std::uint32_t target = last == kNoLink ? fabric_.npu_node(dst) : fabric_.link(last).from;
-  const std::vector<std::uint16_t>& d = distances_to(target);
+  // the switch, then take it. The same choices, from a table per switch rather than per NPU (128
+  // rather than 1024 on a k = 16 fat-tree: they stay in cache).
+  const auto [last, target] = destinations_[dst];
+  const std::vector<std::uint32_t>& next = next_hops_to(target);
   std::uint32_t at = fabric_.npu_node(src);
   const std::uint64_t flow = splitmix64(flow_key ^ splitmix64(spec_.seed));
   std::uint64_t divisor = 1;  // d-mod-k: the product of the earlier choices' candidate counts
-  // Each hop's candidates, remembered in one pass (a node of more links is looked at twice).
-  std::array<std::uint32_t, 64> found{};
+  // Fabric::finish checked that every NPU reaches every other: each node on the way has a
+  // candidate. Where it has one only, the pick is that one (ECMP's hash mod 1, d-mod-k's divisor
+  // times 1): a node of one link (an NPU behind a switch) is not even looked up.
   while (at != target) {
-    // The links one hop closer; Fabric::finish checked that every NPU reaches every other.
-    const std::uint32_t closer = d[at] - 1, begin = out_begin_[at], end = out_begin_[at + 1];
-    // An NPU that does not forward is as close as its own links make it, but is no way through:
-    // only the destination itself.
-    auto one_hop_closer = [&](std::uint32_t k) {
-      return d[out_to_[k]] == closer && (forwards_[out_to_[k]] != 0 || out_to_[k] == target);
-    };
-    std::uint32_t candidates = 0;
-    for (std::uint32_t k = begin; k < end; ++k) {
-      if (!one_hop_closer(k)) continue;
-      if (candidates < found.size()) found[candidates] = k;
-      ++candidates;
-    }
-    std::uint64_t pick = 0;
-    if (spec_.kind == RoutingKind::kEcmp) {
-      pick = splitmix64(flow ^ at) % candidates;
-    } else {
-      pick = (dst / divisor) % candidates;
-      // Past the NPU count every further choice would be the first: stop growing.
-      divisor = std::min<std::uint64_t>(divisor * candidates, std::uint64_t{1} << 40);
-    }
-    if (candidates <= found.size()) {
-      const std::uint32_t k = found[pick];
-      links.push_back(out_link_[k]);
-      at = out_to_[k];
-      continue;
-    }
-    for (std::uint32_t k = begin; k < end; ++k) {
-      if (!one_hop_closer(k)) continue;
-      if (pick-- == 0) {
-        links.push_back(out_link_[k]);
-        at = out_to_[k];
-        break;
+    std::uint32_t k = out_begin_[at];
+    if (out_begin_[at + 1] != k + 1) {
+      const std::uint32_t entry = next[at];
+      if ((entry & kOne) != 0) {
+        k = entry & ~kOne;
+      } else {
+        const std::uint32_t candidates = hop_lists_[entry];
+        std::uint64_t pick = 0;
+        if (spec_.kind == RoutingKind::kEcmp) {
+          pick = splitmix64(flow ^ at) % candidates;
+        } else {
+          pick = (dst / divisor) % candidates;
+          // Past the NPU count every further choice would be the first: stop growing.
+          divisor = std::min<std::uint64_t>(divisor * candidates, std::uint64_t{1} << 40);
+        }
+        k = hop_lists_[entry + 1 + pick];
       }
     }
+    links.push_back(out_[k].link);
+    at = out_[k].to;
   }
   if (last != kNoLink) links.push_back(last);
 }

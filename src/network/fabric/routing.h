@@ -12,9 +12,15 @@
 //    consecutive NPUs, so a shift permutation runs without collisions.
 //  * fixed routes, given per pair of NPUs (a routes file): pairs not listed are routed as above.
 //
-// Distances to a destination are found by one breadth-first search over the reversed links the
-// first time a route to it is asked for, and kept: nodes x destinations x 2 bytes in the worst
-// case (2.6 MB for 1024 NPUs on a 1344-node fat-tree).
+// The first time a route to a destination is asked for, one breadth-first search over the
+// reversed links finds every node's distance to it, and from those each node's candidates: the
+// links one hop closer, in link order. Those are kept, not the distances, so that a hop is one
+// lookup and a choice rather than a look at every link: per destination, per node, 4 bytes
+// naming its one candidate or its list of several, each distinct list kept once (they repeat
+// across destinations: on a fat-tree a switch's list of several is its up-links, whatever the
+// destination). Worst case nodes x destinations x 4 bytes, twice what the distances took (5.5 MB
+// for 1024 NPUs on a 1344-node fat-tree; 0.7 MB when, as there, each NPU hangs off one switch by
+// one cable and routes go to the switch: see route()).
 #pragma once
 
 #include <cstdint>
@@ -60,19 +66,44 @@ class EcmpRouter {
 
  private:
   static constexpr std::uint32_t kNoLink = 0xffffffffu;
-  // The one link into NPU `dst` when it has one only, from a switch (kNoLink otherwise).
-  std::uint32_t last_link_into(NpuId dst) const;
-  const std::vector<std::uint16_t>& distances_to(std::uint32_t node) const;
+  // Per NPU, found once rather than per route (a route would miss the cache on each): the one
+  // link into it when it has one only, from a switch (kNoLink otherwise), and where routes to it
+  // go before that link: its switch, or its own node.
+  struct Destination {
+    std::uint32_t last = kNoLink;
+    std::uint32_t target = 0;
+  };
+  // A node's entry in a next-hop table: kNoHop at the destination, where it is not reached, and
+  // at a node of one link (whose one candidate that is: never looked up); kOne | slot for one
+  // candidate; otherwise the offset in hop_lists_ of the candidates.
+  static constexpr std::uint32_t kNoHop = 0xffffffffu;
+  static constexpr std::uint32_t kOne = 0x80000000u;
+  // Per node, its entry towards `node`: built the first time a route there is asked for.
+  const std::vector<std::uint32_t>& next_hops_to(std::uint32_t node) const;
+  std::uint32_t intern_hop_list(const std::vector<std::uint32_t>& slots) const;
 
   const Fabric& fabric_;
   RoutingSpec spec_;
   std::vector<std::vector<std::uint32_t>> in_links_;  // per node, the links entering it
-  // The links leaving each node and where they go, side by side (out_begin_[node] on): what a
-  // route's every hop reads, without visiting the links.
-  std::vector<std::uint32_t> out_begin_, out_link_, out_to_;
+  // The links leaving each node and where they go, side by side (out_begin_[node] on, a node's
+  // "slots"): what a route's every hop reads, without visiting the links.
+  struct Out {
+    std::uint32_t link = 0;
+    std::uint32_t to = 0;
+  };
+  std::vector<std::uint32_t> out_begin_;
+  std::vector<Out> out_;
+  std::vector<Destination> destinations_;
   std::vector<char> forwards_;  // per node: a route may pass through it (a switch, or an NPU of a torus)
-  // Per destination node, once asked: hops from every node (16 bits: twice as many fit in cache).
-  mutable std::vector<std::vector<std::uint16_t>> distances_;
+  // Per destination node, once asked: per node, its entry (above).
+  mutable std::vector<std::vector<std::uint32_t>> next_hops_;
+  // Lists of two candidates or more, each distinct one once: the count, then the slots.
+  mutable std::vector<std::uint32_t> hop_lists_;
+  // A list's offset in hop_lists_, by its slots: finds a repeat.
+  struct SlotsHash {
+    std::size_t operator()(const std::vector<std::uint32_t>& slots) const;
+  };
+  mutable std::unordered_map<std::vector<std::uint32_t>, std::uint32_t, SlotsHash> hop_list_of_;
 };
 
 }  // namespace chakrasim::network
