@@ -101,6 +101,14 @@ NvlsTime AchievedModel::nvls_time(Collective c, Algorithm a, std::uint64_t bytes
                          efficiencies_.nvls_loop_us_per_gpu * m.gpus_per_node);
 }
 
+double AchievedModel::tree_messages_us(Protocol p, std::uint64_t bytes) const {
+  const Machine& m = tuning_.machine();
+  if (m.nodes < 2) return 0;
+  const Graph& ring = tuning_.graph(Algorithm::kRing);
+  const TreeMessages t = tree_messages(m, p, tree_comm_channels(m, ring.channels, ring.bw_intra), bytes);
+  return t.messages * efficiencies_.tree_message_us;
+}
+
 double AchievedModel::p2p_gb_per_s(Collective c, Protocol p) const {
   const Machine& m = tuning_.machine();
   const double n = m.ranks(), gpus = m.gpus_per_node;
@@ -133,7 +141,9 @@ std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol
     const NvlsTime t = nvls_time(c, a, bytes);
     return tuning_.latency_us(c, a, p) + tuning_.machine().platform_latency_us + t.fill_us + t.transfer_us;
   }
-  return tuning_.latency_us(c, a, p) + tuning_.machine().platform_latency_us + b / (1000 * algorithm_gb_per_s(c, a, p));
+  const double messages_us = a == Algorithm::kTree ? tree_messages_us(p, bytes) : 0.0;
+  return tuning_.latency_us(c, a, p) + tuning_.machine().platform_latency_us + messages_us +
+         b / (1000 * algorithm_gb_per_s(c, a, p));
 }
 
 Timing AchievedModel::time(Collective c, std::uint64_t bytes) const {

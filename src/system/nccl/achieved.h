@@ -8,14 +8,16 @@
 // the bandwidth being what the busiest link of the algorithm allows: a GPU's scale-up links (the
 // vendor's per-direction rate, times what NCCL's kernels reach of it) or a node's NICs (their
 // line rate, times what a ring reaches through them); LL and LL128 keep NCCL's own ratios to
-// Simple. NVLS and NVLS-tree add to this how NCCL cuts a call into loops, which is what shapes
-// their middle sizes (nvls_pipeline.h). The constants, their anchors and the error against
+// Simple. NVLS and NVLS-tree add to this how NCCL cuts a call into loops, and trees across nodes
+// the fixed cost of each network message, which is what shapes their middle sizes
+// (nvls_pipeline.h, tree_messages.h). The constants, their anchors and the error against
 // them are in docs/nccl.md.
 #pragma once
 
 #include <cstdint>
 
 #include "system/nccl/nvls_pipeline.h"
+#include "system/nccl/tree_messages.h"
 #include "system/nccl/tuning.h"
 
 namespace chakrasim::system::nccl {
@@ -28,6 +30,9 @@ struct Efficiencies {
   // 450 x 0.744 x 8 / 9 = 297.6 GB/s a loop of 16 MiB, 56.4 us, + 8 x 0.6 us: 480 GB/s busbw.
   double nvls = 0.744;
   double nvls_loop_us_per_gpu = 0.6;
+  // A tree across nodes: what each network message costs a node's proxies (tree_messages.h),
+  // from 2- and 4-node H100 sweeps (docs/nccl.md).
+  double tree_message_us = 0.27;
 };
 
 struct Timing {
@@ -48,6 +53,8 @@ class AchievedModel {
   double p2p_gb_per_s(Collective c, Protocol p) const;
   // An NVLS or NVLS-tree call of `bytes` as a pipeline of NCCL's loops (nvls_pipeline.h).
   NvlsTime nvls_time(Collective c, Algorithm a, std::uint64_t bytes) const;
+  // What a tree's network messages cost its proxies, us: 0 within one node.
+  double tree_messages_us(Protocol p, std::uint64_t bytes) const;
 
   const TuningModel& tuning() const { return tuning_; }
   const Efficiencies& efficiencies() const { return efficiencies_; }

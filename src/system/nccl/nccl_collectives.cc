@@ -254,7 +254,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     t.net_share = m.nodes > 1 ? m.nic->efficiency : 1.0;
     t.node_share = e.ring;
     const auto b = static_cast<double>(bytes);
-    double pipeline_fill_us = 0;
+    double pipeline_fill_us = 0;    // NCCL's own costs beyond its latency, waited out with it
     if (t.choice.point_to_point) {  // all-to-all: a piece of the buffer to every other member
       // Across nodes of equal membership, PXN relays each piece through the GPU on its
       // destination's rail; else each goes straight.
@@ -292,6 +292,8 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
         case Algorithm::kPat: t.shape = TrafficShape::pat(collective, b, n); break;
         case Algorithm::kTree:
           t.shape = TrafficShape::tree(b, members, g, m.nodes > 1 ? std::min(m.nics_per_node, kTreeChannels) : 1);
+          // The proxies post each network message while the members wait (tree_messages.h).
+          pipeline_fill_us = model.tree_messages_us(t.choice.protocol, bytes);
           break;
         case Algorithm::kNvls:
           if (m.nodes == 1) {  // each port carries the buffer (and a share, all-reduce), one exchange
