@@ -254,7 +254,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     t.net_share = m.nodes > 1 ? m.nic->efficiency : 1.0;
     t.node_share = e.ring;
     const auto b = static_cast<double>(bytes);
-    double pipeline_fill_us = 0;    // NCCL's own costs beyond its latency, waited out with it
+    double beyond_latency_us = 0;   // NCCL's own costs beyond its latency, waited out with it
     if (t.choice.point_to_point) {  // all-to-all: a piece of the buffer to every other member
       // Across nodes of equal membership, PXN relays each piece through the GPU on its
       // destination's rail; else each goes straight.
@@ -282,7 +282,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
         // the loops' pipeline fills while the members wait out the latency.
         const NvlsTime pipeline = model.nvls_time(collective, a, bytes);
         t.node_share = e.nvls * protocol * pipeline.nvlink_share;
-        pipeline_fill_us = pipeline.fill_us;
+        beyond_latency_us = pipeline.fill_us;
       }
       switch (a) {
         case Algorithm::kRing:
@@ -293,7 +293,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
         case Algorithm::kTree:
           t.shape = TrafficShape::tree(b, members, g, m.nodes > 1 ? std::min(m.nics_per_node, kTreeChannels) : 1);
           // The proxies post each network message while the members wait (tree_messages.h).
-          pipeline_fill_us = model.tree_messages_us(t.choice.protocol, bytes);
+          beyond_latency_us = model.tree_messages_us(t.choice.protocol, bytes);
           break;
         case Algorithm::kNvls:
           if (m.nodes == 1) {  // each port carries the buffer (and a share, all-reduce), one exchange
@@ -325,7 +325,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     // that its messages then pay again: 7 us more on a 1 MiB all-reduce of 8 GPUs (a quarter),
     // nothing that shows on large calls; the conservative direction.
     const double latency_us =
-        m.platform_latency_us + pipeline_fill_us +
+        m.platform_latency_us + beyond_latency_us +
         (t.choice.point_to_point ? model.tuning().p2p_latency_us(t.choice.protocol)
                                  : model.tuning().latency_us(collective, t.choice.algorithm, t.choice.protocol));
     t.latency_ns = ticks_from_ns(latency_us * 1000, [&] { return fmt::format("NCCL's latency for {}", t.plan.label); });
