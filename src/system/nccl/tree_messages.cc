@@ -17,7 +17,7 @@ constexpr std::uint64_t kLLChunkBytes = 8 * 512 * 16 / 2;                       
 constexpr std::uint64_t kLL128ChunkBytes = std::uint64_t{120} * 640 * 8 / 16 * 15;  // 576,000
 constexpr std::uint64_t kSimpleChunkBytes = 4 * 1024 * 1024 / 8;                    // 512 KiB
 
-// Threads a channel runs with, and the bytes per thread below which NCCL drops a channel.
+// Per channel, the bytes below which NCCL drops a channel: its threads x a threshold per thread.
 std::uint64_t channel_threshold_bytes(Protocol p) {
   switch (p) {
     case Protocol::kLL: return 512 * 8;
@@ -49,7 +49,7 @@ TreeMessages tree_messages(const Machine& machine, Protocol p, std::uint32_t com
     // NCCL halves the chunk while the call holds fewer chunks a channel than the tree's depth
     // wants: (1 + log2 nodes + ppn / 10) x 64 / ppn above 128 KiB, x 16 / ppn above 32 KiB.
     const double per_node = machine.gpus_per_node;
-    const double depth = 1 + (std::bit_width(machine.nodes) - 1) + 0.1 * per_node;
+    const double depth = std::bit_width(machine.nodes) + 0.1 * per_node;  // 1 + floor(log2 nodes) + ...
     const auto chunks = [&] { return static_cast<double>(bytes / (std::uint64_t{m.channels} * chunk)); };
     while (chunks() < depth * 64 / per_node && chunk > 131072) chunk /= 2;
     while (chunks() < depth * 16 / per_node && chunk > 32768) chunk /= 2;
