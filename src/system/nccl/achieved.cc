@@ -98,7 +98,7 @@ NvlsTime AchievedModel::nvls_time(Collective c, Algorithm a, std::uint64_t bytes
       nvls_chunking(m, a, tuning_.graph(Algorithm::kNvls).channels, bytes,
                     tuning_.bandwidth(Collective::kAllReduce, Algorithm::kNvls, Protocol::kSimple));
   return nccl::nvls_time(chunking, nvls_stages(c, a, m.nodes), bytes, nvls_nvlink_gb_per_s(c), nvls_network_gb_per_s(a),
-                         efficiencies_.nvls_loop_us_per_gpu * m.gpus_per_node);
+                         efficiencies_.nvls_chunk_us * chunking.heads);
 }
 
 double AchievedModel::tree_messages_us(Protocol p, std::uint64_t bytes) const {

@@ -25,11 +25,12 @@ namespace chakrasim::system::nccl {
 // Shares of a link's rate NCCL's kernels reach, from public anchors (docs/nccl.md).
 struct Efficiencies {
   double ring = 0.816;  // NVLink rings: 8x H100 ring all-reduce busbw 367 GB/s of 450
-  // NVLS: the NVLink side's share before each loop's fixed cost, and that cost per GPU of the
-  // node, both from 8x H100 all-reduce sweeps (docs/nccl.md); at 8 GPUs, 128 KiB chunks:
-  // 450 x 0.744 x 8 / 9 = 297.6 GB/s a loop of 16 MiB, 56.4 us, + 8 x 0.6 us: 480 GB/s busbw.
+  // NVLS: the NVLink side's share before each loop's fixed cost, and that cost per chunk a
+  // channel takes in a loop (one per head, a head per GPU up to NCCL's 32), both from 8x H100
+  // all-reduce sweeps (docs/nccl.md); at 8 GPUs, 128 KiB chunks: 450 x 0.744 x 8 / 9 = 297.6
+  // GB/s a loop of 16 MiB, 56.4 us, + 8 x 0.6 us: 480 GB/s busbw.
   double nvls = 0.744;
-  double nvls_loop_us_per_gpu = 0.6;
+  double nvls_chunk_us = 0.6;
   // A tree across nodes: what each network message costs a node's proxies (tree_messages.h),
   // from 2- and 4-node H100 sweeps (docs/nccl.md).
   double tree_message_us = 0.27;

@@ -12,8 +12,8 @@
 //   a loop's time = max(loop bytes / NVLink-side rate + per-loop cost, loop bytes / network rate)
 //   time = NCCL's latency + (bytes / loop bytes) x a loop's time + (stages - 1) x the first loop's
 //
-// The per-loop cost (the chunk's fences and the switch's barrier, which grows with the GPUs
-// that take part) is paid on the GPUs' side only: where the NICs are slower it hides under
+// The per-loop cost (each chunk's fences and the switch's barrier: a fixed time per chunk a
+// channel takes in the loop, one per head) is paid on the GPUs' side only: where the NICs are slower it hides under
 // their time. `stages` is the pipeline's depth in loops: a reduce-scatter then an all-gather in
 // the node (2), plus a level per tree level across nodes. docs/nccl.md has how the constants
 // were measured, and the error on each sweep.
