@@ -32,10 +32,9 @@ NvlsChunking nvls_chunking(const Machine& machine, Algorithm a, std::uint32_t he
   k.heads = std::max(heads, 1u);
   const std::uint64_t concurrent = std::uint64_t{k.channels} * k.heads;
   if (a == Algorithm::kNvlsTree) {
-    // Blackwell's multi-node tuning picks its own chunks; this follows NCCL's general rule.
+    // Blackwell's multi-node tuning picks its own chunks; this follows NCCL's general rule,
+    // whose steps to 256 and 128 KiB (at 32 and 16 loops) only a larger NCCL_NVLS_CHUNKSIZE meets.
     k.chunk_bytes = machine.nodes >= 4 ? 64 * 1024 : kNvlsChunkBytes;
-    shrink(k.chunk_bytes, bytes, concurrent, 32, 256 * 1024);
-    shrink(k.chunk_bytes, bytes, concurrent, 16, 128 * 1024);
     shrink(k.chunk_bytes, bytes, concurrent, 4, 64 * 1024);
     shrink(k.chunk_bytes, bytes, concurrent, 1, 32 * 1024);
     return k;

@@ -6,8 +6,8 @@
 //
 // The chunking is NCCL's own (its enqueue code, 2.30: NVLS channels per GPU generation, a chunk
 // of 128 KiB shrunk to 64, 32 and 16 KiB when the call holds fewer than 64, 8 and 2 loops of the
-// larger one; NVLS-tree's chunk shrunk at 32, 16, 4 and 1 loops, and capped at 64 KiB from 4
-// nodes). On it this model puts two measured costs, constants of achieved.h:
+// larger one; NVLS-tree's shrunk to 64 and 32 KiB at 4 and 1 loops, and capped at 64 KiB from
+// 4 nodes). On it this model puts two measured costs, constants of achieved.h:
 //
 //   a loop's time = max(loop bytes / NVLink-side rate + per-loop cost, loop bytes / network rate)
 //   time = NCCL's latency + (bytes / loop bytes) x a loop's time + (stages - 1) x the first loop's
