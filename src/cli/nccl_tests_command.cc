@@ -3,8 +3,10 @@
 // protocol timed by chakrasim's model of what NCCL achieves (system/nccl/, docs/nccl.md).
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -14,6 +16,7 @@
 #include "config/system_config.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "system/nccl/nccl_collectives.h"
 #include "system/nccl/sweep.h"
 
 namespace chakrasim::cli {
@@ -48,6 +51,7 @@ struct Options {
   int pxn = 1;    // NCCL_PXN_DISABLE=0
   double platform_latency_us = 0;
   bool collnet = false, amd_cpu = false;
+  system::NcclSpec calibration;  // only its efficiencies and fixed costs
 };
 
 // The bandwidth a GPU has out of one network dimension, 10^9 B/s: a switch's link, a ring's two
@@ -79,6 +83,10 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
     o.collnet = o.collnet || spec.collnet;
     if (!spec.pxn) o.pxn = 0;
     if (spec.platform_latency_us != 0) o.platform_latency_us = spec.platform_latency_us;
+    for (auto field : {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
+                       &system::NcclSpec::nvls_chunk_us, &system::NcclSpec::tree_message_us}) {
+      if (spec.*field) o.calibration.*field = spec.*field;
+    }
   }
   nic = nic_preset(o.nic.empty() ? gpu.default_nic : o.nic);
   if (o.network.empty()) return;
@@ -129,7 +137,20 @@ int run(Options o) {
   sweep.max_bytes = nccl_tests_size(o.max_size, "-e");
   sweep.factor = o.step > 0 ? 0 : o.factor;
   sweep.step_bytes = o.step;
-  const AchievedModel model(machine, enabled);
+  // The flags' values (a system file's were checked as it was read).
+  const auto share = [](const std::optional<double>& v, const char* flag) {
+    if (v && !(*v > 0 && *v <= 1)) {
+      throw Error(fmt::format("{} {}: expected a share of the link's rate, above 0 and at most 1", flag, *v));
+    }
+  };
+  const auto cost = [](const std::optional<double>& v, const char* flag) {
+    if (v && !(*v >= 0 && std::isfinite(*v))) throw Error(fmt::format("{} {}: expected us, 0 or more", flag, *v));
+  };
+  share(o.calibration.ring_efficiency, "--ring-efficiency");
+  share(o.calibration.nvls_efficiency, "--nvls-efficiency");
+  cost(o.calibration.nvls_chunk_us, "--nvls-chunk-us");
+  cost(o.calibration.tree_message_us, "--tree-message-us");
+  const AchievedModel model(machine, enabled, efficiencies_of(o.calibration));
   std::cout << sweep_table(model, sweep, run_sweep(model, sweep), true);
   return 0;
 }
@@ -171,6 +192,14 @@ Command add_nccl_tests_command(CLI::App& app) {
                   "Added to every call's time, not to NCCL's choice: an 8-byte call's measured time less this "
                   "table's")
       ->capture_default_str();
+  cmd->add_option("--ring-efficiency", o->calibration.ring_efficiency,
+                  "The share of NVLink's rate rings reach (default 0.816; docs/nccl.md, calibrating)");
+  cmd->add_option("--nvls-efficiency", o->calibration.nvls_efficiency,
+                  "The share of NVLink's rate NVLS reaches before each loop's fixed cost (default 0.744)");
+  cmd->add_option("--nvls-chunk-us", o->calibration.nvls_chunk_us,
+                  "NVLS's fixed cost per chunk of a loop, us (default 0.6)");
+  cmd->add_option("--tree-message-us", o->calibration.tree_message_us,
+                  "A tree's fixed cost per network message, us (default 0.27)");
   cmd->add_flag("--collnet", o->collnet, "As NCCL_COLLNET_ENABLE=1: the network reduces (SHARP)");
   cmd->add_flag("--amd-cpu", o->amd_cpu, "Hosts with AMD CPUs (NCCL's LL ceiling and post overhead differ)");
   cmd->add_option("--system", o->system,

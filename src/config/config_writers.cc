@@ -84,6 +84,10 @@ std::string system_json(const SystemConfig& config) {
     if (n.collnet) key("nccl-collnet", "1");
     if (!n.pxn) key("nccl-pxn", "0");
     if (n.platform_latency_us != 0) key("nccl-platform-latency-us", fmt::format("{}", n.platform_latency_us));
+    if (n.ring_efficiency) key("nccl-ring-efficiency", fmt::format("{}", *n.ring_efficiency));
+    if (n.nvls_efficiency) key("nccl-nvls-efficiency", fmt::format("{}", *n.nvls_efficiency));
+    if (n.nvls_chunk_us) key("nccl-nvls-chunk-us", fmt::format("{}", *n.nvls_chunk_us));
+    if (n.tree_message_us) key("nccl-tree-message-us", fmt::format("{}", *n.tree_message_us));
   }
   out.erase(out.size() - 2, 1);  // the last key's comma
   return out + "}\n";

@@ -67,6 +67,12 @@ double get_number(const Context& c, const char* key, const Json& v) {
   bad_value(c, key, v, "a number, 0 or more");
 }
 
+// A share of a rate: above 0, at most 1.
+double get_share(const Context& c, const char* key, const Json& v) {
+  if (v.is_number() && v.get<double>() > 0 && v.get<double>() <= 1) return v.get<double>();
+  bad_value(c, key, v, "a share of the link's rate, above 0 and at most 1");
+}
+
 bool get_flag(const Context& c, const char* key, const Json& v) {
   if (v.is_boolean()) return v.get<bool>();
   if (v.is_number_integer() || v.is_number_unsigned()) {
@@ -321,6 +327,16 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) {
          c.out.system.nccl.platform_latency_us = get_number(c, "nccl-platform-latency-us", v);
        }},
+      {"nccl-ring-efficiency", "number in (0, 1]", "0.816",
+       "NCCL model: the share of NVLink's rate rings reach (docs/nccl.md, calibrating)",
+       [](const Json& v, Context& c) { c.out.system.nccl.ring_efficiency = get_share(c, "nccl-ring-efficiency", v); }},
+      {"nccl-nvls-efficiency", "number in (0, 1]", "0.744",
+       "NCCL model: the share of NVLink's rate NVLS reaches, before each loop's fixed cost",
+       [](const Json& v, Context& c) { c.out.system.nccl.nvls_efficiency = get_share(c, "nccl-nvls-efficiency", v); }},
+      {"nccl-nvls-chunk-us", "number, us", "0.6", "NCCL model: NVLS's fixed cost per chunk of a loop",
+       [](const Json& v, Context& c) { c.out.system.nccl.nvls_chunk_us = get_number(c, "nccl-nvls-chunk-us", v); }},
+      {"nccl-tree-message-us", "number, us", "0.27", "NCCL model: a tree's fixed cost per network message",
+       [](const Json& v, Context& c) { c.out.system.nccl.tree_message_us = get_number(c, "nccl-tree-message-us", v); }},
       {"nccl-pxn", "0 | 1", "1",
        "NCCL model: PXN, as NCCL_PXN_DISABLE=0 (all-to-all across nodes goes through the GPU on the destination's "
        "rail)",

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,8 @@ struct NcclSpec {
   bool collnet = false;             // NCCL_COLLNET_ENABLE
   bool pxn = true;                  // NCCL_PXN_DISABLE=0: all-to-all across nodes through the rail's GPU
   double platform_latency_us = 0;   // added to every call's time (nccl::Machine::platform_latency_us)
+  // A machine's own calibration of the model's timing (nccl::Efficiencies); unset, its defaults.
+  std::optional<double> ring_efficiency, nvls_efficiency, nvls_chunk_us, tree_message_us;
 };
 
 enum class SchedulingPolicy : std::uint8_t { kLifo, kFifo, kExplicit };

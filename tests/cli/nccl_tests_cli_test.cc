@@ -1,5 +1,6 @@
 // `chakrasim nccl-tests`: nccl-tests' command line and table, and its errors.
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -54,6 +55,42 @@ TEST(NcclTestsCommand, SystemAndNetworkFilesReplaceThePresets) {
   const CommandResult missing = run_binary({"nccl-tests", "all_reduce", "--network", (dir / "none.yml").string()});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.err, HasSubstr("none.yml"));
+}
+
+TEST(NcclTestsCommand, AMachinesOwnCalibrationReplacesTheModelsConstants) {
+  // 64 MiB NVLS all-reduce on 8 H100s, without NVLS's fixed cost per chunk: 8 loops of 8 MiB at
+  // 297.6 GB/s (28.19 us each), one more to fill, after 25 us: 278.69 us (321.89 with it).
+  const std::vector<std::string> nvls = {"nccl-tests", "all_reduce", "-b", "64M", "-e", "64M"};
+  EXPECT_THAT(run_binary(nvls).out, HasSubstr("321.89"));
+  std::vector<std::string> free_chunks = nvls;
+  free_chunks.insert(free_chunks.end(), {"--nvls-chunk-us", "0"});
+  const CommandResult flag = run_binary(free_chunks);
+  ASSERT_EQ(flag.exit_code, 0) << flag.err;
+  EXPECT_THAT(flag.out, HasSubstr("278.69"));
+  // The same from a system file's key.
+  const auto dir = temp_dir("nccl_tests_calibration");
+  write_bytes(dir / "sys.json", R"({"preferred-dataset-splits": 1, "nccl-nvls-chunk-us": 0})");
+  std::vector<std::string> from_file = nvls;
+  from_file.insert(from_file.end(), {"--system", (dir / "sys.json").string()});
+  EXPECT_THAT(run_binary(from_file).out, HasSubstr("278.69"));
+  // Rings at half of NVLink's 450 GB/s: busbw 225 less the latency's share at 8 GiB.
+  const CommandResult ring =
+      run_binary({"nccl-tests", "all_reduce", "-b", "8G", "-e", "8G", "--algo", "Ring", "--ring-efficiency", "0.5"});
+  ASSERT_EQ(ring.exit_code, 0) << ring.err;
+  EXPECT_THAT(ring.out, ::testing::ContainsRegex("  22[45]\\.[0-9][0-9]    N/A"));
+  // A tree across nodes without its messages' cost is faster.
+  const std::vector<std::string> tree = {"nccl-tests", "all_reduce", "-b",     "4M",   "-e",      "4M",
+                                         "--nodes",    "4",          "--algo", "Tree", "--proto", "LL128"};
+  std::vector<std::string> no_messages = tree;
+  no_messages.insert(no_messages.end(), {"--tree-message-us", "0"});
+  EXPECT_NE(run_binary(tree).out, run_binary(no_messages).out);
+  const CommandResult share = run_binary({"nccl-tests", "all_reduce", "--ring-efficiency", "1.5"});
+  EXPECT_EQ(share.exit_code, 1);
+  EXPECT_THAT(share.err, HasSubstr("--ring-efficiency 1.5: expected a share of the link's rate, above 0 and at most "
+                                   "1"));
+  const CommandResult cost = run_binary({"nccl-tests", "all_reduce", "--nvls-chunk-us", "-1"});
+  EXPECT_EQ(cost.exit_code, 1);
+  EXPECT_THAT(cost.err, HasSubstr("--nvls-chunk-us -1: expected us, 0 or more"));
 }
 
 TEST(NcclTestsCommand, BadInputSaysWhatWasExpected) {

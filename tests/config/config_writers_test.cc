@@ -37,6 +37,22 @@ void expect_same(const config::SystemConfig& a, const config::SystemConfig& b) {
   EXPECT_EQ(a.compute.peak_perf_tflops, b.compute.peak_perf_tflops);
   EXPECT_EQ(a.compute.local_mem_bw_gb_per_s, b.compute.local_mem_bw_gb_per_s);
   EXPECT_EQ(a.replay_only, b.replay_only);
+  EXPECT_EQ(a.system.collectives, b.system.collectives);
+  const system::NcclSpec &n = a.system.nccl, &m = b.system.nccl;
+  EXPECT_EQ(n.gpu, m.gpu);
+  EXPECT_EQ(n.gpus_per_node, m.gpus_per_node);
+  EXPECT_EQ(n.nic, m.nic);
+  EXPECT_EQ(n.nics_per_node, m.nics_per_node);
+  EXPECT_EQ(n.algo, m.algo);
+  EXPECT_EQ(n.proto, m.proto);
+  EXPECT_EQ(n.nvls, m.nvls);
+  EXPECT_EQ(n.collnet, m.collnet);
+  EXPECT_EQ(n.pxn, m.pxn);
+  EXPECT_EQ(n.platform_latency_us, m.platform_latency_us);
+  EXPECT_EQ(n.ring_efficiency, m.ring_efficiency);
+  EXPECT_EQ(n.nvls_efficiency, m.nvls_efficiency);
+  EXPECT_EQ(n.nvls_chunk_us, m.nvls_chunk_us);
+  EXPECT_EQ(n.tree_message_us, m.tree_message_us);
 }
 
 config::SystemConfig every_field_set() {
@@ -58,6 +74,22 @@ config::SystemConfig every_field_set() {
   c.compute.peak_perf_tflops = 989.4;
   c.compute.local_mem_bw_gb_per_s = s.local_mem_bw_gb_per_s;
   c.replay_only = true;
+  s.collectives = system::CollectiveModel::kNcclTraffic;
+  system::NcclSpec& n = s.nccl;
+  n.gpu = "B200";
+  n.gpus_per_node = 4;
+  n.nic = "xdr800";
+  n.nics_per_node = 2;
+  n.algo = "Ring,Tree";
+  n.proto = "^LL128";
+  n.nvls = false;
+  n.collnet = true;
+  n.pxn = false;
+  n.platform_latency_us = 12.5;
+  n.ring_efficiency = 0.8;
+  n.nvls_efficiency = 0.7125;
+  n.nvls_chunk_us = 0.55;
+  n.tree_message_us = 0.3;
   return c;
 }
 

@@ -429,6 +429,22 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   EXPECT_THAT(error_of([&] { parse("\"nccl-platform-latency-us\": -1"); }), HasSubstr("key "
                                                                                       "\"nccl-platform-latency-us\""));
   EXPECT_TRUE(parse("\"collectives\": \"nccl\"").system.nccl.pxn);
+  // A machine's own calibration of the timing model; unset, the model's constants.
+  const system::NcclSpec calibrated = parse("\"nccl-ring-efficiency\": 0.8, \"nccl-nvls-efficiency\": 0.7, "
+                                            "\"nccl-nvls-chunk-us\": 0.5, \"nccl-tree-message-us\": 0")
+                                          .system.nccl;
+  const nccl::Efficiencies e = nccl::efficiencies_of(calibrated);
+  EXPECT_EQ(e.ring, 0.8);
+  EXPECT_EQ(e.nvls, 0.7);
+  EXPECT_EQ(e.nvls_chunk_us, 0.5);
+  EXPECT_EQ(e.tree_message_us, 0.0);
+  EXPECT_EQ(nccl::efficiencies_of(system::NcclSpec{}).ring, nccl::Efficiencies{}.ring);
+  EXPECT_EQ(nccl::run_machine(calibrated, 8, 8).efficiencies.nvls, 0.7);
+  for (const char* bad : {"\"nccl-ring-efficiency\": 1.5", "\"nccl-nvls-efficiency\": 0"}) {
+    EXPECT_THAT(error_of([&] { parse(bad); }), HasSubstr("expected a share of the link's rate, above 0 and at most 1"))
+        << bad;
+  }
+  EXPECT_THAT(error_of([&] { parse("\"nccl-tree-message-us\": -0.1"); }), HasSubstr("key \"nccl-tree-message-us\""));
   EXPECT_THAT(error_of([&] { parse("\"collectives\": \"mpi\""); }), HasSubstr("sys.json: key \"collectives\": value "
                                                                               "\"mpi\" is invalid; expected "
                                                                               "\"astra-sim\", \"nccl\" or "

@@ -22,7 +22,8 @@
 
 namespace chakrasim::system::nccl {
 
-// Shares of a link's rate NCCL's kernels reach, from public anchors (docs/nccl.md).
+// Shares of a link's rate NCCL's kernels reach, and their fixed costs, from public anchors
+// (docs/nccl.md); a system file may set its own (nccl-ring-efficiency, ...).
 struct Efficiencies {
   double ring = 0.816;  // NVLink rings: 8x H100 ring all-reduce busbw 367 GB/s of 450
   // NVLS: the NVLink side's share before each loop's fixed cost, and that cost per chunk a

@@ -62,6 +62,15 @@ const char* choice_label(const TuningModel::Choice& choice) {
   return labels[a][static_cast<std::size_t>(choice.protocol)].c_str();
 }
 
+Efficiencies efficiencies_of(const NcclSpec& spec) {
+  Efficiencies e;
+  e.ring = spec.ring_efficiency.value_or(e.ring);
+  e.nvls = spec.nvls_efficiency.value_or(e.nvls);
+  e.nvls_chunk_us = spec.nvls_chunk_us.value_or(e.nvls_chunk_us);
+  e.tree_message_us = spec.tree_message_us.value_or(e.tree_message_us);
+  return e;
+}
+
 RunMachine run_machine(const NcclSpec& spec, NpuId npus, std::uint32_t first_dimension) {
   RunMachine out;
   auto named = [](const char* key, auto&& body) {
@@ -93,6 +102,7 @@ RunMachine run_machine(const NcclSpec& spec, NpuId npus, std::uint32_t first_dim
   out.machine.collnet = spec.collnet;
   out.machine.pxn = spec.pxn;
   out.machine.platform_latency_us = spec.platform_latency_us;
+  out.efficiencies = efficiencies_of(spec);
   out.enabled = Enabled::all();
   if (!spec.algo.empty()) apply_enable_list(out.enabled, spec.algo, true, "system key \"nccl-algo\"");
   if (!spec.proto.empty()) apply_enable_list(out.enabled, spec.proto, false, "system key \"nccl-proto\"");
@@ -166,7 +176,7 @@ const AchievedModel& NcclCollectives::model_for(const std::vector<NpuId>& member
         }
       }
     }
-    model = std::make_unique<AchievedModel>(m, enabled);
+    model = std::make_unique<AchievedModel>(m, enabled, machine_.efficiencies);
   }
   return *model;
 }

@@ -43,7 +43,10 @@ namespace chakrasim::system::nccl {
 struct RunMachine {
   Machine machine;  // one node's worth; nodes and GPUs are set per communicator
   Enabled enabled;
+  Efficiencies efficiencies;
 };
+// The model's constants with the ones `spec` sets in their place.
+Efficiencies efficiencies_of(const NcclSpec& spec);
 RunMachine run_machine(const NcclSpec& spec, NpuId npus, std::uint32_t first_dimension);
 
 // "NCCL Ring/LL", "NCCL P2P/Simple": static text naming a choice.
