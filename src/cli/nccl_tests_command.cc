@@ -83,8 +83,9 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
     o.collnet = o.collnet || spec.collnet;
     if (!spec.pxn) o.pxn = 0;
     if (spec.platform_latency_us != 0) o.platform_latency_us = spec.platform_latency_us;
-    for (auto field : {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
-                       &system::NcclSpec::nvls_chunk_us, &system::NcclSpec::tree_message_us}) {
+    for (auto field :
+         {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency, &system::NcclSpec::nvls_chunk_us,
+          &system::NcclSpec::tree_message_us, &system::NcclSpec::nic_efficiency}) {
       if (spec.*field) o.calibration.*field = spec.*field;
     }
   }
@@ -148,6 +149,7 @@ int run(Options o) {
   };
   share(o.calibration.ring_efficiency, "--ring-efficiency");
   share(o.calibration.nvls_efficiency, "--nvls-efficiency");
+  share(o.calibration.nic_efficiency, "--nic-efficiency");
   cost(o.calibration.nvls_chunk_us, "--nvls-chunk-us");
   cost(o.calibration.tree_message_us, "--tree-message-us");
   const AchievedModel model(machine, enabled, efficiencies_of(o.calibration));
@@ -200,6 +202,8 @@ Command add_nccl_tests_command(CLI::App& app) {
                   "NVLS's fixed cost per chunk of a loop, us (default 0.6)");
   cmd->add_option("--tree-message-us", o->calibration.tree_message_us,
                   "A tree's fixed cost per network message, us (default 0.27)");
+  cmd->add_option("--nic-efficiency", o->calibration.nic_efficiency,
+                  "The share of a NIC's line rate NCCL reaches (default: the NIC preset's)");
   cmd->add_flag("--collnet", o->collnet, "As NCCL_COLLNET_ENABLE=1: the network reduces (SHARP)");
   cmd->add_flag("--amd-cpu", o->amd_cpu, "Hosts with AMD CPUs (NCCL's LL ceiling and post overhead differ)");
   cmd->add_option("--system", o->system,

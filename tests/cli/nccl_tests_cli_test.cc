@@ -84,6 +84,12 @@ TEST(NcclTestsCommand, AMachinesOwnCalibrationReplacesTheModelsConstants) {
   std::vector<std::string> no_messages = tree;
   no_messages.insert(no_messages.end(), {"--tree-message-us", "0"});
   EXPECT_NE(run_binary(tree).out, run_binary(no_messages).out);
+  // A pair across two nodes through one NDR NIC at 0.8 of its 50 GB/s: 40, less the latency's
+  // share at 1 GiB (47.0 at the preset's 0.94).
+  const CommandResult nic = run_binary({"nccl-tests", "sendrecv", "-b", "1G", "-e", "1G", "--gpus-per-node", "1",
+                                        "--nodes", "2", "--nic-efficiency", "0.8"});
+  ASSERT_EQ(nic.exit_code, 0) << nic.err;
+  EXPECT_THAT(nic.out, ::testing::ContainsRegex("  39\\.[89][0-9]    N/A"));
   const CommandResult share = run_binary({"nccl-tests", "all_reduce", "--ring-efficiency", "1.5"});
   EXPECT_EQ(share.exit_code, 1);
   EXPECT_THAT(share.err, HasSubstr("--ring-efficiency 1.5: expected a share of the link's rate, above 0 and at most "

@@ -431,13 +431,16 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   EXPECT_TRUE(parse("\"collectives\": \"nccl\"").system.nccl.pxn);
   // A machine's own calibration of the timing model; unset, the model's constants.
   const system::NcclSpec calibrated = parse("\"nccl-ring-efficiency\": 0.8, \"nccl-nvls-efficiency\": 0.7, "
-                                            "\"nccl-nvls-chunk-us\": 0.5, \"nccl-tree-message-us\": 0")
+                                            "\"nccl-nvls-chunk-us\": 0.5, \"nccl-tree-message-us\": 0, "
+                                            "\"nccl-nic-efficiency\": 0.9")
                                           .system.nccl;
   const nccl::Efficiencies e = nccl::efficiencies_of(calibrated);
   EXPECT_EQ(e.ring, 0.8);
   EXPECT_EQ(e.nvls, 0.7);
   EXPECT_EQ(e.nvls_chunk_us, 0.5);
   EXPECT_EQ(e.tree_message_us, 0.0);
+  EXPECT_EQ(e.nic, 0.9);
+  EXPECT_FALSE(nccl::efficiencies_of(system::NcclSpec{}).nic);
   EXPECT_EQ(nccl::efficiencies_of(system::NcclSpec{}).ring, nccl::Efficiencies{}.ring);
   EXPECT_EQ(nccl::run_machine(calibrated, 8, 8).efficiencies.nvls, 0.7);
   for (const char* bad : {"\"nccl-ring-efficiency\": 1.5", "\"nccl-nvls-efficiency\": 0"}) {

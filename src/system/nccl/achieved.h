@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "system/nccl/nvls_pipeline.h"
 #include "system/nccl/tree_messages.h"
@@ -35,6 +36,8 @@ struct Efficiencies {
   // A tree across nodes: what each network message costs a node's proxies (tree_messages.h),
   // from 2- and 4-node H100 sweeps (docs/nccl.md).
   double tree_message_us = 0.27;
+  // The share of its line rate NCCL reaches through a NIC; unset, the NIC preset's (hardware.h).
+  std::optional<double> nic;
 };
 
 struct Timing {
@@ -53,6 +56,8 @@ class AchievedModel {
   // The algorithm bandwidth (GB/s) the pair reaches on large calls, and its p2p counterpart.
   double algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) const;
   double p2p_gb_per_s(Collective c, Protocol p) const;
+  // The share of a NIC's line rate NCCL reaches: the calibration's, else the preset's.
+  double nic_share() const;
   // An NVLS or NVLS-tree call of `bytes` as a pipeline of NCCL's loops (nvls_pipeline.h).
   NvlsTime nvls_time(Collective c, Algorithm a, std::uint64_t bytes) const;
   // What a tree's network messages cost its proxies, us: 0 within one node.

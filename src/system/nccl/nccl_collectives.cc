@@ -68,6 +68,7 @@ Efficiencies efficiencies_of(const NcclSpec& spec) {
   e.nvls = spec.nvls_efficiency.value_or(e.nvls);
   e.nvls_chunk_us = spec.nvls_chunk_us.value_or(e.nvls_chunk_us);
   e.tree_message_us = spec.tree_message_us.value_or(e.tree_message_us);
+  e.nic = spec.nic_efficiency;
   return e;
 }
 
@@ -261,7 +262,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     const Efficiencies& e = model.efficiencies();
     const Machine& m = model.tuning().machine();
     const std::uint32_t g = machine_.machine.gpus_per_node;
-    t.net_share = m.nodes > 1 ? m.nic->efficiency : 1.0;
+    t.net_share = m.nodes > 1 ? model.nic_share() : 1.0;
     t.node_share = e.ring;
     const auto b = static_cast<double>(bytes);
     double beyond_latency_us = 0;   // NCCL's own costs beyond its latency, waited out with it
