@@ -38,7 +38,7 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
   const double gpus = m.gpus_per_node;
   const double scale_up = m.gpus_per_node > 1 ? m.gpu->scale_up_gb_per_s() : kUnlimited;
   // What a node's NICs carry out (and in) together.
-  const double network = m.nodes > 1 ? m.nics_per_node * m.nic->line_gb_per_s * nic_share() : kUnlimited;
+  const double network = m.nodes > 1 ? nics_gb_per_s() : kUnlimited;
   const double ring_bus = std::min(scale_up * efficiencies_.ring, network);
   double simple = 0;
   switch (a) {
@@ -88,8 +88,7 @@ double AchievedModel::nvls_network_gb_per_s(Algorithm a) const {
   if (m.nodes < 2) return std::numeric_limits<double>::infinity();
   // Across nodes: the network reduces (CollNet) and the node sends the buffer once each way;
   // NVLS-tree's trees send it twice.
-  const double network = m.nics_per_node * m.nic->line_gb_per_s * nic_share();
-  return a == Algorithm::kNvls ? network : network / tree_network_sends(m.nodes);
+  return a == Algorithm::kNvls ? nics_gb_per_s() : nics_gb_per_s() / tree_network_sends(m.nodes);
 }
 
 NvlsTime AchievedModel::nvls_time(Collective c, Algorithm a, std::uint64_t bytes) const {
@@ -109,6 +108,11 @@ double AchievedModel::tree_messages_us(Protocol p, std::uint64_t bytes) const {
   return t.messages * efficiencies_.tree_message_us;
 }
 
+double AchievedModel::nics_gb_per_s() const {
+  const Machine& m = tuning_.machine();
+  return m.nics_per_node * m.nic->line_gb_per_s * nic_share();
+}
+
 double AchievedModel::nic_share() const {
   if (efficiencies_.nic) return *efficiencies_.nic;
   return tuning_.machine().nic->efficiency;
@@ -125,10 +129,7 @@ double AchievedModel::p2p_gb_per_s(Collective c, Protocol p) const {
     // the other rails to their rail's GPU: (G-1)/G of the buffer in all.
     const bool pxn = m.pxn && m.nodes > 1;
     double seconds_per_gb = (pxn ? (gpus - 1) / gpus : (gpus - 1) / n) / scale_up;
-    if (m.nodes > 1) {
-      const double network = m.nics_per_node * m.nic->line_gb_per_s * nic_share();
-      seconds_per_gb = std::max(seconds_per_gb, gpus * (n - gpus) / n / network);
-    }
+    if (m.nodes > 1) seconds_per_gb = std::max(seconds_per_gb, gpus * (n - gpus) / n / nics_gb_per_s());
     return seconds_per_gb > 0 ? wire / seconds_per_gb : std::numeric_limits<double>::infinity();
   }
   // Send/receive to the next rank: one link, or one NIC where the pair straddles two nodes.

@@ -71,6 +71,8 @@ class AchievedModel {
   // cost, and the node's NICs (infinite within one node).
   double nvls_nvlink_gb_per_s(Collective c) const;
   double nvls_network_gb_per_s(Algorithm a) const;
+  // What a node's NICs carry out (and in) together, GB/s (a machine of several nodes).
+  double nics_gb_per_s() const;
 
   TuningModel tuning_;
   Efficiencies efficiencies_;
