@@ -85,6 +85,20 @@ struct Value {
   std::uint32_t bools;    // kBoolList: bit i = entry i (at most 32; longer lists go to protobuf)
 };
 
+// An Int64List message's values (packed or not) into `values`; false where this reader does not
+// take the message (protobuf then decides whether it is malformed).
+bool int64_list_values(std::string_view list, std::vector<std::uint64_t>& values) {
+  values.clear();
+  Reader r{reinterpret_cast<const std::uint8_t*>(list.data()),
+           reinterpret_cast<const std::uint8_t*>(list.data() + list.size())};
+  while (!r.done()) {
+    std::uint64_t tag = 0;
+    if (!r.varint(tag) || (tag >> 3) != 1) return false;
+    if (!repeated_varints(r, static_cast<std::uint32_t>(tag & 7), values)) return false;
+  }
+  return true;
+}
+
 bool read_attribute(std::string_view bytes, std::string_view& name, Value& value) {
   Reader r{reinterpret_cast<const std::uint8_t*>(bytes.data()),
            reinterpret_cast<const std::uint8_t*>(bytes.data() + bytes.size())};
@@ -125,7 +139,10 @@ bool read_attribute(std::string_view bytes, std::string_view& name, Value& value
       }
       case Value::kInt64List: {
         std::string_view list;
-        if (wire_type != kLengthDelimited || !r.bytes(list)) return false;
+        // Checked here whatever the attribute's name: protobuf refuses a malformed list on any
+        // attribute, the models' or not.
+        thread_local std::vector<std::uint64_t> values;
+        if (wire_type != kLengthDelimited || !r.bytes(list) || !int64_list_values(list, values)) return false;
         value.text = list.data();
         value.text_size = list.size();
         value.kind = Value::kInt64List;
@@ -183,18 +200,11 @@ bool as_uint(const Value& v, std::uint64_t& out) {
   return true;
 }
 
-// An Int64List message's values (packed or not), as int64 (protobuf's two's complement).
+// An Int64List message's values, as int64 (protobuf's two's complement).
 bool int64_list(const Value& v, std::vector<std::int64_t>& out) {
   thread_local std::vector<std::uint64_t> values;
-  values.clear();
-  Reader r{reinterpret_cast<const std::uint8_t*>(v.text), reinterpret_cast<const std::uint8_t*>(v.text + v.text_size)};
-  while (!r.done()) {
-    std::uint64_t tag = 0;
-    if (!r.varint(tag) || (tag >> 3) != 1) return false;
-    if (!repeated_varints(r, static_cast<std::uint32_t>(tag & 7), values)) return false;
-  }
-  out.clear();
-  for (const std::uint64_t value : values) out.push_back(static_cast<std::int64_t>(value));
+  if (!int64_list_values(std::string_view(v.text, v.text_size), values)) return false;
+  out.assign(values.begin(), values.end());
   return true;
 }
 

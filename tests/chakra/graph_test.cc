@@ -489,5 +489,24 @@ TEST(GraphParse, ErrorsAreBuildsInTheSameOrder) {
   EXPECT_EQ(error_of([&] { Graph::parse(cut, "d.et"); }), error_of([&] { parse_trace(cut, "d.et"); }));
 }
 
+TEST(GraphParse, AMalformedListOnAnAttributeNoModelReadsIsRefusedAsProtobufRefusesIt) {
+  // An int64 list on an attribute the models do not read, its one entry's tag rewritten to
+  // field 0 (same length, so every enclosing length still holds): protobuf refuses the file,
+  // and so must the byte reader, which used to check a list's bytes only on gemm and conv.
+  Trace t;
+  ChakraProtoMsg::AttributeProto extra;
+  extra.set_name("extra");
+  extra.mutable_int64_list()->add_values(1);
+  *add_node(t, 1, "n").add_attr() = extra;
+  std::string bytes = serialize_trace(t);
+  const std::string list = "\x52\x03\x0a\x01\x01";  // field 10, 3 bytes: packed field 1, [1]
+  const std::size_t at = bytes.find(list);
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 2] = '\0';
+  const std::string protobuf_error = error_of([&] { parse_trace(bytes, "l.et"); });
+  EXPECT_THAT(protobuf_error, HasSubstr("not a valid protobuf message"));
+  EXPECT_EQ(error_of([&] { Graph::parse(bytes, "l.et"); }), protobuf_error);
+}
+
 }  // namespace
 }  // namespace chakrasim::chakra
