@@ -26,6 +26,9 @@ struct Reader {
     }
     return false;  // longer than 10 bytes: protobuf says so
   }
+  // A field's tag. Protobuf reads tags as 32-bit values and refuses a longer one; the low 32
+  // bits decide the field, so anything wider goes to protobuf rather than being cut here.
+  bool tag(std::uint64_t& value) { return varint(value) && value <= UINT32_MAX; }
   bool bytes(std::string_view& out) {
     std::uint64_t length = 0;
     if (!varint(length) || length > static_cast<std::uint64_t>(end - p)) return false;
@@ -93,7 +96,7 @@ bool int64_list_values(std::string_view list, std::vector<std::uint64_t>& values
            reinterpret_cast<const std::uint8_t*>(list.data() + list.size())};
   while (!r.done()) {
     std::uint64_t tag = 0;
-    if (!r.varint(tag) || (tag >> 3) != 1) return false;
+    if (!r.tag(tag) || (tag >> 3) != 1) return false;
     if (!repeated_varints(r, static_cast<std::uint32_t>(tag & 7), values)) return false;
   }
   return true;
@@ -107,7 +110,7 @@ bool read_attribute(std::string_view bytes, std::string_view& name, Value& value
   value.kind = Value::kNone;
   while (!r.done()) {
     std::uint64_t tag = 0;
-    if (!r.varint(tag)) return false;
+    if (!r.tag(tag)) return false;
     const auto field = static_cast<std::uint32_t>(tag >> 3);
     const auto wire_type = static_cast<std::uint32_t>(tag & 7);
     if (field == 1 || field == 2) {  // name, doc_string
@@ -157,7 +160,7 @@ bool read_attribute(std::string_view bytes, std::string_view& name, Value& value
         values.clear();
         while (!inner.done()) {
           std::uint64_t tag2 = 0;
-          if (!inner.varint(tag2) || (tag2 >> 3) != 1) return false;
+          if (!inner.tag(tag2) || (tag2 >> 3) != 1) return false;
           if (!repeated_varints(inner, static_cast<std::uint32_t>(tag2 & 7), values)) return false;
         }
         if (values.size() > 32) return false;  // the models refuse it, with protobuf's help
@@ -249,7 +252,7 @@ bool read_wire_node(const char* data, std::size_t length, WireNode& out) {
   std::uint64_t value = 0;
   while (!r.done()) {
     std::uint64_t tag = 0;
-    if (!r.varint(tag)) return false;
+    if (!r.tag(tag)) return false;
     const auto field = static_cast<std::uint32_t>(tag >> 3);
     const auto wire_type = static_cast<std::uint32_t>(tag & 7);
     switch (field) {

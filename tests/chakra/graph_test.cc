@@ -508,5 +508,20 @@ TEST(GraphParse, AMalformedListOnAnAttributeNoModelReadsIsRefusedAsProtobufRefus
   EXPECT_EQ(error_of([&] { Graph::parse(bytes, "l.et"); }), protobuf_error);
 }
 
+TEST(GraphParse, ATagWiderThan32BitsIsRefusedAsProtobufRefusesIt) {
+  // Node field 1 (id = 5) under a 6-byte tag, 8 + 2^35: its low 32 bits name the id, but
+  // protobuf reads tags as 32-bit values and refuses the file; the byte reader used to keep the
+  // low bits and read the node.
+  Trace t;
+  t.metadata.set_version("0.0.4");
+  std::string bytes = serialize_trace(t);  // the metadata message alone
+  const std::string node = std::string("\x88\x80\x80\x80\x80\x01\x05", 7) + "\x12\x01n";
+  bytes += static_cast<char>(node.size());
+  bytes += node;
+  const std::string protobuf_error = error_of([&] { parse_trace(bytes, "w.et"); });
+  EXPECT_THAT(protobuf_error, HasSubstr("not a valid protobuf message"));
+  EXPECT_EQ(error_of([&] { Graph::parse(bytes, "w.et"); }), protobuf_error);
+}
+
 }  // namespace
 }  // namespace chakrasim::chakra
