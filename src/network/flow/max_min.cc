@@ -154,6 +154,7 @@ const std::vector<MaxMinSolver::Change>& MaxMinSolver::solve() {
   added_.clear();
   freed_links_.clear();
   if (set_.empty()) return changes_;
+  fixed_order_.clear();
   do {
     fill();
     ++rounds_;
@@ -175,15 +176,34 @@ void MaxMinSolver::fill() {
   auto share_of = [&](const Link& link) {
     return link.unfixed == 0 ? kNoShare : std::max(0.0, link.left) / link.unfixed;
   };
-  shares_.resize(set_links_.size());
-  for (std::size_t i = 0; i < set_links_.size(); ++i) {
-    Link& link = links_[set_links_[i]];
+  for (std::uint32_t l : set_links_) {
+    Link& link = links_[l];
     link.left = link.outside;
     link.unfixed = link.in_set;
     link.most = 0;
     link.fixed_here = 0;
-    shares_[i] = share_of(link);
   }
+  // After S grew, the last fill's fixes below keep_below_ are the ones this fill would make first
+  // (expand() says why): they are made again without searching for them, in the same order, so
+  // that every link's sums come out as a fill from level 0 would leave them.
+  std::size_t kept = 0;
+  for (; kept < fixed_order_.size(); ++kept) {
+    const std::uint32_t id = fixed_order_[kept];
+    Flow& f = flows_[id];
+    if (!(f.rate < keep_below_)) break;  // the last fill's levels only grew: the rest are above
+    f.fixed = true;
+    ++links_[f.bottleneck].fixed_here;
+    for (std::uint32_t l : links_of(id)) {
+      Link& crossed = links_[l];
+      crossed.left -= f.rate;
+      crossed.most = f.rate;
+      --crossed.unfixed;
+    }
+  }
+  fixed_order_.resize(kept);
+  fixes_kept_ += kept;
+  shares_.resize(set_links_.size());
+  for (std::size_t i = 0; i < set_links_.size(); ++i) shares_[i] = share_of(links_[set_links_[i]]);
   // Smallest share first: the flows of S on that link are fixed at it, which takes the share
   // from every other link they cross, whose share can then only grow.
   const bool few = set_links_.size() <= kScanLinks;
@@ -249,6 +269,7 @@ void MaxMinSolver::fill() {
       if (f.in_set != solve_ || f.fixed) continue;
       f.fixed = true;
       f.rate = share;
+      fixed_order_.push_back(e.flow);
       if (f.bottleneck != kNone) --links_[f.bottleneck].bottlenecked;
       f.bottleneck = bottleneck;
       ++links_[bottleneck].bottlenecked;
@@ -270,6 +291,17 @@ void MaxMinSolver::fill() {
 
 bool MaxMinSolver::expand() {
   bool grew = false;
+  // The next fill may keep the fixes this one made below the rate r of every flow g that joins
+  // now, less the tolerance of g's links. g was outside S all through this fill, holding r. A link
+  // fixed at level x had no flow outside S above x + tolerance (a flow holding more joined before
+  // the fix), so no link g crosses was fixed below r - tolerance: below that level this fill's
+  // fixes were on links g does not cross, which the next fill sees as this one did. Nor does g
+  // bring the next fill's level for a link it crosses below r sooner: with a left for the u
+  // unfixed flows of S there and a >= u x at level x < r, taking g in gives
+  // (a + r) / (u + 1) > x. So up to there the next fill makes the same fixes at the same levels
+  // in the same order. (A flow that joined during this fill is in S from the start of the next:
+  // the same argument, with the level at which it joined, holds for it.)
+  keep_below_ = kNoShare;
   // Flows that join add their links to set_links_: those are looked at after the next fill.
   const std::size_t looked_at = set_links_.size();
   for (std::size_t i = 0; i < looked_at; ++i) {
@@ -289,6 +321,9 @@ bool MaxMinSolver::expand() {
       if (g.bottleneck == l && (!full || link.most > g.rate + tolerance)) {
         join(e.flow);
         grew = true;
+        for (std::uint32_t m : links_of(e.flow)) {
+          keep_below_ = std::min(keep_below_, g.rate - kRelativeTolerance * links_[m].capacity);
+        }
       }
     }
   }

@@ -8,10 +8,11 @@
 // bottlenecked, by progressive filling over what the other flows leave of each link. A flow
 // outside S that holds more of a link than the share about to be fixed there joins S during the
 // filling. After it, a flow outside S whose bottleneck is no longer full, or is now beaten by a
-// flow of S, joins S, and S is filled again. When no such flow remains, every flow has its
-// bottleneck and the answer is
-// the max-min allocation, found by touching the flows that change and their neighbours rather
-// than the whole connected component (which on a fat-tree is every flow).
+// flow of S, joins S, and S is filled again, keeping the fixes of the last filling that the
+// flows which joined cannot have changed (fill()). When no such flow remains, every flow has its
+// bottleneck and the answer is the max-min allocation, found by touching the flows that change
+// and their neighbours rather than the whole connected component (which on a fat-tree is every
+// flow).
 #pragma once
 
 #include <cstdint>
@@ -49,10 +50,12 @@ class MaxMinSolver {
   std::uint32_t flows_on(std::uint32_t link) const { return static_cast<std::uint32_t>(links_[link].on.size()); }
   std::uint32_t link_count() const { return static_cast<std::uint32_t>(links_.size()); }
 
-  // Work done, for benchmarks and tests: flows in S at the end of each solve, and rounds of
-  // filling (a round more each time S grew), summed over solves.
+  // Work done, for benchmarks and tests: flows in S at the end of each solve, rounds of filling
+  // (a round more each time S grew), and flows whose fix a round kept from the round before,
+  // summed over solves.
   std::uint64_t flows_resolved() const { return flows_resolved_; }
   std::uint64_t rounds() const { return rounds_; }
+  std::uint64_t fixes_kept() const { return fixes_kept_; }
 
  private:
   struct Flow {
@@ -101,9 +104,14 @@ class MaxMinSolver {
   std::vector<double> shares_;                          // per link of set_links_: its share for the unfixed flows of S
   std::vector<std::pair<double, std::uint32_t>> heap_;  // (share, index in set_links_)
   std::vector<Change> changes_;
+  // The flows of S in the order the last fill fixed them, each at its rate then; the next fill
+  // of this solve makes again those fixed below keep_below_ (see expand()).
+  std::vector<std::uint32_t> fixed_order_;
+  double keep_below_ = 0;
   std::uint32_t solve_ = 0;
   std::uint64_t flows_resolved_ = 0;
   std::uint64_t rounds_ = 0;
+  std::uint64_t fixes_kept_ = 0;
 };
 
 }  // namespace chakrasim::network
