@@ -176,13 +176,17 @@ void MaxMinSolver::fill() {
   auto share_of = [&](const Link& link) {
     return link.unfixed == 0 ? kNoShare : std::max(0.0, link.left) / link.unfixed;
   };
-  for (std::uint32_t l : set_links_) {
-    Link& link = links_[l];
+  shares_.resize(set_links_.size());
+  for (std::size_t i = 0; i < set_links_.size(); ++i) {
+    Link& link = links_[set_links_[i]];
     link.left = link.outside;
     link.unfixed = link.in_set;
     link.most = 0;
     link.fixed_here = 0;
+    shares_[i] = share_of(link);
   }
+  // The flows of S not fixed yet: once none is left, no share is finite, and no scan need say so.
+  std::size_t unfixed = set_.size();
   // After S grew, the last fill's fixes below keep_below_ are the ones this fill would make first
   // (expand() says why): they are made again without searching for them, in the same order, so
   // that every link's sums come out as a fill from level 0 would leave them.
@@ -198,12 +202,12 @@ void MaxMinSolver::fill() {
       crossed.left -= f.rate;
       crossed.most = f.rate;
       --crossed.unfixed;
+      shares_[crossed.pos] = share_of(crossed);
     }
   }
   fixed_order_.resize(kept);
   fixes_kept_ += kept;
-  shares_.resize(set_links_.size());
-  for (std::size_t i = 0; i < set_links_.size(); ++i) shares_[i] = share_of(links_[set_links_[i]]);
+  unfixed -= kept;
   // Smallest share first: the flows of S on that link are fixed at it, which takes the share
   // from every other link they cross, whose share can then only grow.
   const bool few = set_links_.size() <= kScanLinks;
@@ -215,7 +219,7 @@ void MaxMinSolver::fill() {
     }
     std::make_heap(heap_.begin(), heap_.end(), later);
   }
-  for (;;) {
+  while (unfixed > 0) {
     std::uint32_t at = kNone;
     if (few) {  // a scan of a few doubles beats keeping a heap
       at = first_smallest(shares_);
@@ -243,6 +247,7 @@ void MaxMinSolver::fill() {
       const std::size_t known = shares_.size();
       const double held = g.rate;
       join(e.flow);  // adds the links S did not cross yet to set_links_
+      ++unfixed;
       for (std::uint32_t l : links_of(e.flow)) {
         Link& link = links_[l];
         if (link.pos >= known) {
@@ -270,6 +275,7 @@ void MaxMinSolver::fill() {
       f.fixed = true;
       f.rate = share;
       fixed_order_.push_back(e.flow);
+      --unfixed;
       if (f.bottleneck != kNone) --links_[f.bottleneck].bottlenecked;
       f.bottleneck = bottleneck;
       ++links_[bottleneck].bottlenecked;
