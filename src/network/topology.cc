@@ -1,5 +1,7 @@
 #include "network/topology.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 
 namespace chakrasim::network {
@@ -11,6 +13,14 @@ const char* dimension_kind_name(DimensionKind kind) {
     case DimensionKind::kSwitch: return "Switch";
   }
   return "?";
+}
+
+double npu_fabric_egress_bytes_per_ns(const TopologySpec& spec, NpuId npu) {
+  double sum = 0;
+  for (const std::uint32_t link : spec.fabric->out_links(spec.fabric->npu_node(npu))) {
+    sum += spec.fabric->link(link).bytes_per_ns;
+  }
+  return spec.nic_bytes_per_ns > 0 ? std::min(sum, spec.nic_bytes_per_ns) : sum;
 }
 
 Topology::Topology(TopologySpec spec) : spec_(std::move(spec)) {

@@ -55,6 +55,10 @@ inline double npu_egress_bytes_per_ns(const DimensionSpec& dim) {
   return dim.npus < 2 ? 0.0 : links * bytes_per_ns(dim.bandwidth_gib_per_s);
 }
 
+// The same for a network drawn as a graph (spec.fabric set): NPU `npu`'s out-links summed,
+// capped by its NIC when the spec caps injection (nic_bytes_per_ns).
+double npu_fabric_egress_bytes_per_ns(const TopologySpec& spec, NpuId npu);
+
 class Topology {
  public:
   explicit Topology(TopologySpec spec);

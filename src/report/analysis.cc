@@ -83,8 +83,13 @@ std::vector<CollectiveRow> collective_rows(const sim::Inputs& inputs, const Node
                                    : fmt::format("{} (dim {})", system::algorithm_name(p.algorithm), p.dim));
     }
     for (const std::string& part : algorithms) row.algorithm += (row.algorithm.empty() ? "" : ", ") + part;
-    for (std::size_t d = 0; d < dims.size(); ++d) {
-      if (used[d]) row.links_gb_per_s += network::npu_egress_bytes_per_ns(dims[d]);
+    if (inputs.network.fabric != nullptr) {
+      // A graph's one dimension is its first link's: the NPU's links are the graph's.
+      row.links_gb_per_s = network::npu_fabric_egress_bytes_per_ns(inputs.network, npu);
+    } else {
+      for (std::size_t d = 0; d < dims.size(); ++d) {
+        if (used[d]) row.links_gb_per_s += network::npu_egress_bytes_per_ns(dims[d]);
+      }
     }
     row.start = s.start;
     row.duration = s.end - s.start;

@@ -44,9 +44,10 @@ struct CollectiveRow {
   double algbw_gb_per_s = 0;  // 10^9 B/s: bytes / duration
   double busbw_gb_per_s = 0;  // 10^9 B/s: algbw x bus factor
   // 10^9 B/s: what NPU `npu`'s links in the dimensions the collective used can send at once
-  // (network::npu_egress_bytes_per_ns summed; every dimension for a group's ring). A busbw above
-  // it is physically impossible: a backend that does not share links (congestion-unaware)
-  // served more than the links carry.
+  // (network::npu_egress_bytes_per_ns summed; every dimension for a group's ring; on a network
+  // drawn as a graph, the NPU's links in it). A busbw above it is more than the links carry: a
+  // backend that does not share links (congestion-unaware) served too much, or, on one that does,
+  // NPU 0 began the collective after its peers had sent it their data (summary.h).
   double links_gb_per_s = 0;
   bool exceeds_links() const { return links_gb_per_s > 0 && busbw_gb_per_s > links_gb_per_s * 1.001; }
 };

@@ -1,6 +1,7 @@
 #include "report/html_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <numeric>
 
@@ -95,12 +96,12 @@ void section_collectives(std::string& html, const sim::Inputs& inputs, const sim
   const auto impossible =
       std::count_if(rows.begin(), rows.end(), [](const CollectiveRow& r) { return r.exceeds_links(); });
   if (impossible > 0) {
+    std::string why = bandwidth_explanation(inputs.backend);
+    why[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(why[0])));
     html += fmt::format("<p class=\"warning\" id=\"impossible-collectives\">⚠ {} of {} collectives show a bus "
                         "bandwidth above what NPU 0's links in the dimensions they used can carry (marked ⚠ below). "
-                        "The {} backend does not share links between the messages in flight, so these times are "
-                        "lower bounds, not predictions; for how long they would take on the links, run with "
-                        "<code>--backend congestion-aware</code>.</p>\n",
-                        impossible, rows.size(), escape(inputs.backend));
+                        "{}.</p>\n",
+                        impossible, rows.size(), escape(why));
   }
   html += "<table "
           "id=\"collective-table\">\n<tr><th>node</th><th>collective</th><th>size</th><th>group</th><th>NPUs</th>"

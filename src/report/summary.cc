@@ -8,6 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/resources.h"
+#include "network/network.h"
 
 namespace chakrasim::report {
 
@@ -179,8 +180,20 @@ void print_bandwidth_warnings(std::ostream& out, const std::vector<CollectiveRow
   }
   if (count == 0) return;
   if (count > limit) out << fmt::format("warning: ... and {} more collectives like these\n", count - limit);
-  out << fmt::format("warning: the {} backend serves every message in flight at full link rate, so these times "
-                     "are lower bounds; --backend congestion-aware shares the links (docs/network.md)\n",
+  out << "warning: " << bandwidth_explanation(backend) << "\n";
+}
+
+std::string bandwidth_explanation(const std::string& backend) {
+  if (network::find_backend(backend).has_links) {
+    // A step ends when its data has arrived, and a late NPU's peers may have sent theirs long
+    // before it began: its span then holds little of the transfers, which did take the links.
+    return fmt::format("the {} backend shares the links, so NPU 0 began these collectives after its peers had sent "
+                       "it their data: its span is shorter than the transfers, which the links carried at their "
+                       "rates (the bus bandwidth of one NPU's span is not the collective's)",
+                       backend);
+  }
+  return fmt::format("the {} backend serves every message in flight at full link rate, so these times are lower "
+                     "bounds; --backend congestion-aware shares the links (docs/network.md)",
                      backend);
 }
 

@@ -29,6 +29,11 @@ void print_deadlock(std::ostream& out, const sim::Result& result);
 // there is none. Printed even under --quiet: the figure it warns of is not a prediction.
 void print_bandwidth_warnings(std::ostream& out, const std::vector<CollectiveRow>& rows, const std::string& backend,
                               std::size_t limit = 5);
+// Why such a bus bandwidth appears on `backend` (a name from network::backends()), one sentence
+// for the warnings and the report: a backend that serves every message at full link rate
+// overstates it; on one that shares the links (BackendInfo::has_links) it can only come from NPU
+// 0 starting the collective after its peers had sent it their shares.
+std::string bandwidth_explanation(const std::string& backend);
 
 // The per-NPU results as one JSON document; with `collectives`, also their nccl-tests figures
 // under "collectives" (size and which buffer it is, time, algbw and busbw in 10^9 B/s).
