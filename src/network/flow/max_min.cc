@@ -51,17 +51,20 @@ std::uint32_t MaxMinSolver::add(std::span<const std::uint32_t> links) {
     free_.pop_back();
   }
   Flow& f = flows_[id];
-  if (id >= paths_.size()) {
-    paths_.resize(id + 1);
-    slots_.resize(id + 1);
+  if (id >= room_.size()) room_.resize(id + 1, 0);
+  const auto length = static_cast<std::uint32_t>(links.size());
+  if (room_[id] < length) {
+    f.first = static_cast<std::uint32_t>(path_links_.size());
+    room_[id] = length;
+    path_links_.resize(path_links_.size() + length);
+    path_slots_.resize(path_slots_.size() + length);
   }
-  std::vector<std::uint32_t>& path = paths_[id];
-  std::vector<std::uint32_t>& slot = slots_[id];
-  path.assign(links.begin(), links.end());
-  slot.resize(links.size());
-  for (std::uint32_t k = 0; k < path.size(); ++k) {
-    std::vector<OnLink>& on = links_[path[k]].on;
-    slot[k] = static_cast<std::uint32_t>(on.size());
+  f.length = length;
+  for (std::uint32_t k = 0; k < length; ++k) {
+    const std::uint32_t l = links[k];
+    std::vector<OnLink>& on = links_[l].on;
+    path_links_[f.first + k] = l;
+    path_slots_[f.first + k] = static_cast<std::uint32_t>(on.size());
     on.push_back({id, k});
   }
   f.rate = 0;
@@ -73,17 +76,17 @@ std::uint32_t MaxMinSolver::add(std::span<const std::uint32_t> links) {
 
 void MaxMinSolver::remove(std::uint32_t id) {
   Flow& f = flows_[id];
-  const std::vector<std::uint32_t>& path = paths_[id];
-  const std::vector<std::uint32_t>& slot = slots_[id];
-  for (std::uint32_t k = 0; k < path.size(); ++k) {
-    std::vector<OnLink>& on = links_[path[k]].on;
+  for (std::uint32_t k = 0; k < f.length; ++k) {
+    const std::uint32_t l = path_links_[f.first + k];
+    const std::uint32_t slot = path_slots_[f.first + k];
+    std::vector<OnLink>& on = links_[l].on;
     const OnLink moved = on.back();
-    on[slot[k]] = moved;
-    slots_[moved.flow][moved.k] = slot[k];
+    on[slot] = moved;
+    path_slots_[flows_[moved.flow].first + moved.k] = slot;
     on.pop_back();
     // The running sum restarts exact whenever the link empties.
-    links_[path[k]].load = on.empty() ? 0.0 : links_[path[k]].load - f.rate;
-    freed_links_.push_back(path[k]);
+    links_[l].load = on.empty() ? 0.0 : links_[l].load - f.rate;
+    freed_links_.push_back(l);
   }
   if (f.bottleneck != kNone) --links_[f.bottleneck].bottlenecked;
   f.bottleneck = kNone;

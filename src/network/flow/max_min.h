@@ -43,7 +43,9 @@ class MaxMinSolver {
   const std::vector<Change>& solve();
 
   double rate(std::uint32_t flow) const { return flows_[flow].rate; }
-  std::span<const std::uint32_t> links_of(std::uint32_t flow) const { return paths_[flow]; }
+  std::span<const std::uint32_t> links_of(std::uint32_t flow) const {
+    return {path_links_.data() + flows_[flow].first, flows_[flow].length};
+  }
   // Sum of the rates of the flows crossing `link`.
   double load(std::uint32_t link) const;
   double capacity(std::uint32_t link) const { return links_[link].capacity; }
@@ -64,6 +66,11 @@ class MaxMinSolver {
     std::uint32_t in_set = 0;          // == solve_: in S
     std::uint32_t bottleneck = kNone;  // the link that fixed its rate in the last solve
     double old_rate = 0;
+    // Its path: path_links_[first, first + length), and path_slots_ at the same places. Kept here
+    // rather than in a vector per flow: the scans that read the flow then read its links, with
+    // no vector header in between.
+    std::uint32_t first = 0;
+    std::uint32_t length = 0;
     bool fixed = false;  // during a fill
     bool active = false;
   };
@@ -92,9 +99,13 @@ class MaxMinSolver {
   void fill();                    // progressive filling of S over the links it crosses
   bool expand();                  // adds the flows outside S whose bottleneck broke; any?
 
-  std::vector<Flow> flows_;                        // kept small: the scans of a link's flows read them
-  std::vector<std::vector<std::uint32_t>> paths_;  // per flow: its links
-  std::vector<std::vector<std::uint32_t>> slots_;  // per flow: its index in each link's `on`
+  std::vector<Flow> flows_;  // kept small: the scans of a link's flows read them
+  // Every flow's path in one pool: its links, and its index in each link's `on`. A flow id owns
+  // room_[id] places from its `first`; a reused id with a longer path takes new room at the end
+  // (the old room is left unused: an id's room only grows, so the waste stays bounded).
+  std::vector<std::uint32_t> path_links_;
+  std::vector<std::uint32_t> path_slots_;
+  std::vector<std::uint32_t> room_;  // per flow id
   std::vector<Link> links_;
   std::vector<std::uint32_t> free_;
   std::vector<std::uint32_t> added_;                    // since the last solve
