@@ -179,6 +179,14 @@ void MaxMinSolver::fill() {
   auto share_of = [&](const Link& link) {
     return link.unfixed == 0 ? kNoShare : std::max(0.0, link.left) / link.unfixed;
   };
+  // A flow of S fixed at `rate` takes it from a link it crosses: what is left there, and the
+  // share of the unfixed flows of S on it.
+  auto take = [&](Link& crossed, double rate) {
+    crossed.left -= rate;
+    crossed.most = rate;  // shares only grow as the filling goes on
+    --crossed.unfixed;
+    shares_[crossed.pos] = share_of(crossed);
+  };
   shares_.resize(set_links_.size());
   for (std::size_t i = 0; i < set_links_.size(); ++i) {
     Link& link = links_[set_links_[i]];
@@ -200,13 +208,7 @@ void MaxMinSolver::fill() {
     if (!(f.rate < keep_below_)) break;  // the last fill's levels only grew: the rest are above
     f.fixed = true;
     ++links_[f.bottleneck].fixed_here;
-    for (std::uint32_t l : links_of(id)) {
-      Link& crossed = links_[l];
-      crossed.left -= f.rate;
-      crossed.most = f.rate;
-      --crossed.unfixed;
-      shares_[crossed.pos] = share_of(crossed);
-    }
+    for (std::uint32_t l : links_of(id)) take(links_[l], f.rate);
   }
   fixed_order_.resize(kept);
   fixes_kept_ += kept;
@@ -285,10 +287,7 @@ void MaxMinSolver::fill() {
       ++links_[bottleneck].fixed_here;
       for (std::uint32_t l : links_of(e.flow)) {
         Link& crossed = links_[l];
-        crossed.left -= share;
-        crossed.most = share;  // shares only grow as the filling goes on
-        --crossed.unfixed;
-        shares_[crossed.pos] = share_of(crossed);
+        take(crossed, share);
         if (!few && crossed.unfixed > 0) {
           heap_.emplace_back(shares_[crossed.pos], crossed.pos);
           std::push_heap(heap_.begin(), heap_.end(), later);
