@@ -83,9 +83,9 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
     o.collnet = o.collnet || spec.collnet;
     if (!spec.pxn) o.pxn = 0;
     if (spec.platform_latency_us != 0) o.platform_latency_us = spec.platform_latency_us;
-    for (auto field :
-         {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency, &system::NcclSpec::nvls_chunk_us,
-          &system::NcclSpec::tree_message_us, &system::NcclSpec::nic_efficiency}) {
+    for (auto field : {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
+                       &system::NcclSpec::nvls_chunk_us, &system::NcclSpec::tree_message_us,
+                       &system::NcclSpec::ll_channel_efficiency, &system::NcclSpec::nic_efficiency}) {
       if (spec.*field) o.calibration.*field = spec.*field;
     }
   }
@@ -139,9 +139,9 @@ int run(Options o) {
   sweep.factor = o.step > 0 ? 0 : o.factor;
   sweep.step_bytes = o.step;
   // The flags' values (a system file's were checked as it was read).
-  const auto share = [](const std::optional<double>& v, const char* flag) {
+  const auto share = [](const std::optional<double>& v, const char* flag, const char* of = "the link's rate") {
     if (v && !(*v > 0 && *v <= 1)) {
-      throw Error(fmt::format("{} {}: expected a share of the link's rate, above 0 and at most 1", flag, *v));
+      throw Error(fmt::format("{} {}: expected a share of {}, above 0 and at most 1", flag, *v, of));
     }
   };
   const auto cost = [](const std::optional<double>& v, const char* flag) {
@@ -150,6 +150,7 @@ int run(Options o) {
   share(o.calibration.ring_efficiency, "--ring-efficiency");
   share(o.calibration.nvls_efficiency, "--nvls-efficiency");
   share(o.calibration.nic_efficiency, "--nic-efficiency");
+  share(o.calibration.ll_channel_efficiency, "--ll-channel-efficiency", "NCCL's per-channel LL128 ceiling");
   cost(o.calibration.nvls_chunk_us, "--nvls-chunk-us");
   cost(o.calibration.tree_message_us, "--tree-message-us");
   const AchievedModel model(machine, enabled, efficiencies_of(o.calibration));
@@ -202,6 +203,8 @@ Command add_nccl_tests_command(CLI::App& app) {
                   "NVLS's fixed cost per chunk of a loop, us (default 0.6)");
   cmd->add_option("--tree-message-us", o->calibration.tree_message_us,
                   "A tree's fixed cost per network message, us (default 0.27)");
+  cmd->add_option("--ll-channel-efficiency", o->calibration.ll_channel_efficiency,
+                  "An LL channel's data rate as a share of NCCL's per-channel LL128 ceiling (default 0.327)");
   cmd->add_option("--nic-efficiency", o->calibration.nic_efficiency,
                   "The share of a NIC's line rate NCCL reaches (default: the NIC preset's)");
   cmd->add_flag("--collnet", o->collnet, "As NCCL_COLLNET_ENABLE=1: the network reduces (SHARP)");

@@ -68,9 +68,9 @@ double get_number(const Context& c, const char* key, const Json& v) {
 }
 
 // A share of a rate: above 0, at most 1.
-double get_share(const Context& c, const char* key, const Json& v) {
+double get_share(const Context& c, const char* key, const Json& v, const char* of = "the link's rate") {
   if (v.is_number() && v.get<double>() > 0 && v.get<double>() <= 1) return v.get<double>();
-  bad_value(c, key, v, "a share of the link's rate, above 0 and at most 1");
+  bad_value(c, key, v, fmt::format("a share of {}, above 0 and at most 1", of));
 }
 
 bool get_flag(const Context& c, const char* key, const Json& v) {
@@ -340,6 +340,12 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) { c.out.system.nccl.nvls_chunk_us = get_number(c, "nccl-nvls-chunk-us", v); }},
       {"nccl-tree-message-us", "number, us", "0.27", "NCCL model: a tree's fixed cost per network message",
        [](const Json& v, Context& c) { c.out.system.nccl.tree_message_us = get_number(c, "nccl-tree-message-us", v); }},
+      {"nccl-ll-channel-efficiency", "number in (0, 1]", "0.327",
+       "NCCL model: an LL channel's data rate, as a share of NCCL's per-channel LL128 ceiling for the GPU",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.ll_channel_efficiency =
+             get_share(c, "nccl-ll-channel-efficiency", v, "NCCL's per-channel LL128 ceiling");
+       }},
       {"nccl-pxn", "0 | 1", "1",
        "NCCL model: PXN, as NCCL_PXN_DISABLE=0 (all-to-all across nodes goes through the GPU on the destination's "
        "rail)",

@@ -94,6 +94,16 @@ TEST(NcclTestsCommand, AMachinesOwnCalibrationReplacesTheModelsConstants) {
   EXPECT_EQ(share.exit_code, 1);
   EXPECT_THAT(share.err, HasSubstr("--ring-efficiency 1.5: expected a share of the link's rate, above 0 and at most "
                                    "1"));
+  // A 32 KiB ring LL all-reduce on one LL channel at 0.25 x 36.7 GB/s: 15 us of NCCL's latency,
+  // then 57,344 bus bytes at 9.175 GB/s, 6.25 us.
+  const CommandResult ll =
+      run_binary({"nccl-tests", "all_reduce", "-b", "32K", "-e", "32K", "--ll-channel-efficiency", "0.25"});
+  ASSERT_EQ(ll.exit_code, 0) << ll.err;
+  EXPECT_THAT(ll.out, HasSubstr("    21.25 "));
+  const CommandResult ll_share = run_binary({"nccl-tests", "all_reduce", "--ll-channel-efficiency", "0"});
+  EXPECT_EQ(ll_share.exit_code, 1);
+  EXPECT_THAT(ll_share.err, HasSubstr("--ll-channel-efficiency 0: expected a share of NCCL's per-channel LL128 "
+                                      "ceiling"));
   const CommandResult cost = run_binary({"nccl-tests", "all_reduce", "--nvls-chunk-us", "-1"});
   EXPECT_EQ(cost.exit_code, 1);
   EXPECT_THAT(cost.err, HasSubstr("--nvls-chunk-us -1: expected us, 0 or more"));

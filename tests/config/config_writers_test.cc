@@ -53,6 +53,7 @@ void expect_same(const config::SystemConfig& a, const config::SystemConfig& b) {
   EXPECT_EQ(n.nvls_efficiency, m.nvls_efficiency);
   EXPECT_EQ(n.nvls_chunk_us, m.nvls_chunk_us);
   EXPECT_EQ(n.tree_message_us, m.tree_message_us);
+  EXPECT_EQ(n.ll_channel_efficiency, m.ll_channel_efficiency);
   EXPECT_EQ(n.nic_efficiency, m.nic_efficiency);
 }
 
@@ -91,6 +92,7 @@ config::SystemConfig every_field_set() {
   n.nvls_efficiency = 0.7125;
   n.nvls_chunk_us = 0.55;
   n.tree_message_us = 0.3;
+  n.ll_channel_efficiency = 0.25;
   n.nic_efficiency = 0.875;
   return c;
 }

@@ -274,15 +274,16 @@ TEST(NcclAchieved, APlatformLatencyAddsToTheTimeNotToTheChoice) {
 }
 
 TEST(NcclAchieved, ShapeOfASweep) {
-  // Time grows with size, never shrinks; small sizes sit on the latency floor (ring LL, 15 us);
-  // half of the peak busbw is reached where latency and transfer take as long.
+  // Time grows with size, never shrinks; small sizes sit on the latency floor (ring LL, 15 us,
+  // and 8 bytes' 14 bus bytes on one LL channel of 0.327 x 36.7 GB/s); half of the peak busbw is
+  // reached where latency and transfer take as long.
   const AchievedModel model(dgx(), Enabled::all());
   SweepOptions o;
   o.max_bytes = 16 * kGiB;
   const std::vector<SweepRow> rows = run_sweep(model, o);
   ASSERT_EQ(rows.size(), 32u);  // 8 B to 16 GiB by 2
   for (std::size_t i = 1; i < rows.size(); ++i) EXPECT_GE(rows[i].time_us, rows[i - 1].time_us);
-  EXPECT_NEAR(rows[0].time_us, 6.6 + 14 * 0.6, 1e-3);
+  EXPECT_NEAR(rows[0].time_us, 6.6 + 14 * 0.6 + 14 / (1000 * 0.327 * 36.7), 1e-9);
   EXPECT_LT(rows[10].busbw, 0.01 * rows.back().busbw);  // 8 KiB
 }
 

@@ -15,16 +15,6 @@ namespace {
 constexpr std::uint64_t kKiB = 1024;
 constexpr std::uint64_t kMiB = kKiB * 1024;
 
-TEST(TreeMessages, CommunicatorChannelsAreTheRingGraphsDoubled) {
-  // Twice the graph's; twice again on Hopper across nodes over 45 GB/s a channel while under 16.
-  EXPECT_EQ(tree_comm_channels(dgx("H100", 8, 2), 8, 45), 16u);
-  EXPECT_EQ(tree_comm_channels(dgx("H100", 8, 2), 4, 48), 16u);
-  EXPECT_EQ(tree_comm_channels(dgx("H100", 8, 2), 8, 48), 16u);
-  EXPECT_EQ(tree_comm_channels(dgx("A100", 8, 2), 4, 48), 8u);
-  EXPECT_EQ(tree_comm_channels(dgx("H100", 8, 1), 4, 48), 8u);
-  EXPECT_EQ(tree_comm_channels(dgx("H100", 8, 2), 40, 20), 64u);
-}
-
 TEST(TreeMessages, SmallCallsRunOnFewerChannels) {
   // LL: one channel dropped for every 512 threads x 8 bytes = 4 KiB the call lacks; a channel's
   // chunk is then its share: 128 KiB on 16 channels is 16 messages of 8 KiB (every channel kept:

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "system/nccl/call_channels.h"
+
 namespace chakrasim::system::nccl {
 
 double bus_factor(Collective c, std::uint32_t ranks) {
@@ -103,9 +105,21 @@ NvlsTime AchievedModel::nvls_time(Collective c, Algorithm a, std::uint64_t bytes
 double AchievedModel::tree_messages_us(Protocol p, std::uint64_t bytes) const {
   const Machine& m = tuning_.machine();
   if (m.nodes < 2) return 0;
-  const Graph& ring = tuning_.graph(Algorithm::kRing);
-  const TreeMessages t = tree_messages(m, p, tree_comm_channels(m, ring.channels, ring.bw_intra), bytes);
+  const TreeMessages t = tree_messages(m, p, comm_channels(), bytes);
   return t.messages * efficiencies_.tree_message_us;
+}
+
+std::uint32_t AchievedModel::comm_channels() const {
+  const Graph& ring = tuning_.graph(Algorithm::kRing);
+  return nccl::comm_channels(tuning_.machine(), ring.channels, ring.bw_intra);
+}
+
+double AchievedModel::ll_channel_gb_per_s() const {
+  return efficiencies_.ll_channel * tuning_.ring_ll128_channel_gb_per_s();
+}
+
+double AchievedModel::ll_channels_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const {
+  return nccl::ll_channels_us(c, a, p, tuning_.machine().ranks(), comm_channels(), bytes, ll_channel_gb_per_s());
 }
 
 double AchievedModel::nics_gb_per_s() const {
@@ -148,8 +162,9 @@ std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol
     return tuning_.latency_us(c, a, p) + tuning_.machine().platform_latency_us + t.fill_us + t.transfer_us;
   }
   const double messages_us = a == Algorithm::kTree ? tree_messages_us(p, bytes) : 0.0;
-  return tuning_.latency_us(c, a, p) + tuning_.machine().platform_latency_us + messages_us +
-         b / (1000 * algorithm_gb_per_s(c, a, p));
+  // The links or, for a small LL call, its few channels: whichever is slower.
+  const double data_us = std::max(b / (1000 * algorithm_gb_per_s(c, a, p)), ll_channels_us(c, a, p, bytes));
+  return tuning_.latency_us(c, a, p) + tuning_.machine().platform_latency_us + messages_us + data_us;
 }
 
 Timing AchievedModel::time(Collective c, std::uint64_t bytes) const {

@@ -8,9 +8,10 @@
 // the bandwidth being what the busiest link of the algorithm allows: a GPU's scale-up links (the
 // vendor's per-direction rate, times what NCCL's kernels reach of it) or a node's NICs (their
 // line rate, times what a ring reaches through them); LL and LL128 keep NCCL's own ratios to
-// Simple. NVLS and NVLS-tree add to this how NCCL cuts a call into loops, and trees across nodes
-// the fixed cost of each network message, which is what shapes their middle sizes
-// (nvls_pipeline.h, tree_messages.h). The constants, their anchors and the error against
+// Simple. NVLS and NVLS-tree add to this how NCCL cuts a call into loops, trees across nodes
+// the fixed cost of each network message, and LL the few channels NCCL gives a small call, each
+// one SM at LL's low rate: what shapes their middle and small sizes (nvls_pipeline.h,
+// tree_messages.h, call_channels.h). The constants, their anchors and the error against
 // them are in docs/nccl.md.
 #pragma once
 
@@ -36,6 +37,10 @@ struct Efficiencies {
   // A tree across nodes: what each network message costs a node's proxies (tree_messages.h),
   // from 2- and 4-node H100 sweeps (docs/nccl.md).
   double tree_message_us = 0.27;
+  // An LL channel's data rate as a share of NCCL's per-channel ceiling for LL128 on the GPU's
+  // generation (call_channels.h): 0.327 x 36.7 = 12 GB/s on Hopper, from the ring LL sizes of
+  // two 8x H100 all-reduce sweeps (docs/nccl.md); other generations scale with NCCL's ceiling.
+  double ll_channel = 0.327;
   // The share of its line rate NCCL reaches through a NIC; unset, the NIC preset's (hardware.h).
   std::optional<double> nic;
 };
@@ -62,6 +67,10 @@ class AchievedModel {
   NvlsTime nvls_time(Collective c, Algorithm a, std::uint64_t bytes) const;
   // What a tree's network messages cost its proxies, us: 0 within one node.
   double tree_messages_us(Protocol p, std::uint64_t bytes) const;
+  // The least time an LL call's channels take to carry it, us (call_channels.h); 0 for others.
+  double ll_channels_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const;
+  // An LL channel's data rate here, GB/s.
+  double ll_channel_gb_per_s() const;
 
   const TuningModel& tuning() const { return tuning_; }
   const Efficiencies& efficiencies() const { return efficiencies_; }
@@ -73,6 +82,8 @@ class AchievedModel {
   double nvls_network_gb_per_s(Algorithm a) const;
   // What a node's NICs carry out (and in) together, GB/s (a machine of several nodes).
   double nics_gb_per_s() const;
+  // The channels NCCL's communicator runs collectives on (call_channels.h).
+  std::uint32_t comm_channels() const;
 
   TuningModel tuning_;
   Efficiencies efficiencies_;

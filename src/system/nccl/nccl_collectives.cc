@@ -68,6 +68,7 @@ Efficiencies efficiencies_of(const NcclSpec& spec) {
   e.nvls = spec.nvls_efficiency.value_or(e.nvls);
   e.nvls_chunk_us = spec.nvls_chunk_us.value_or(e.nvls_chunk_us);
   e.tree_message_us = spec.tree_message_us.value_or(e.tree_message_us);
+  e.ll_channel = spec.ll_channel_efficiency.value_or(e.ll_channel);
   e.nic = spec.nic_efficiency;
   return e;
 }
@@ -287,6 +288,10 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
                               model.algorithm_gb_per_s(collective, a, Protocol::kSimple);
       t.node_share *= protocol;
       t.net_share *= protocol;
+      // A small LL call's few channels carry it slower than its links would: the difference is
+      // waited out with the latency, so that on idle links the call takes the model's time.
+      beyond_latency_us = std::max(0.0, model.ll_channels_us(collective, a, t.choice.protocol, bytes) -
+                                            b / (1000 * model.algorithm_gb_per_s(collective, a, t.choice.protocol)));
       const bool nvls = a == Algorithm::kNvls || a == Algorithm::kNvlsTree;
       if (nvls) {
         // The switch's links at NVLS's share, less each of NCCL's loops' fixed cost at this size;
@@ -304,7 +309,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
         case Algorithm::kTree:
           t.shape = TrafficShape::tree(b, members, g, m.nodes > 1 ? std::min(m.nics_per_node, kTreeChannels) : 1);
           // The proxies post each network message while the members wait (tree_messages.h).
-          beyond_latency_us = model.tree_messages_us(t.choice.protocol, bytes);
+          beyond_latency_us += model.tree_messages_us(t.choice.protocol, bytes);
           break;
         case Algorithm::kNvls:
           if (m.nodes == 1) {  // each port carries the buffer (and a share, all-reduce), one exchange

@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <bit>
 
+#include "system/nccl/call_channels.h"
 #include "system/nccl/tuning.h"
 
 namespace chakrasim::system::nccl {
 
 namespace {
-
-constexpr std::uint32_t kMaxChannels = 64;  // NCCL's MAXCHANNELS
 
 // NCCL's per-protocol buffers over its 8 steps: LL's lines hold 8 bytes of data in 16, LL128's
 // 120 in 128; a tree takes one step a chunk.
@@ -17,31 +16,11 @@ constexpr std::uint64_t kLLChunkBytes = 8 * 512 * 16 / 2;                       
 constexpr std::uint64_t kLL128ChunkBytes = std::uint64_t{120} * 640 * 8 / 16 * 15;  // 576,000
 constexpr std::uint64_t kSimpleChunkBytes = 4 * 1024 * 1024 / 8;                    // 512 KiB
 
-// Per channel, the bytes below which NCCL drops a channel: its threads x a threshold per thread.
-std::uint64_t channel_threshold_bytes(Protocol p) {
-  switch (p) {
-    case Protocol::kLL: return 512 * 8;
-    case Protocol::kLL128: return 640 * 8;
-    case Protocol::kSimple: return 512 * 64;
-  }
-  return 1;
-}
-
 }  // namespace
-
-std::uint32_t tree_comm_channels(const Machine& machine, std::uint32_t ring_graph_channels,
-                                 double ring_graph_gb_per_s) {
-  std::uint32_t channels = std::min(kMaxChannels, 2 * std::max(ring_graph_channels, 1u));
-  if (machine.gpu->compute_capability >= 90 && machine.nodes > 1 && ring_graph_gb_per_s > 45.0 && channels < 16) {
-    channels *= 2;
-  }
-  return channels;
-}
 
 TreeMessages tree_messages(const Machine& machine, Protocol p, std::uint32_t comm_channels, std::uint64_t bytes) {
   TreeMessages m;
-  m.channels = std::max(comm_channels, 1u);
-  while (m.channels >= 2 && bytes < m.channels * channel_threshold_bytes(p)) --m.channels;
+  m.channels = call_channels(Algorithm::kTree, p, machine.ranks(), comm_channels, bytes);
   std::uint64_t chunk = p == Protocol::kLL       ? kLLChunkBytes
                         : p == Protocol::kSimple ? kSimpleChunkBytes
                                                  : kLL128ChunkBytes;

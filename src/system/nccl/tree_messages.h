@@ -4,9 +4,8 @@
 // LL chunk is 32 KiB), the messages many, and their fixed cost is what the measured sweeps show
 // over latency + bytes / bandwidth: 20-45% of a 2- or 4-node all-reduce at 64 KB-8 MB.
 //
-// The channels and chunks are NCCL's own (its enqueue code, 2.30): a call runs on the
-// communicator's channels less one for every 8 (LL, LL128) or 64 (Simple) bytes per thread the
-// call lacks; LL carries 32 KiB a chunk, LL128 576,000 bytes halved while the call holds too
+// The channels and chunks are NCCL's own (its enqueue code, 2.30): a call runs on
+// call_channels.h's channels; LL carries 32 KiB a chunk, LL128 576,000 bytes halved while the call holds too
 // few chunks for the tree's depth, Simple 512 KiB. A channel's chunk is no more than its share
 // of the call. The fixed cost per message is achieved.h's constant; docs/nccl.md says how it was
 // measured.
@@ -26,12 +25,7 @@ struct TreeMessages {
   double messages = 0;            // the call's bytes over the chunk
 };
 
-// `comm_channels`: the communicator's channels (tree_comm_channels).
+// `comm_channels`: the communicator's channels (comm_channels, call_channels.h).
 TreeMessages tree_messages(const Machine& machine, Protocol p, std::uint32_t comm_channels, std::uint64_t bytes);
-
-// The channels NCCL's communicator runs collectives on, from its ring graph's: twice the graph's,
-// twice again on Hopper and later across nodes when the graph runs over 45 GB/s a channel and
-// holds fewer than 8.
-std::uint32_t tree_comm_channels(const Machine& machine, std::uint32_t ring_graph_channels, double ring_graph_gb_per_s);
 
 }  // namespace chakrasim::system::nccl

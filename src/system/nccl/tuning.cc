@@ -216,6 +216,11 @@ TuningModel::TuningModel(const Machine& machine, const Enabled& enabled)
   for (std::size_t c = 0; c < 5; ++c) tune(static_cast<Collective>(c));
 }
 
+double TuningModel::ring_ll128_channel_gb_per_s() const {
+  const std::size_t by_nodes = machine_.nodes <= 2 ? machine_.nodes - 1 : 2;
+  return kRingLL128PerChannel[static_cast<std::size_t>(generation_)][by_nodes];
+}
+
 void TuningModel::tune(Collective coll) {
   const double ranks = machine_.ranks(), nodes = machine_.nodes;
   const double per_node = ranks / nodes;

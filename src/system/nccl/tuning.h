@@ -74,6 +74,10 @@ class TuningModel {
   // a ring's fixed cost plus one step, over NVLink or the network.
   double p2p_latency_us(Protocol p) const;
 
+  // NCCL's ceiling on one channel of a ring's LL128, GB/s, for the generation (its
+  // perChMaxRingLL128Bws): what its own model lets one SM's thread block carry.
+  double ring_ll128_channel_gb_per_s() const;
+
   const Graph& graph(Algorithm a) const { return graphs_[idx(a)]; }
   const Machine& machine() const { return machine_; }
 
