@@ -93,33 +93,45 @@ TEST(NcclCollectives, AGroupIsTheMachineItsMembersSpan) {
   EXPECT_THAT(rows[0].algorithm, HasSubstr("/"));
 }
 
+// One H100 node drawn as the network says it (a switch, 450 GB/s per GPU and direction, 250 ns
+// a link), its 8 GPUs running one all-reduce of `bytes` as NCCL's traffic, NCCL_ALGO and
+// NCCL_PROTO as given ("": all).
+sim::Inputs one_node_all_reduce(std::uint64_t bytes, const std::string& backend, const std::string& algo,
+                                const std::string& proto = "") {
+  std::vector<chakra::TraceBuilder> ranks(8);
+  for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, bytes);
+  sim::Inputs in = inputs_of(ranks, 8);
+  in.network = network_of({{DimensionKind::kSwitch, 8, 450e9 / 1073741824.0, 250}});
+  in.system = system_of("ring", 1, 1, 1);
+  in.backend = backend;
+  in.system.collectives = system::CollectiveModel::kNcclTraffic;
+  in.system.nccl.algo = algo;
+  in.system.nccl.proto = proto;
+  return in;
+}
+
+// The model of one H100 node with NCCL_ALGO and NCCL_PROTO as given ("": all).
+nccl::AchievedModel one_node_model(const std::string& algo, const std::string& proto = "") {
+  nccl::Machine m;
+  m.gpu = &nccl::gpu_preset("H100");
+  m.nic = &nccl::nic_preset("ndr400");
+  Enabled enabled = Enabled::all();
+  if (!algo.empty()) nccl::apply_enable_list(enabled, algo, true, "test");
+  if (!proto.empty()) nccl::apply_enable_list(enabled, proto, false, "test");
+  return nccl::AchievedModel(m, enabled);
+}
+
 TEST(NcclCollectives, AsTrafficOnAnIdleNetworkItTakesTheModelsTime) {
   // One H100 node drawn as the network says it (a switch, 450 GB/s per GPU and direction, 250 ns
   // a link): a 256 MiB all-reduce run as NCCL's ring traffic takes the model's time plus the
   // network's latency per step (2 links of 250 ns, 14 steps), NCCL's latency holding a step's
   // own cost already; the pieces carry their bytes over NCCL's share of the links. NVLS is out:
   // traffic runs NCCL's choice among Ring and NVLS, and Ring is asked for here.
-  std::vector<chakra::TraceBuilder> ranks(8);
-  for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, 256 << 20);
-  sim::Inputs in;
-  in.network = network_of({{DimensionKind::kSwitch, 8, 450e9 / 1073741824.0, 250}});
-  in.backend = "congestion-aware";
-  in.system = system_of("ring", 1, 1, 1);
-  in.system.collectives = system::CollectiveModel::kNcclTraffic;
-  in.system.nccl.algo = "Ring";
-  for (std::size_t r = 0; r < 8; ++r) {
-    in.graphs.push_back(std::make_shared<const chakra::Graph>(chakra::Graph::build(ranks[r].trace(), "r")));
-  }
-  const sim::Result result = sim::simulate(in);
+  const sim::Result result = sim::simulate(one_node_all_reduce(256 << 20, "congestion-aware", "Ring"));
   ASSERT_TRUE(result.all_finished());
   EXPECT_EQ(result.messages, 8u * 14 * 8);  // 14 ring steps, a piece to the next member, in 8 slices
-  nccl::Machine m;
-  m.gpu = &nccl::gpu_preset("H100");
-  m.nic = &nccl::nic_preset("ndr400");
-  Enabled ring = Enabled::all();
-  nccl::apply_enable_list(ring, "Ring", true, "test");
-  const double model_us = *nccl::AchievedModel(m, ring).time_us(nccl::Collective::kAllReduce, nccl::Algorithm::kRing,
-                                                                nccl::Protocol::kSimple, 256 << 20);
+  const double model_us = *one_node_model("Ring").time_us(nccl::Collective::kAllReduce, nccl::Algorithm::kRing,
+                                                          nccl::Protocol::kSimple, 256 << 20);
   const double traffic_us = static_cast<double>(result.npus[0].finish_ns) / 1000;
   // The congestion-aware backend stores and forwards at the switch; with 8 slices in flight a
   // slice's second hop overlaps the next one's first, and what is left is about a slice's length
@@ -134,24 +146,9 @@ TEST(NcclCollectives, AsTrafficASmallLLCallWaitsForItsFewChannels) {
   // network the call takes the model's time plus the network's latency per step (14 steps of
   // two 250 ns links), as a large call does, within 2% (the slices' hops overlap a little);
   // without the wait it would end 4.4 us sooner.
-  std::vector<chakra::TraceBuilder> ranks(8);
-  for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, 32 << 10);
-  sim::Inputs in = inputs_of(ranks, 8);
-  in.network = network_of({{DimensionKind::kSwitch, 8, 450e9 / 1073741824.0, 250}});
-  in.system = system_of("ring", 1, 1, 1);
-  in.backend = "congestion-aware";
-  in.system.collectives = system::CollectiveModel::kNcclTraffic;
-  in.system.nccl.algo = "Ring";
-  in.system.nccl.proto = "LL";
-  const sim::Result result = sim::simulate(in);
+  const sim::Result result = sim::simulate(one_node_all_reduce(32 << 10, "congestion-aware", "Ring", "LL"));
   ASSERT_TRUE(result.all_finished());
-  nccl::Machine m;
-  m.gpu = &nccl::gpu_preset("H100");
-  m.nic = &nccl::nic_preset("ndr400");
-  Enabled ring_ll = Enabled::all();
-  nccl::apply_enable_list(ring_ll, "Ring", true, "test");
-  nccl::apply_enable_list(ring_ll, "LL", false, "test");
-  const nccl::AchievedModel model(m, ring_ll);
+  const nccl::AchievedModel model = one_node_model("Ring", "LL");
   const double model_us =
       *model.time_us(nccl::Collective::kAllReduce, nccl::Algorithm::kRing, nccl::Protocol::kLL, 32 << 10);
   ASSERT_GT(model.ll_channels_us(nccl::Collective::kAllReduce, nccl::Algorithm::kRing, nccl::Protocol::kLL, 32 << 10),
@@ -170,24 +167,10 @@ TEST(NcclCollectives, AsTrafficNvlsInOneNodeTakesTheModelsTimeAtEverySize) {
   // later (as before the loops were modelled).
   for (const std::uint64_t bytes : {std::uint64_t{16} << 20, std::uint64_t{256} << 20}) {
     for (const std::string backend : {"congestion-aware", "flow"}) {
-      std::vector<chakra::TraceBuilder> ranks(8);
-      for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, bytes);
-      sim::Inputs in = inputs_of(ranks, 8);
-      in.network = network_of({{DimensionKind::kSwitch, 8, 450e9 / 1073741824.0, 250}});
-      in.system = system_of("ring", 1, 1, 1);
-      in.backend = backend;
-      in.system.collectives = system::CollectiveModel::kNcclTraffic;
-      in.system.nccl.algo = "NVLS";
-      const sim::Result result = sim::simulate(in);
+      const sim::Result result = sim::simulate(one_node_all_reduce(bytes, backend, "NVLS"));
       ASSERT_TRUE(result.all_finished());
-      nccl::Machine m;
-      m.gpu = &nccl::gpu_preset("H100");
-      m.nic = &nccl::nic_preset("ndr400");
-      Enabled nvls = Enabled::all();
-      nccl::apply_enable_list(nvls, "NVLS", true, "test");
-      const double model_us =
-          *nccl::AchievedModel(m, nvls).time_us(nccl::Collective::kAllReduce, nccl::Algorithm::kNvls,
-                                                nccl::Protocol::kSimple, bytes);
+      const double model_us = *one_node_model("NVLS").time_us(nccl::Collective::kAllReduce, nccl::Algorithm::kNvls,
+                                                              nccl::Protocol::kSimple, bytes);
       Tick last = 0;
       for (const sim::NpuResult& n : result.npus) last = std::max(last, n.finish_ns);
       const double traffic_us = static_cast<double>(last) / 1000;
