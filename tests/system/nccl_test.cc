@@ -17,6 +17,7 @@ using ::chakrasim::test::error_of;
 using ::testing::HasSubstr;
 
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+constexpr std::uint64_t kKiB = std::uint64_t{1} << 10;
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
 Enabled only(const char* algorithms) {
@@ -271,6 +272,24 @@ TEST(NcclAchieved, APlatformLatencyAddsToTheTimeNotToTheChoice) {
   }
   m.platform_latency_us = -1;
   EXPECT_THAT(error_of([&] { AchievedModel(m, Enabled::all()); }), HasSubstr("platform latency -1 us"));
+}
+
+TEST(NcclAchieved, SwitchingProtocolsOffLeavesTheOthersTimes) {
+  // NCCL_PROTO=LL runs LL as NCCL runs it by default: its ratio to Simple is NCCL's model's
+  // whether or not Simple is on (with Simple off it was once taken as a flat half: 20.00 us for a
+  // 512 KiB ring LL all-reduce on 8 H100s, against 21.38).
+  for (const char* proto : {"LL", "LL128", "LL,LL128"}) {
+    Enabled only = Enabled::all();
+    apply_enable_list(only, proto, false, "test");
+    for (const Protocol p : {Protocol::kLL, Protocol::kLL128}) {
+      for (const std::uint64_t bytes : {512 * kKiB, 64 * kMiB}) {
+        const AchievedModel all(dgx(), Enabled::all()), some(dgx(), only);
+        const auto forced = some.time_us(Collective::kAllReduce, Algorithm::kRing, p, bytes);
+        if (!forced) continue;  // switched off itself
+        EXPECT_DOUBLE_EQ(*forced, *all.time_us(Collective::kAllReduce, Algorithm::kRing, p, bytes)) << proto;
+      }
+    }
+  }
 }
 
 TEST(NcclAchieved, ShapeOfASweep) {

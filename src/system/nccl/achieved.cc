@@ -70,9 +70,10 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
   }
   if (p == Protocol::kSimple) return simple;
   // LL and LL128 as NCCL's own model has them against Simple (LL: half of each store is a flag,
-  // polled at a ceiling; LL128: 8 bytes a line).
-  const double base = tuning_.bandwidth(c, a, Protocol::kSimple);
-  const double ratio = base > 0 ? tuning_.bandwidth(c, a, p) / base : (p == Protocol::kLL ? 0.5 : 120.0 / 128.0);
+  // polled at a ceiling; LL128: 8 bytes a line), whichever of them NCCL_PROTO leaves on.
+  const double base = tuning_.unswitched_bandwidth(c, a, Protocol::kSimple);
+  const double ratio =
+      base > 0 ? tuning_.unswitched_bandwidth(c, a, p) / base : (p == Protocol::kLL ? 0.5 : 120.0 / 128.0);
   return simple * std::min(1.0, ratio);
 }
 

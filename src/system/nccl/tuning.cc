@@ -331,6 +331,7 @@ void TuningModel::tune(Collective coll) {
       // LL128 only over NVLink (NCCL enables it by default on Ampere and later).
       if (p == Protocol::kLL128 && (!g.nvlink || generation_ < 1)) on = false;
       bandwidth_[index(coll)][ai][pi] = on ? bus : 0;
+      unswitched_bandwidth_[index(coll)][ai][pi] = bus;
       latency_[index(coll)][ai][pi] = latency;
     }
   }

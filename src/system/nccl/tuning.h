@@ -58,6 +58,11 @@ class TuningModel {
   // Latency in us and algorithm bandwidth in GB/s NCCL gives the pair (0: not available).
   double latency_us(Collective c, Algorithm a, Protocol p) const { return latency_[index(c)][idx(a)][idx(p)]; }
   double bandwidth(Collective c, Algorithm a, Protocol p) const { return bandwidth_[index(c)][idx(a)][idx(p)]; }
+  // The bandwidth NCCL's model gives the pair whether or not it is switched off here (by NCCL_ALGO,
+  // NCCL_PROTO, or where NCCL would not run it): what a protocol's ratio to another is taken from.
+  double unswitched_bandwidth(Collective c, Algorithm a, Protocol p) const {
+    return unswitched_bandwidth_[index(c)][idx(a)][idx(p)];
+  }
   // NCCL's predicted time of one call of `bytes`, in us; nullopt when the pair is not available.
   std::optional<double> predicted_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const;
 
@@ -91,7 +96,8 @@ class TuningModel {
   Enabled enabled_;
   int generation_ = 2;  // NCCL's index: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
   std::array<Graph, kAlgorithms> graphs_{};
-  std::array<std::array<std::array<double, kProtocols>, kAlgorithms>, kCollectives> latency_{}, bandwidth_{};
+  std::array<std::array<std::array<double, kProtocols>, kAlgorithms>, kCollectives> latency_{}, bandwidth_{},
+      unswitched_bandwidth_{};
 };
 
 // The graphs NCCL's search would find on `machine` (see the header comment).
