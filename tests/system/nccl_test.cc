@@ -274,19 +274,31 @@ TEST(NcclAchieved, APlatformLatencyAddsToTheTimeNotToTheChoice) {
   EXPECT_THAT(error_of([&] { AchievedModel(m, Enabled::all()); }), HasSubstr("platform latency -1 us"));
 }
 
-TEST(NcclAchieved, SwitchingProtocolsOffLeavesTheOthersTimes) {
-  // NCCL_PROTO=LL runs LL as NCCL runs it by default: its ratio to Simple is NCCL's model's
-  // whether or not Simple is on (with Simple off it was once taken as a flat half: 20.00 us for a
-  // 512 KiB ring LL all-reduce on 8 H100s, against 21.38).
-  for (const char* proto : {"LL", "LL128", "LL,LL128"}) {
-    Enabled only = Enabled::all();
-    apply_enable_list(only, proto, false, "test");
-    for (const Protocol p : {Protocol::kLL, Protocol::kLL128}) {
-      for (const std::uint64_t bytes : {512 * kKiB, 64 * kMiB}) {
-        const AchievedModel all(dgx(), Enabled::all()), some(dgx(), only);
-        const auto forced = some.time_us(Collective::kAllReduce, Algorithm::kRing, p, bytes);
-        if (!forced) continue;  // switched off itself
-        EXPECT_DOUBLE_EQ(*forced, *all.time_us(Collective::kAllReduce, Algorithm::kRing, p, bytes)) << proto;
+TEST(NcclAchieved, SwitchingPairsOffLeavesTheOthersTimes) {
+  // NCCL_ALGO=X NCCL_PROTO=Y runs (X, Y) as NCCL runs it by default: every pair's time is the
+  // same whatever else is switched off. (With Simple off, LL's ratio to it was once a flat half:
+  // 20.00 us for a 512 KiB ring LL all-reduce on 8 H100s, against 21.38.)
+  for (const Machine& m : {dgx("H100", 8, 1), dgx("H100", 8, 2), dgx("A100", 8, 4), dgx("H100", 1, 4)}) {
+    const AchievedModel all(m, Enabled::all());
+    for (std::size_t ci = 0; ci < 5; ++ci) {
+      const auto c = static_cast<Collective>(ci);
+      for (std::size_t ai = 0; ai < kAlgorithms; ++ai) {
+        for (std::size_t pi = 0; pi < kProtocols; ++pi) {
+          const auto a = static_cast<Algorithm>(ai);
+          const auto p = static_cast<Protocol>(pi);
+          Enabled only = Enabled::all();
+          apply_enable_list(only, algorithm_name(a), true, "test");
+          apply_enable_list(only, protocol_name(p), false, "test");
+          const AchievedModel some(m, only);
+          for (const std::uint64_t bytes : {512 * kKiB, 64 * kMiB}) {
+            const auto forced = some.time_us(c, a, p, bytes);
+            const auto by_default = all.time_us(c, a, p, bytes);
+            ASSERT_EQ(forced.has_value(), by_default.has_value()) << algorithm_name(a) << "/" << protocol_name(p);
+            if (forced) {
+              EXPECT_DOUBLE_EQ(*forced, *by_default) << algorithm_name(a) << "/" << protocol_name(p);
+            }
+          }
+        }
       }
     }
   }
