@@ -284,14 +284,14 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     } else {
       const Algorithm a = t.choice.algorithm;
       // The protocol's own cost against Simple, as achieved.h has it.
-      const double protocol = model.algorithm_gb_per_s(collective, a, t.choice.protocol) /
-                              model.algorithm_gb_per_s(collective, a, Protocol::kSimple);
+      const double chosen_gb_per_s = model.algorithm_gb_per_s(collective, a, t.choice.protocol);
+      const double protocol = chosen_gb_per_s / model.algorithm_gb_per_s(collective, a, Protocol::kSimple);
       t.node_share *= protocol;
       t.net_share *= protocol;
       // A small LL call's few channels carry it slower than its links would: the difference is
       // waited out with the latency, so that on idle links the call takes the model's time.
-      beyond_latency_us = std::max(0.0, model.ll_channels_us(collective, a, t.choice.protocol, bytes) -
-                                            b / (1000 * model.algorithm_gb_per_s(collective, a, t.choice.protocol)));
+      beyond_latency_us =
+          std::max(0.0, model.ll_channels_us(collective, a, t.choice.protocol, bytes) - b / (1000 * chosen_gb_per_s));
       const bool nvls = a == Algorithm::kNvls || a == Algorithm::kNvlsTree;
       if (nvls) {
         // The switch's links at NVLS's share, less each of NCCL's loops' fixed cost at this size;
