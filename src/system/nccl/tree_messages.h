@@ -5,8 +5,8 @@
 // over latency + bytes / bandwidth: 20-45% of a 2- or 4-node all-reduce at 64 KB-8 MB.
 //
 // The channels and chunks are NCCL's own (its enqueue code, 2.30): a call runs on
-// call_channels.h's channels; LL carries 32 KiB a chunk, LL128 576,000 bytes halved while the call holds too
-// few chunks for the tree's depth, Simple 512 KiB. A channel's chunk is no more than its share
+// call_channels.h's channels; LL carries 32 KiB a chunk, LL128 576,000 bytes halved while the
+// call holds too few chunks for the tree's depth, Simple 512 KiB. A channel's chunk is no more than its share
 // of the call. The fixed cost per message is achieved.h's constant; docs/nccl.md says how it was
 // measured.
 #pragma once

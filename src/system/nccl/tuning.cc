@@ -216,9 +216,10 @@ TuningModel::TuningModel(const Machine& machine, const Enabled& enabled)
   for (std::size_t c = 0; c < 5; ++c) tune(static_cast<Collective>(c));
 }
 
+std::size_t TuningModel::node_column() const { return machine_.nodes <= 2 ? machine_.nodes - 1 : 2; }
+
 double TuningModel::ring_ll128_channel_gb_per_s() const {
-  const std::size_t by_nodes = machine_.nodes <= 2 ? machine_.nodes - 1 : 2;
-  return kRingLL128PerChannel[static_cast<std::size_t>(generation_)][by_nodes];
+  return kRingLL128PerChannel[static_cast<std::size_t>(generation_)][node_column()];
 }
 
 void TuningModel::tune(Collective coll) {
@@ -227,7 +228,7 @@ void TuningModel::tune(Collective coll) {
   const bool all_reduce = coll == Collective::kAllReduce;
   const bool gather_scatter = coll == Collective::kAllGather || coll == Collective::kReduceScatter;
   const double steps = all_reduce ? 2 * (ranks - 1) : gather_scatter ? ranks - 1 : ranks;
-  const std::size_t by_nodes = nodes <= 2 ? static_cast<std::size_t>(nodes) - 1 : 2;
+  const std::size_t by_nodes = node_column();
   const std::size_t gen = static_cast<std::size_t>(generation_);
   const double ll_max = kLLMax[nodes == 1 ? gen : machine_.amd_cpu ? 1 : 0][by_nodes];
   const int log_nodes = log2_floor(static_cast<std::uint64_t>(nodes));

@@ -91,6 +91,8 @@ class TuningModel {
   static std::size_t idx(Algorithm a) { return static_cast<std::size_t>(a); }
   static std::size_t idx(Protocol p) { return static_cast<std::size_t>(p); }
   void tune(Collective c);
+  // The column of NCCL's per-generation ceilings for this many nodes: 1, 2, more.
+  std::size_t node_column() const;
 
   Machine machine_;
   Enabled enabled_;
