@@ -83,9 +83,10 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
     o.collnet = o.collnet || spec.collnet;
     if (!spec.pxn) o.pxn = 0;
     if (spec.platform_latency_us != 0) o.platform_latency_us = spec.platform_latency_us;
-    for (auto field : {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
-                       &system::NcclSpec::nvls_chunk_us, &system::NcclSpec::tree_message_us,
-                       &system::NcclSpec::ll_channel_efficiency, &system::NcclSpec::nic_efficiency}) {
+    for (auto field :
+         {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
+          &system::NcclSpec::nvls_tree_efficiency, &system::NcclSpec::nvls_chunk_us, &system::NcclSpec::tree_message_us,
+          &system::NcclSpec::ll_channel_efficiency, &system::NcclSpec::nic_efficiency}) {
       if (spec.*field) o.calibration.*field = spec.*field;
     }
   }
@@ -149,6 +150,7 @@ int run(Options o) {
   };
   share(o.calibration.ring_efficiency, "--ring-efficiency");
   share(o.calibration.nvls_efficiency, "--nvls-efficiency");
+  share(o.calibration.nvls_tree_efficiency, "--nvls-tree-efficiency", "NVLS's NVLink rate");
   share(o.calibration.nic_efficiency, "--nic-efficiency");
   share(o.calibration.ll_channel_efficiency, "--ll-channel-efficiency", "NCCL's per-channel LL128 ceiling");
   cost(o.calibration.nvls_chunk_us, "--nvls-chunk-us");
@@ -199,6 +201,8 @@ Command add_nccl_tests_command(CLI::App& app) {
                   "The share of NVLink's rate rings reach (default 0.816; docs/nccl.md, calibrating)");
   cmd->add_option("--nvls-efficiency", o->calibration.nvls_efficiency,
                   "The share of NVLink's rate NVLS reaches before each loop's fixed cost (default 0.744)");
+  cmd->add_option("--nvls-tree-efficiency", o->calibration.nvls_tree_efficiency,
+                  "NVLS-tree's NVLink side across nodes as a share of NVLS's rate in one node (default 0.91)");
   cmd->add_option("--nvls-chunk-us", o->calibration.nvls_chunk_us,
                   "NVLS's fixed cost per chunk of a loop, us (default 0.6)");
   cmd->add_option("--tree-message-us", o->calibration.tree_message_us,

@@ -86,6 +86,7 @@ std::string system_json(const SystemConfig& config) {
     if (n.platform_latency_us != 0) key("nccl-platform-latency-us", fmt::format("{}", n.platform_latency_us));
     if (n.ring_efficiency) key("nccl-ring-efficiency", fmt::format("{}", *n.ring_efficiency));
     if (n.nvls_efficiency) key("nccl-nvls-efficiency", fmt::format("{}", *n.nvls_efficiency));
+    if (n.nvls_tree_efficiency) key("nccl-nvls-tree-efficiency", fmt::format("{}", *n.nvls_tree_efficiency));
     if (n.nvls_chunk_us) key("nccl-nvls-chunk-us", fmt::format("{}", *n.nvls_chunk_us));
     if (n.tree_message_us) key("nccl-tree-message-us", fmt::format("{}", *n.tree_message_us));
     if (n.ll_channel_efficiency) key("nccl-ll-channel-efficiency", fmt::format("{}", *n.ll_channel_efficiency));

@@ -336,6 +336,11 @@ const std::vector<Param>& params() {
       {"nccl-nvls-efficiency", "number in (0, 1]", "0.744",
        "NCCL model: the share of NVLink's rate NVLS reaches, before each loop's fixed cost",
        [](const Json& v, Context& c) { c.out.system.nccl.nvls_efficiency = get_share(c, "nccl-nvls-efficiency", v); }},
+      {"nccl-nvls-tree-efficiency", "number in (0, 1]", "0.91",
+       "NCCL model: NVLS-tree's NVLink side across nodes, as a share of NVLS's rate in one node",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.nvls_tree_efficiency = get_share(c, "nccl-nvls-tree-efficiency", v, "NVLS's NVLink rate");
+       }},
       {"nccl-nvls-chunk-us", "number, us", "0.6", "NCCL model: NVLS's fixed cost per chunk of a loop",
        [](const Json& v, Context& c) { c.out.system.nccl.nvls_chunk_us = get_number(c, "nccl-nvls-chunk-us", v); }},
       {"nccl-tree-message-us", "number, us", "0.27", "NCCL model: a tree's fixed cost per network message",

@@ -51,6 +51,7 @@ void expect_same(const config::SystemConfig& a, const config::SystemConfig& b) {
   EXPECT_EQ(n.platform_latency_us, m.platform_latency_us);
   EXPECT_EQ(n.ring_efficiency, m.ring_efficiency);
   EXPECT_EQ(n.nvls_efficiency, m.nvls_efficiency);
+  EXPECT_EQ(n.nvls_tree_efficiency, m.nvls_tree_efficiency);
   EXPECT_EQ(n.nvls_chunk_us, m.nvls_chunk_us);
   EXPECT_EQ(n.tree_message_us, m.tree_message_us);
   EXPECT_EQ(n.ll_channel_efficiency, m.ll_channel_efficiency);
@@ -90,6 +91,7 @@ config::SystemConfig every_field_set() {
   n.platform_latency_us = 12.5;
   n.ring_efficiency = 0.8;
   n.nvls_efficiency = 0.7125;
+  n.nvls_tree_efficiency = 0.875;
   n.nvls_chunk_us = 0.55;
   n.tree_message_us = 0.3;
   n.ll_channel_efficiency = 0.25;

@@ -447,12 +447,14 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   EXPECT_TRUE(parse("\"collectives\": \"nccl\"").system.nccl.pxn);
   // A machine's own calibration of the timing model; unset, the model's constants.
   const system::NcclSpec calibrated = parse("\"nccl-ring-efficiency\": 0.8, \"nccl-nvls-efficiency\": 0.7, "
-                                            "\"nccl-nvls-chunk-us\": 0.5, \"nccl-tree-message-us\": 0, "
+                                            "\"nccl-nvls-tree-efficiency\": 0.85, \"nccl-nvls-chunk-us\": 0.5, "
+                                            "\"nccl-tree-message-us\": 0, "
                                             "\"nccl-ll-channel-efficiency\": 0.25, \"nccl-nic-efficiency\": 0.9")
                                           .system.nccl;
   const nccl::Efficiencies e = nccl::efficiencies_of(calibrated);
   EXPECT_EQ(e.ring, 0.8);
   EXPECT_EQ(e.nvls, 0.7);
+  EXPECT_EQ(e.nvls_tree, 0.85);
   EXPECT_EQ(e.nvls_chunk_us, 0.5);
   EXPECT_EQ(e.tree_message_us, 0.0);
   EXPECT_EQ(e.ll_channel, 0.25);
@@ -467,6 +469,10 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   EXPECT_THAT(error_of([&] { parse("\"nccl-ll-channel-efficiency\": 1.5"); }), HasSubstr("expected a share of NCCL's "
                                                                                          "per-channel LL128 ceiling, "
                                                                                          "above 0 and at most 1"));
+  EXPECT_THAT(error_of([&] { parse("\"nccl-nvls-tree-efficiency\": 0"); }), HasSubstr("key "
+                                                                                      "\"nccl-nvls-tree-efficiency\": "
+                                                                                      "value 0 is invalid; expected a "
+                                                                                      "share of NVLS's NVLink rate"));
   EXPECT_THAT(error_of([&] { parse("\"nccl-tree-message-us\": -0.1"); }), HasSubstr("key \"nccl-tree-message-us\""));
   EXPECT_THAT(error_of([&] { parse("\"collectives\": \"mpi\""); }), HasSubstr("sys.json: key \"collectives\": value "
                                                                               "\"mpi\" is invalid; expected "

@@ -57,8 +57,8 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
     case Algorithm::kNvls:
     case Algorithm::kNvlsTree:
       // What a large call reaches: the NVLink side less its per-loop cost, or the NICs.
-      simple =
-          std::min(nvls_nvlink_gb_per_s(c) * nvls_time(c, a, kLargeCallBytes).nvlink_share, nvls_network_gb_per_s(a));
+      simple = std::min(nvls_nvlink_gb_per_s(c, a) * nvls_time(c, a, kLargeCallBytes).nvlink_share,
+                        nvls_network_gb_per_s(a));
       break;
     case Algorithm::kCollNetDirect:
     case Algorithm::kCollNetChain: {
@@ -77,13 +77,17 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
   return simple * std::min(1.0, ratio);
 }
 
-double AchievedModel::nvls_nvlink_gb_per_s(Collective c) const {
+double AchievedModel::nvls_link_share(Algorithm a) const {
+  return efficiencies_.nvls * (a == Algorithm::kNvlsTree ? efficiencies_.nvls_tree : 1.0);
+}
+
+double AchievedModel::nvls_nvlink_gb_per_s(Collective c, Algorithm a) const {
   const Machine& m = tuning_.machine();
   if (m.gpus_per_node < 2) return std::numeric_limits<double>::infinity();
   // The switch reduces and multicasts: an all-reduce sends the buffer and receives a GPU's
   // share, then the reverse, bytes x (1 + 1/G) each way; a gather or scatter, bytes once.
   const double gpus = m.gpus_per_node;
-  return m.gpu->scale_up_gb_per_s() * efficiencies_.nvls * (c == Collective::kAllReduce ? gpus / (gpus + 1) : 1.0);
+  return m.gpu->scale_up_gb_per_s() * nvls_link_share(a) * (c == Collective::kAllReduce ? gpus / (gpus + 1) : 1.0);
 }
 
 double AchievedModel::nvls_network_gb_per_s(Algorithm a) const {
@@ -99,8 +103,8 @@ NvlsTime AchievedModel::nvls_time(Collective c, Algorithm a, std::uint64_t bytes
   const NvlsChunking chunking =
       nvls_chunking(m, a, tuning_.graph(Algorithm::kNvls).channels, bytes,
                     tuning_.bandwidth(Collective::kAllReduce, Algorithm::kNvls, Protocol::kSimple));
-  return nccl::nvls_time(chunking, nvls_stages(c, a, m.nodes), bytes, nvls_nvlink_gb_per_s(c), nvls_network_gb_per_s(a),
-                         efficiencies_.nvls_chunk_us * chunking.heads);
+  return nccl::nvls_time(chunking, nvls_stages(c, a, m.nodes), bytes, nvls_nvlink_gb_per_s(c, a),
+                         nvls_network_gb_per_s(a), efficiencies_.nvls_chunk_us * chunking.heads);
 }
 
 double AchievedModel::tree_messages_us(Protocol p, std::uint64_t bytes) const {

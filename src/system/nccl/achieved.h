@@ -34,6 +34,11 @@ struct Efficiencies {
   // GB/s a loop of 16 MiB, 56.4 us, + 8 x 0.6 us: 480 GB/s busbw.
   double nvls = 0.744;
   double nvls_chunk_us = 0.6;
+  // NVLS-tree's NVLink side (a node's NVLS reduce-scatter and all-gather, across nodes) as a
+  // share of NVLS's in one node: three 2 x 8 H100 all-reduce sweeps, where the NICs have room,
+  // peak at 0.91 of one node's NVLS rate (busbw 469 for 512). NCCL's NVLS-tree kernel gives the
+  // network's send and receive warps of its own out of the ones that feed the switch.
+  double nvls_tree = 0.91;
   // A tree across nodes: what each network message costs a node's proxies (tree_messages.h),
   // from 2- and 4-node H100 sweeps (docs/nccl.md).
   double tree_message_us = 0.27;
@@ -71,6 +76,9 @@ class AchievedModel {
   double ll_channels_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const;
   // An LL channel's data rate here, GB/s.
   double ll_channel_gb_per_s() const;
+  // The share of a GPU's scale-up rate an NVLS or NVLS-tree call's NVLink side reaches before
+  // its per-loop cost.
+  double nvls_link_share(Algorithm a) const;
 
   const TuningModel& tuning() const { return tuning_; }
   const Efficiencies& efficiencies() const { return efficiencies_; }
@@ -78,7 +86,7 @@ class AchievedModel {
  private:
   // An NVLS call's two sides as algorithm bandwidths, GB/s: the NVLink side before its per-loop
   // cost, and the node's NICs (infinite within one node).
-  double nvls_nvlink_gb_per_s(Collective c) const;
+  double nvls_nvlink_gb_per_s(Collective c, Algorithm a) const;
   double nvls_network_gb_per_s(Algorithm a) const;
   // What a node's NICs carry out (and in) together, GB/s (a machine of several nodes).
   double nics_gb_per_s() const;

@@ -66,6 +66,7 @@ Efficiencies efficiencies_of(const NcclSpec& spec) {
   Efficiencies e;
   e.ring = spec.ring_efficiency.value_or(e.ring);
   e.nvls = spec.nvls_efficiency.value_or(e.nvls);
+  e.nvls_tree = spec.nvls_tree_efficiency.value_or(e.nvls_tree);
   e.nvls_chunk_us = spec.nvls_chunk_us.value_or(e.nvls_chunk_us);
   e.tree_message_us = spec.tree_message_us.value_or(e.tree_message_us);
   e.ll_channel = spec.ll_channel_efficiency.value_or(e.ll_channel);
@@ -297,7 +298,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
         // The switch's links at NVLS's share, less each of NCCL's loops' fixed cost at this size;
         // the loops' pipeline fills while the members wait out the latency.
         const NvlsTime pipeline = model.nvls_time(collective, a, bytes);
-        t.node_share = e.nvls * protocol * pipeline.nvlink_share;
+        t.node_share = model.nvls_link_share(a) * protocol * pipeline.nvlink_share;
         beyond_latency_us = pipeline.fill_us;
       }
       switch (a) {
