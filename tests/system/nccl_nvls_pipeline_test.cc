@@ -60,15 +60,16 @@ TEST(NvlsPipeline, TreeChunksAreCappedFromFourNodesAndShrinkOnTheirOwnSteps) {
   EXPECT_EQ(chunk(4, 8 * kMiB - 1), 32 * kKiB);
 }
 
-TEST(NvlsPipeline, StagesAreTheNodesTwoAndTheTreesLevels) {
+TEST(NvlsPipeline, StagesAreTheNodesTwoAndTwoForEachTreeLevel) {
   EXPECT_EQ(nvls_stages(Collective::kAllReduce, Algorithm::kNvls, 1), 2.0);
   EXPECT_EQ(nvls_stages(Collective::kAllGather, Algorithm::kNvls, 1), 1.0);
   EXPECT_EQ(nvls_stages(Collective::kReduceScatter, Algorithm::kNvls, 1), 1.0);
   EXPECT_EQ(nvls_stages(Collective::kAllReduce, Algorithm::kNvls, 4), 2.0);  // the network reduces
-  EXPECT_EQ(nvls_stages(Collective::kAllReduce, Algorithm::kNvlsTree, 2), 2.0);
-  EXPECT_EQ(nvls_stages(Collective::kAllReduce, Algorithm::kNvlsTree, 3), 3.0);
-  EXPECT_EQ(nvls_stages(Collective::kAllReduce, Algorithm::kNvlsTree, 4), 3.0);
-  EXPECT_EQ(nvls_stages(Collective::kAllReduce, Algorithm::kNvlsTree, 16), 5.0);
+  // NVLS-tree: a loop up and a loop down each of the tree's ceil(log2 nodes) levels.
+  EXPECT_EQ(nvls_stages(Collective::kAllReduce, Algorithm::kNvlsTree, 2), 4.0);
+  EXPECT_EQ(nvls_stages(Collective::kAllReduce, Algorithm::kNvlsTree, 3), 6.0);
+  EXPECT_EQ(nvls_stages(Collective::kAllReduce, Algorithm::kNvlsTree, 4), 6.0);
+  EXPECT_EQ(nvls_stages(Collective::kAllReduce, Algorithm::kNvlsTree, 16), 10.0);
 }
 
 TEST(NvlsPipeline, TimeIsLoopsAtTheSlowerSideAndTheFill) {

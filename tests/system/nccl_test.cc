@@ -193,6 +193,24 @@ TEST(NcclAchieved, NvlsAllReduceOnEightH100) {
   }
 }
 
+TEST(NcclAchieved, NvlsTreeCrossesEachTreeLevelAsLoopsNotAFixedLatency) {
+  // 2 nodes of 8 H100s, a 64 MiB all-reduce: four loops of 16 channels x 8 heads x 128 KiB, each
+  // at NVLS-tree's NVLink side (450 x 0.744 x 0.91 x 8/9 GB/s) + 8 x 0.6 us (the NICs, 8 x 50 x
+  // 0.94, are faster), through a pipeline 4 loops deep (reduced in the node, up the tree's one
+  // level, down, gathered): 7 loop times after NCCL's latency in the node, 25 us. NCCL's 2 x
+  // 20.9 us for the level across is what the loops up and down take instead.
+  const AchievedModel two(dgx("H100", 8, 2), Enabled::all());
+  const auto ar = Collective::kAllReduce;
+  const double loop_bytes = 16.0 * 8 * 128 * 1024;
+  const double loop_us = loop_bytes / (1000 * 450 * 0.744 * 0.91 * 8 / 9) + 8 * 0.6;
+  EXPECT_NEAR(*two.time_us(ar, Algorithm::kNvlsTree, Protocol::kSimple, 64 << 20), 25 + 7 * loop_us, 1e-6);
+  EXPECT_DOUBLE_EQ(two.latency_us(ar, Algorithm::kNvlsTree, Protocol::kSimple), 25.0);
+  EXPECT_DOUBLE_EQ(two.tuning().latency_us(ar, Algorithm::kNvlsTree, Protocol::kSimple), 25 + 2 * 20.9);
+  // Other pairs keep NCCL's latency whole.
+  EXPECT_EQ(two.latency_us(ar, Algorithm::kTree, Protocol::kLL),
+            two.tuning().latency_us(ar, Algorithm::kTree, Protocol::kLL));
+}
+
 TEST(NcclAchieved, AcrossNodesAnNdrNicCarries46To48GBs) {
   // One pair across two nodes: one NIC's 50 GB/s x 0.94.
   const AchievedModel two(dgx("H100", 8, 2), Enabled::all());

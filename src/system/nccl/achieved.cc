@@ -164,12 +164,17 @@ std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol
   if (tuning_.bandwidth(c, a, p) <= 0) return std::nullopt;
   if (a == Algorithm::kNvls || a == Algorithm::kNvlsTree) {
     const NvlsTime t = nvls_time(c, a, bytes);
-    return tuning_.latency_us(c, a, p) + tuning_.machine().platform_latency_us + t.fill_us + t.transfer_us;
+    return latency_us(c, a, p) + tuning_.machine().platform_latency_us + t.fill_us + t.transfer_us;
   }
   const double messages_us = a == Algorithm::kTree ? tree_messages_us(p, bytes) : 0.0;
   // The links or, for a small LL call, its few channels: whichever is slower.
   const double data_us = std::max(b / (1000 * algorithm_gb_per_s(c, a, p)), ll_channels_us(c, a, p, bytes));
-  return tuning_.latency_us(c, a, p) + tuning_.machine().platform_latency_us + messages_us + data_us;
+  return latency_us(c, a, p) + tuning_.machine().platform_latency_us + messages_us + data_us;
+}
+
+double AchievedModel::latency_us(Collective c, Algorithm a, Protocol p) const {
+  const double levels_us = a == Algorithm::kNvlsTree ? tuning_.nvls_tree_levels_latency_us(p) : 0.0;
+  return tuning_.latency_us(c, a, p) - levels_us;
 }
 
 Timing AchievedModel::time(Collective c, std::uint64_t bytes) const {

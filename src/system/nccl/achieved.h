@@ -61,6 +61,9 @@ class AchievedModel {
 
   // NCCL's choice for a call of `bytes` (nccl-tests' size), and its time.
   Timing time(Collective c, std::uint64_t bytes) const;
+  // The fixed part of a pair's time, us: NCCL's latency, less for NVLS-tree its levels across
+  // nodes, which the pipeline times as loops instead (nvls_pipeline.h); without the platform's.
+  double latency_us(Collective c, Algorithm a, Protocol p) const;
   // The time of a given pair; nullopt where NCCL could not run it here.
   std::optional<double> time_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const;
   // The algorithm bandwidth (GB/s) the pair reaches on large calls, and its p2p counterpart.

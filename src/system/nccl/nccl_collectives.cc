@@ -344,7 +344,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     const double latency_us =
         m.platform_latency_us + beyond_latency_us +
         (t.choice.point_to_point ? model.tuning().p2p_latency_us(t.choice.protocol)
-                                 : model.tuning().latency_us(collective, t.choice.algorithm, t.choice.protocol));
+                                 : model.latency_us(collective, t.choice.algorithm, t.choice.protocol));
     t.latency_ns = ticks_from_ns(latency_us * 1000, [&] { return fmt::format("NCCL's latency for {}", t.plan.label); });
   }
   const std::uint32_t traffic = it->second;

@@ -41,7 +41,8 @@ NvlsChunking nvls_chunking(const Machine& machine, Algorithm a, std::uint32_t he
                            double nccl_nvls_gb_per_s);
 
 // The pipeline's depth in loops: an all-reduce reduces then gathers in the node (2), a gather or a
-// scatter alone is 1; NVLS-tree adds a level per level of NCCL's tree across the nodes.
+// scatter alone is 1; NVLS-tree adds two per level of NCCL's tree across the nodes, a loop up and a
+// loop down (what NCCL's model gives those levels as a fixed latency: achieved.h).
 double nvls_stages(Collective c, Algorithm a, std::uint32_t nodes);
 
 struct NvlsTime {

@@ -222,6 +222,11 @@ double TuningModel::ring_ll128_channel_gb_per_s() const {
   return kRingLL128PerChannel[static_cast<std::size_t>(generation_)][node_column()];
 }
 
+double TuningModel::nvls_tree_levels_latency_us(Protocol p) const {
+  // NVLS needs several GPUs a node, so the hop is NVLS-tree's own (not the tree's, as with one).
+  return 2 * log2_floor(machine_.nodes) * kHopLatency[kNetHop][idx(Algorithm::kNvlsTree)][idx(p)];
+}
+
 void TuningModel::tune(Collective coll) {
   const double ranks = machine_.ranks(), nodes = machine_.nodes;
   const double per_node = ranks / nodes;
@@ -319,7 +324,7 @@ void TuningModel::tune(Collective coll) {
           break;
         case Algorithm::kCollNetChain: latency += 2 * (per_node - 1) * intra_lat + inter_lat; break;
         case Algorithm::kNvls: latency = intra_lat + (nodes > 1 ? inter_lat : 0); break;
-        case Algorithm::kNvlsTree: latency += intra_lat + 2 * log_nodes * inter_lat; break;
+        case Algorithm::kNvlsTree: latency += intra_lat + nvls_tree_levels_latency_us(p); break;
         case Algorithm::kPat:
           if (gather_scatter) latency += log_nodes * (inter_lat / 3.5) + ranks * 2.8;
           break;

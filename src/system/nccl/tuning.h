@@ -79,6 +79,10 @@ class TuningModel {
   // a ring's fixed cost plus one step, over NVLink or the network.
   double p2p_latency_us(Protocol p) const;
 
+  // The part of NVLS-tree's latency NCCL gives the tree's levels across nodes, us: a network hop
+  // up and one down each level, 2 x log2 nodes x its hop latency for the protocol.
+  double nvls_tree_levels_latency_us(Protocol p) const;
+
   // NCCL's ceiling on one channel of a ring's LL128, GB/s, for the generation (its
   // perChMaxRingLL128Bws): what its own model lets one SM's thread block carry.
   double ring_ll128_channel_gb_per_s() const;
