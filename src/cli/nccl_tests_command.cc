@@ -198,9 +198,10 @@ Command add_nccl_tests_command(CLI::App& app) {
                   "table's")
       ->capture_default_str();
   cmd->add_option("--ring-efficiency", o->calibration.ring_efficiency,
-                  "The share of NVLink's rate rings reach (default 0.816; docs/nccl.md, calibrating)");
+                  "The share of NVLink's rate rings reach (default: the GPU preset's, 0.816 on H100; docs/nccl.md)");
   cmd->add_option("--nvls-efficiency", o->calibration.nvls_efficiency,
-                  "The share of NVLink's rate NVLS reaches before each loop's fixed cost (default 0.744)");
+                  "The share of NVLink's rate NVLS reaches before each loop's fixed cost (default: the GPU preset's, "
+                  "0.744 on H100)");
   cmd->add_option("--nvls-tree-efficiency", o->calibration.nvls_tree_efficiency,
                   "NVLS-tree's NVLink side across nodes as a share of NVLS's rate in one node (default 0.91)");
   cmd->add_option("--nvls-chunk-us", o->calibration.nvls_chunk_us,

@@ -327,13 +327,13 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) {
          c.out.system.nccl.platform_latency_us = get_number(c, "nccl-platform-latency-us", v);
        }},
-      {"nccl-ring-efficiency", "number in (0, 1]", "0.816",
+      {"nccl-ring-efficiency", "number in (0, 1]", "the GPU preset's (0.816; B200, GB200 0.738)",
        "NCCL model: the share of NVLink's rate rings reach (docs/nccl.md, calibrating)",
        [](const Json& v, Context& c) { c.out.system.nccl.ring_efficiency = get_share(c, "nccl-ring-efficiency", v); }},
       {"nccl-nic-efficiency", "number in (0, 1]", "the NIC preset's",
        "NCCL model: the share of a NIC's line rate NCCL reaches",
        [](const Json& v, Context& c) { c.out.system.nccl.nic_efficiency = get_share(c, "nccl-nic-efficiency", v); }},
-      {"nccl-nvls-efficiency", "number in (0, 1]", "0.744",
+      {"nccl-nvls-efficiency", "number in (0, 1]", "the GPU preset's (0.744; B200, GB200 0.648)",
        "NCCL model: the share of NVLink's rate NVLS reaches, before each loop's fixed cost",
        [](const Json& v, Context& c) { c.out.system.nccl.nvls_efficiency = get_share(c, "nccl-nvls-efficiency", v); }},
       {"nccl-nvls-tree-efficiency", "number in (0, 1]", "0.91",

@@ -211,6 +211,24 @@ TEST(NcclAchieved, NvlsTreeCrossesEachTreeLevelAsLoopsNotAFixedLatency) {
             two.tuning().latency_us(ar, Algorithm::kTree, Protocol::kLL));
 }
 
+TEST(NcclAchieved, OnEightB200sRingsAndNvlsReachWhatAB200NodeMeasured) {
+  // An 8x B200 node's sweeps (docs/nccl.md) at 8 GiB: ring all-gather busbw 664 GB/s, 0.738 of
+  // NVLink5's 900 (the preset's ring share); NVLS all-reduce 839, against the preset's NVLS share
+  // taken as NCCL has Blackwell's NVLS efficiency against Hopper's (0.744 x 0.74 / 0.85): 822,
+  // 2% short. GB200 has the same NVLink5 and the same shares.
+  for (const char* gpu : {"B200", "GB200"}) {
+    const AchievedModel ring(dgx(gpu), only("Ring"));
+    EXPECT_NEAR(busbw(ring, Collective::kAllGather, 8 * kGiB), 664.0, 664.0 * 0.01) << gpu;
+    const AchievedModel nvls(dgx(gpu), only("NVLS"));
+    EXPECT_NEAR(busbw(nvls, Collective::kAllReduce, 8 * kGiB), 839.0, 839.0 * 0.03) << gpu;
+  }
+  // A calibration's share replaces the preset's: 0.816 gives the H100's share of 900.
+  Efficiencies hopper_like;
+  hopper_like.ring = 0.816;
+  EXPECT_NEAR(busbw(AchievedModel(dgx("B200"), only("Ring"), hopper_like), Collective::kAllGather, 8 * kGiB),
+              900 * 0.816, 900 * 0.816 * 0.01);
+}
+
 TEST(NcclAchieved, AcrossNodesAnNdrNicCarries46To48GBs) {
   // One pair across two nodes: one NIC's 50 GB/s x 0.94.
   const AchievedModel two(dgx("H100", 8, 2), Enabled::all());

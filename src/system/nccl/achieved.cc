@@ -41,7 +41,7 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
   const double scale_up = m.gpus_per_node > 1 ? m.gpu->scale_up_gb_per_s() : kUnlimited;
   // What a node's NICs carry out (and in) together.
   const double network = m.nodes > 1 ? nics_gb_per_s() : kUnlimited;
-  const double ring_bus = std::min(scale_up * efficiencies_.ring, network);
+  const double ring_bus = std::min(scale_up * ring_share(), network);
   double simple = 0;
   switch (a) {
     case Algorithm::kRing:
@@ -52,7 +52,7 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
     case Algorithm::kTree:
       // Each GPU of a chain sends the buffer up and down: twice; so does a node of two trees,
       // once each as inner node and leaf, except with two nodes (each the other's leaf: once).
-      simple = std::min(scale_up * efficiencies_.ring / 2, network / tree_network_sends(m.nodes));
+      simple = std::min(scale_up * ring_share() / 2, network / tree_network_sends(m.nodes));
       break;
     case Algorithm::kNvls:
     case Algorithm::kNvlsTree:
@@ -63,7 +63,7 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
     case Algorithm::kCollNetDirect:
     case Algorithm::kCollNetChain: {
       // Reduce-scatter and all-gather within the node, the network reducing the rest.
-      const double intra = gpus > 1 ? scale_up * efficiencies_.ring * gpus / (2 * (gpus - 1)) : kUnlimited;
+      const double intra = gpus > 1 ? scale_up * ring_share() * gpus / (2 * (gpus - 1)) : kUnlimited;
       simple = std::min(intra, network);
       break;
     }
@@ -77,8 +77,11 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
   return simple * std::min(1.0, ratio);
 }
 
+double AchievedModel::ring_share() const { return efficiencies_.ring.value_or(tuning_.machine().gpu->ring_efficiency); }
+
 double AchievedModel::nvls_link_share(Algorithm a) const {
-  return efficiencies_.nvls * (a == Algorithm::kNvlsTree ? efficiencies_.nvls_tree : 1.0);
+  const double nvls = efficiencies_.nvls.value_or(tuning_.machine().gpu->nvls_efficiency);
+  return nvls * (a == Algorithm::kNvlsTree ? efficiencies_.nvls_tree : 1.0);
 }
 
 double AchievedModel::nvls_nvlink_gb_per_s(Collective c, Algorithm a) const {
@@ -140,7 +143,7 @@ double AchievedModel::nic_share() const {
 double AchievedModel::p2p_gb_per_s(Collective c, Protocol p) const {
   const Machine& m = tuning_.machine();
   const double n = m.ranks(), gpus = m.gpus_per_node;
-  const double scale_up = m.gpu->scale_up_gb_per_s() * efficiencies_.ring;
+  const double scale_up = m.gpu->scale_up_gb_per_s() * ring_share();
   const double wire = p == Protocol::kLL ? 0.5 : p == Protocol::kLL128 ? 120.0 / 128.0 : 1.0;
   if (c == Collective::kAllToAll) {
     // Per byte of a GPU's buffer: (G-1)/n of it over its links, the rest over the node's NICs,

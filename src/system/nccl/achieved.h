@@ -27,17 +27,19 @@ namespace chakrasim::system::nccl {
 // Shares of a link's rate NCCL's kernels reach, and their fixed costs, from public anchors
 // (docs/nccl.md); a system file may set its own (nccl-ring-efficiency, ...).
 struct Efficiencies {
-  double ring = 0.816;  // NVLink rings: 8x H100 ring all-reduce busbw 367 GB/s of 450
-  // NVLS: the NVLink side's share before each loop's fixed cost, and that cost per chunk a
-  // channel takes in a loop (one per head, a head per GPU up to NCCL's 32), both from 8x H100
-  // all-reduce sweeps (docs/nccl.md); at 8 GPUs, 128 KiB chunks: 450 x 0.744 x 8 / 9 = 297.6
-  // GB/s a loop of 16 MiB, 56.4 us, + 8 x 0.6 us: 480 GB/s busbw.
-  double nvls = 0.744;
+  // The share of the scale-up rate rings reach; unset, the GPU preset's (hardware.h: 0.816 on
+  // H100, from 8x H100 ring all-reduce busbw 367 GB/s of 450).
+  std::optional<double> ring;
+  // NVLS: the NVLink side's share before each loop's fixed cost (unset, the GPU preset's), and
+  // that cost per chunk a channel takes in a loop (one per head, a head per GPU up to NCCL's 32),
+  // both from 8x H100 all-reduce sweeps (docs/nccl.md); at 8 GPUs, 128 KiB chunks: 450 x 0.744 x
+  // 8 / 9 = 297.6 GB/s a loop of 16 MiB, 56.4 us, + 8 x 0.6 us: 480 GB/s busbw.
+  std::optional<double> nvls;
   double nvls_chunk_us = 0.6;
   // NVLS-tree's NVLink side (a node's NVLS reduce-scatter and all-gather, across nodes) as a
   // share of NVLS's in one node: three 2 x 8 H100 all-reduce sweeps, where the NICs have room,
-  // peak at 0.91 of one node's NVLS rate (busbw 469 for 512). NCCL's NVLS-tree kernel gives the
-  // network's send and receive warps of its own out of the ones that feed the switch.
+  // peak at 0.91 of one node's NVLS rate (busbw 469, not 512). NCCL's NVLS-tree kernel gives
+  // some of the block's warps to the network's sends and receives, out of those feeding the switch.
   double nvls_tree = 0.91;
   // A tree across nodes: what each network message costs a node's proxies (tree_messages.h),
   // from 2- and 4-node H100 sweeps (docs/nccl.md).
@@ -79,6 +81,8 @@ class AchievedModel {
   double ll_channels_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const;
   // An LL channel's data rate here, GB/s.
   double ll_channel_gb_per_s() const;
+  // The share of a GPU's scale-up rate a ring reaches: the calibration's, else the GPU preset's.
+  double ring_share() const;
   // The share of a GPU's scale-up rate an NVLS or NVLS-tree call's NVLink side reaches before
   // its per-loop cost.
   double nvls_link_share(Algorithm a) const;

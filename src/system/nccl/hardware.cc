@@ -11,7 +11,12 @@ namespace chakrasim::system::nccl {
 namespace {
 
 // Scale-up figures are the vendors' per-direction link rates; NCCL's per-link figures are the
-// constants its topology code uses for the generation.
+// constants its topology code uses for the generation. The kernels' shares of the rate: Hopper's
+// from 8x H100 anchors and sweeps (a ring's 0.816: busbw 367 of 450; NVLS's 0.744: 480 at 8 GiB);
+// Ampere's as Hopper's; Blackwell's ring from an 8x B200 node's sweeps (all-gather busbw 664 of
+// 900 at 8 GiB: 0.738; reduce-scatter, all-to-all and send/receive within 2% of it), its NVLS as
+// NCCL's own NVLS efficiency has Blackwell against Hopper (0.74 / 0.85 of 0.744). docs/nccl.md.
+constexpr double kBlackwellRing = 0.738, kBlackwellNvls = 0.744 * 0.74 / 0.85;
 const std::array<GpuPreset, 6> kGpus = {{
     {"H100", "H100 SXM: 18 NVLink4 links of 25 GB/s to NVSwitch gen3 with NVLink SHARP, 8 per node", 90, 18, 25.0, 20.6,
      true, true, 8, "ndr400"},
@@ -19,9 +24,9 @@ const std::array<GpuPreset, 6> kGpus = {{
     {"A100", "A100 SXM: 12 NVLink3 links of 25 GB/s to NVSwitch gen2 (no SHARP), 8 per node", 80, 12, 25.0, 20.0, true,
      false, 8, "hdr200"},
     {"B200", "B200: 18 NVLink5 links of 50 GB/s to NVSwitch gen4 with NVLink SHARP, 8 per node", 100, 18, 50.0, 40.1,
-     true, true, 8, "ndr400"},
+     true, true, 8, "ndr400", kBlackwellRing, kBlackwellNvls},
     {"GB200", "GB200 NVL72: the B200's NVLink5, 72 GPUs in one NVSwitch domain", 100, 18, 50.0, 40.1, true, true, 72,
-     "ndr400"},
+     "ndr400", kBlackwellRing, kBlackwellNvls},
     {"MI300X", "MI300X: 7 Infinity Fabric links of 64 GB/s, one to each other GPU of 8 (no switch; uncalibrated)", 90,
      7, 64.0, 40.0, false, false, 8, "roce400"},
 }};

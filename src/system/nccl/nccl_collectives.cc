@@ -64,8 +64,8 @@ const char* choice_label(const TuningModel::Choice& choice) {
 
 Efficiencies efficiencies_of(const NcclSpec& spec) {
   Efficiencies e;
-  e.ring = spec.ring_efficiency.value_or(e.ring);
-  e.nvls = spec.nvls_efficiency.value_or(e.nvls);
+  e.ring = spec.ring_efficiency;
+  e.nvls = spec.nvls_efficiency;
   e.nvls_tree = spec.nvls_tree_efficiency.value_or(e.nvls_tree);
   e.nvls_chunk_us = spec.nvls_chunk_us.value_or(e.nvls_chunk_us);
   e.tree_message_us = spec.tree_message_us.value_or(e.tree_message_us);
@@ -261,11 +261,10 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     t.choice = model.tuning().choose(collective, bytes);
     t.members = members;
     const auto n = static_cast<std::uint32_t>(members.size());
-    const Efficiencies& e = model.efficiencies();
     const Machine& m = model.tuning().machine();
     const std::uint32_t g = machine_.machine.gpus_per_node;
     t.net_share = m.nodes > 1 ? model.nic_share() : 1.0;
-    t.node_share = e.ring;
+    t.node_share = model.ring_share();
     const auto b = static_cast<double>(bytes);
     double beyond_latency_us = 0;   // NCCL's own costs beyond its latency, waited out with it
     if (t.choice.point_to_point) {  // all-to-all: a piece of the buffer to every other member
