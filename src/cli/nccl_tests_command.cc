@@ -83,10 +83,10 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
     o.collnet = o.collnet || spec.collnet;
     if (!spec.pxn) o.pxn = 0;
     if (spec.platform_latency_us != 0) o.platform_latency_us = spec.platform_latency_us;
-    for (auto field :
-         {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
-          &system::NcclSpec::nvls_tree_efficiency, &system::NcclSpec::nvls_chunk_us, &system::NcclSpec::tree_message_us,
-          &system::NcclSpec::ll_channel_efficiency, &system::NcclSpec::nic_efficiency}) {
+    for (auto field : {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
+                       &system::NcclSpec::nvls_tree_efficiency, &system::NcclSpec::nvls_chunk_us,
+                       &system::NcclSpec::tree_message_us, &system::NcclSpec::ll_channel_efficiency,
+                       &system::NcclSpec::ll_proxy_scan_ns, &system::NcclSpec::nic_efficiency}) {
       if (spec.*field) o.calibration.*field = spec.*field;
     }
   }
@@ -145,8 +145,8 @@ int run(Options o) {
       throw Error(fmt::format("{} {}: expected a share of {}, above 0 and at most 1", flag, *v, of));
     }
   };
-  const auto cost = [](const std::optional<double>& v, const char* flag) {
-    if (v && !(*v >= 0 && std::isfinite(*v))) throw Error(fmt::format("{} {}: expected us, 0 or more", flag, *v));
+  const auto cost = [](const std::optional<double>& v, const char* flag, const char* unit = "us") {
+    if (v && !(*v >= 0 && std::isfinite(*v))) throw Error(fmt::format("{} {}: expected {}, 0 or more", flag, *v, unit));
   };
   share(o.calibration.ring_efficiency, "--ring-efficiency");
   share(o.calibration.nvls_efficiency, "--nvls-efficiency");
@@ -155,6 +155,7 @@ int run(Options o) {
   share(o.calibration.ll_channel_efficiency, "--ll-channel-efficiency", "NCCL's per-channel LL128 ceiling");
   cost(o.calibration.nvls_chunk_us, "--nvls-chunk-us");
   cost(o.calibration.tree_message_us, "--tree-message-us");
+  cost(o.calibration.ll_proxy_scan_ns, "--ll-proxy-scan-ns", "ns");
   const AchievedModel model(machine, enabled, efficiencies_of(o.calibration));
   std::cout << sweep_table(model, sweep, run_sweep(model, sweep), true);
   return 0;
@@ -210,6 +211,8 @@ Command add_nccl_tests_command(CLI::App& app) {
                   "A tree's fixed cost per network message, us (default 0.27)");
   cmd->add_option("--ll-channel-efficiency", o->calibration.ll_channel_efficiency,
                   "An LL channel's data rate as a share of NCCL's per-channel LL128 ceiling (default 0.327)");
+  cmd->add_option("--ll-proxy-scan-ns", o->calibration.ll_proxy_scan_ns,
+                  "A send proxy's time to read a byte of LL's lines before they cross the network, ns (default 0.3)");
   cmd->add_option("--nic-efficiency", o->calibration.nic_efficiency,
                   "The share of a NIC's line rate NCCL reaches (default: the NIC preset's)");
   cmd->add_flag("--collnet", o->collnet, "As NCCL_COLLNET_ENABLE=1: the network reduces (SHARP)");

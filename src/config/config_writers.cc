@@ -90,6 +90,7 @@ std::string system_json(const SystemConfig& config) {
     if (n.nvls_chunk_us) key("nccl-nvls-chunk-us", fmt::format("{}", *n.nvls_chunk_us));
     if (n.tree_message_us) key("nccl-tree-message-us", fmt::format("{}", *n.tree_message_us));
     if (n.ll_channel_efficiency) key("nccl-ll-channel-efficiency", fmt::format("{}", *n.ll_channel_efficiency));
+    if (n.ll_proxy_scan_ns) key("nccl-ll-proxy-scan-ns", fmt::format("{}", *n.ll_proxy_scan_ns));
     if (n.nic_efficiency) key("nccl-nic-efficiency", fmt::format("{}", *n.nic_efficiency));
   }
   out.erase(out.size() - 2, 1);  // the last key's comma

@@ -351,6 +351,11 @@ const std::vector<Param>& params() {
          c.out.system.nccl.ll_channel_efficiency =
              get_share(c, "nccl-ll-channel-efficiency", v, "NCCL's per-channel LL128 ceiling");
        }},
+      {"nccl-ll-proxy-scan-ns", "number, ns", "0.3",
+       "NCCL model: what a send proxy takes to read a byte of LL's lines before they cross the network",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.ll_proxy_scan_ns = get_number(c, "nccl-ll-proxy-scan-ns", v);
+       }},
       {"nccl-pxn", "0 | 1", "1",
        "NCCL model: PXN, as NCCL_PXN_DISABLE=0 (all-to-all across nodes goes through the GPU on the destination's "
        "rail)",

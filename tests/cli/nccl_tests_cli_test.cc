@@ -116,6 +116,20 @@ TEST(NcclTestsCommand, AMachinesOwnCalibrationReplacesTheModelsConstants) {
   const CommandResult tree_share = run_binary({"nccl-tests", "all_reduce", "--nvls-tree-efficiency", "1.5"});
   EXPECT_EQ(tree_share.exit_code, 1);
   EXPECT_THAT(tree_share.err, HasSubstr("--nvls-tree-efficiency 1.5: expected a share of NVLS's NVLink rate"));
+  // A 16 KiB tree LL all-reduce on 2 nodes without the proxies' reading of LL's lines: 4.92 us
+  // (2 x 8 KiB at 0.3 ns a byte) less.
+  const std::vector<std::string> tree_ll = {"nccl-tests", "all_reduce", "-b",     "16K",  "-e",      "16K",
+                                            "--nodes",    "2",          "--algo", "Tree", "--proto", "LL"};
+  std::vector<std::string> no_scan = tree_ll;
+  no_scan.insert(no_scan.end(), {"--ll-proxy-scan-ns", "0"});
+  const auto time_of = [](const CommandResult& r) {
+    const std::size_t row = r.out.find("       16384 ");
+    return row == std::string::npos ? -1.0 : std::stod(r.out.substr(r.out.find("-1", row) + 2));
+  };
+  EXPECT_NEAR(time_of(run_binary(tree_ll)) - time_of(run_binary(no_scan)), 4.92, 0.011);
+  const CommandResult scan = run_binary({"nccl-tests", "all_reduce", "--ll-proxy-scan-ns", "-1"});
+  EXPECT_EQ(scan.exit_code, 1);
+  EXPECT_THAT(scan.err, HasSubstr("--ll-proxy-scan-ns -1: expected ns, 0 or more"));
   const CommandResult cost = run_binary({"nccl-tests", "all_reduce", "--nvls-chunk-us", "-1"});
   EXPECT_EQ(cost.exit_code, 1);
   EXPECT_THAT(cost.err, HasSubstr("--nvls-chunk-us -1: expected us, 0 or more"));

@@ -55,6 +55,7 @@ void expect_same(const config::SystemConfig& a, const config::SystemConfig& b) {
   EXPECT_EQ(n.nvls_chunk_us, m.nvls_chunk_us);
   EXPECT_EQ(n.tree_message_us, m.tree_message_us);
   EXPECT_EQ(n.ll_channel_efficiency, m.ll_channel_efficiency);
+  EXPECT_EQ(n.ll_proxy_scan_ns, m.ll_proxy_scan_ns);
   EXPECT_EQ(n.nic_efficiency, m.nic_efficiency);
 }
 
@@ -95,6 +96,7 @@ config::SystemConfig every_field_set() {
   n.nvls_chunk_us = 0.55;
   n.tree_message_us = 0.3;
   n.ll_channel_efficiency = 0.25;
+  n.ll_proxy_scan_ns = 0.45;
   n.nic_efficiency = 0.875;
   return c;
 }

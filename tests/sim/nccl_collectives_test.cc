@@ -450,7 +450,8 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   const system::NcclSpec calibrated = parse("\"nccl-ring-efficiency\": 0.8, \"nccl-nvls-efficiency\": 0.7, "
                                             "\"nccl-nvls-tree-efficiency\": 0.85, \"nccl-nvls-chunk-us\": 0.5, "
                                             "\"nccl-tree-message-us\": 0, "
-                                            "\"nccl-ll-channel-efficiency\": 0.25, \"nccl-nic-efficiency\": 0.9")
+                                            "\"nccl-ll-channel-efficiency\": 0.25, \"nccl-ll-proxy-scan-ns\": 0.5, "
+                                            "\"nccl-nic-efficiency\": 0.9")
                                           .system.nccl;
   const nccl::Efficiencies e = nccl::efficiencies_of(calibrated);
   EXPECT_EQ(e.ring, 0.8);
@@ -459,6 +460,7 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   EXPECT_EQ(e.nvls_chunk_us, 0.5);
   EXPECT_EQ(e.tree_message_us, 0.0);
   EXPECT_EQ(e.ll_channel, 0.25);
+  EXPECT_EQ(e.ll_proxy_scan_ns, 0.5);
   EXPECT_EQ(e.nic, 0.9);
   EXPECT_FALSE(nccl::efficiencies_of(system::NcclSpec{}).nic);
   EXPECT_EQ(nccl::efficiencies_of(system::NcclSpec{}).ring, nccl::Efficiencies{}.ring);
@@ -474,6 +476,7 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
                                                                                       "\"nccl-nvls-tree-efficiency\": "
                                                                                       "value 0 is invalid; expected a "
                                                                                       "share of NVLS's NVLink rate"));
+  EXPECT_THAT(error_of([&] { parse("\"nccl-ll-proxy-scan-ns\": -1"); }), HasSubstr("key \"nccl-ll-proxy-scan-ns\""));
   EXPECT_THAT(error_of([&] { parse("\"nccl-tree-message-us\": -0.1"); }), HasSubstr("key \"nccl-tree-message-us\""));
   EXPECT_THAT(error_of([&] { parse("\"collectives\": \"mpi\""); }), HasSubstr("sys.json: key \"collectives\": value "
                                                                               "\"mpi\" is invalid; expected "

@@ -66,5 +66,23 @@ TEST(TreeMessages, TheyAddToATreeAcrossNodesOnly) {
   EXPECT_EQ(AchievedModel(dgx("H100", 8, 1), tree).tree_messages_us(Protocol::kLL128, 8 * kMiB), 0.0);
 }
 
+TEST(TreeMessages, LLsLinesAreReadByASendProxyUpTheTreeAndDown) {
+  // A 16 KiB tree LL all-reduce on 2 nodes: 4 channels (one for each 512 threads x 8 bytes), a
+  // message each (a chunk is at most the channel's 4 KiB). A channel's 4 KiB goes up as 8 KiB of
+  // lines and comes down again, each read by a send proxy at 0.3 ns a byte: 2 x 8192 x 0.3 ns.
+  Enabled tree = Enabled::all();
+  apply_enable_list(tree, "Tree", true, "test");
+  const AchievedModel two(dgx("H100", 8, 2), tree);
+  EXPECT_EQ(tree_messages(dgx("H100", 8, 2), Protocol::kLL, 32, 16 * kKiB).channels, 4u);
+  EXPECT_DOUBLE_EQ(two.tree_messages_us(Protocol::kLL, 16 * kKiB), 4 * 0.27 + 2 * 8192 * 0.3 / 1000);
+  // The calibration's rate; none for LL128 and Simple, whose buffers NCCL reads from the GPU.
+  Efficiencies no_scan;
+  no_scan.ll_proxy_scan_ns = 0;
+  EXPECT_DOUBLE_EQ(AchievedModel(dgx("H100", 8, 2), tree, no_scan).tree_messages_us(Protocol::kLL, 16 * kKiB),
+                   4 * 0.27);
+  const TreeMessages ll128 = tree_messages(dgx("H100", 8, 2), Protocol::kLL128, 32, 16 * kKiB);
+  EXPECT_DOUBLE_EQ(two.tree_messages_us(Protocol::kLL128, 16 * kKiB), ll128.messages * 0.27);
+}
+
 }  // namespace
 }  // namespace chakrasim::system::nccl

@@ -44,6 +44,10 @@ struct Efficiencies {
   // A tree across nodes: what each network message costs a node's proxies (tree_messages.h),
   // from 2- and 4-node H100 sweeps (docs/nccl.md).
   double tree_message_us = 0.27;
+  // LL across nodes: NCCL keeps LL's network buffers in host memory, and a send proxy reads every
+  // line's flags before it posts a step (net.cc), ns per byte of lines (16 for 8 of data); from
+  // the tree LL sizes (512 B-128 KB) of 2- and 4-node sweeps (docs/nccl.md).
+  double ll_proxy_scan_ns = 0.3;
   // An LL channel's data rate as a share of NCCL's per-channel ceiling for LL128 on the GPU's
   // generation (call_channels.h): 0.327 x 36.7 = 12 GB/s on Hopper, from the ring LL sizes of
   // two 8x H100 all-reduce sweeps (docs/nccl.md); other generations scale with NCCL's ceiling.
@@ -75,7 +79,8 @@ class AchievedModel {
   double nic_share() const;
   // An NVLS or NVLS-tree call of `bytes` as a pipeline of NCCL's loops (nvls_pipeline.h).
   NvlsTime nvls_time(Collective c, Algorithm a, std::uint64_t bytes) const;
-  // What a tree's network messages cost its proxies, us: 0 within one node.
+  // What a tree's network messages cost its proxies, us: 0 within one node. With LL, the lines a
+  // channel sends up the tree and again down, each read by a send proxy.
   double tree_messages_us(Protocol p, std::uint64_t bytes) const;
   // The least time an LL call's channels take to carry it, us (call_channels.h); 0 for others.
   double ll_channels_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const;
