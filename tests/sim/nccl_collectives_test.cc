@@ -427,6 +427,29 @@ TEST(NcclCollectives, APlatformLatencyDelaysEveryCallByItself) {
   }
 }
 
+TEST(NcclCollectives, ABlackwellCallWaitsItsGenerationsLatencyAsCostAndAsTraffic) {
+  // A B200 call takes 5.3 us more than NCCL's constants say (hardware.cc). As traffic on an idle
+  // node, an 8-byte ring LL all-reduce's members wait that with NCCL's latency, then send 14
+  // steps of a few bytes, each over two links of 250 ns: the cost's time and 7 us.
+  std::vector<chakra::TraceBuilder> ranks(8);
+  for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, 8);
+  sim::Inputs in = inputs_of(ranks, 8);
+  in.network = network_of({{DimensionKind::kSwitch, 8, 900e9 / 1073741824.0, 250}});
+  in.system = system_of("ring", 1, 1, 1);
+  in.backend = "congestion-aware";
+  in.system.nccl.gpu = "B200";
+  in.system.nccl.algo = "Ring";
+  in.system.nccl.proto = "LL";
+  in.system.collectives = system::CollectiveModel::kNccl;
+  const sim::Result cost = sim::simulate(in);
+  in.system.collectives = system::CollectiveModel::kNcclTraffic;
+  const sim::Result traffic = sim::simulate(in);
+  ASSERT_TRUE(cost.all_finished() && traffic.all_finished());
+  const double cost_us = static_cast<double>(cost.npus[0].finish_ns) / 1000;
+  EXPECT_NEAR(cost_us, 15.0 + 5.3, 0.05);  // NCCL's 6.6 + 14 x 0.6 for ring LL, and Blackwell's
+  EXPECT_NEAR(static_cast<double>(traffic.npus[0].finish_ns) / 1000, cost_us + 14 * 0.5, 0.1);
+}
+
 TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   const auto parse = [](const std::string& keys) {
     return config::parse_system("{\"preferred-dataset-splits\": 1, " + keys + "}", "sys.json", {});

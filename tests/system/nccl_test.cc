@@ -324,6 +324,33 @@ TEST(NcclAchieved, APlatformLatencyAddsToTheTimeNotToTheChoice) {
   EXPECT_THAT(error_of([&] { AchievedModel(m, Enabled::all()); }), HasSubstr("platform latency -1 us"));
 }
 
+TEST(NcclAchieved, BlackwellCallsStartAboveNcclsFloor) {
+  // The 8x B200 node's all-gather, reduce-scatter and all-reduce all start 5.25-5.31 us above
+  // NCCL's latency (its 8-byte times less NCCL's floor), its all-to-all and send/receive 3.8 and
+  // 2.6: the preset adds 5.3 to a collective and their mean, 3.2, to a point-to-point call.
+  // Hopper's DGX-like nodes start at NCCL's floor: nothing is added there. The choice is NCCL's.
+  for (const char* gpu : {"B200", "GB200"}) {
+    const Machine blackwell = dgx(gpu, 8, 2);
+    Machine as_hopper = blackwell;
+    GpuPreset preset = *blackwell.gpu;
+    preset.call_latency_us = preset.p2p_call_latency_us = 0;
+    as_hopper.gpu = &preset;
+    const AchievedModel b(blackwell, Enabled::all()), h(as_hopper, Enabled::all());
+    for (const std::uint64_t bytes : {std::uint64_t{8}, 64 * kMiB}) {
+      for (const Collective c : {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter}) {
+        EXPECT_DOUBLE_EQ(b.time(c, bytes).us, h.time(c, bytes).us + 5.3) << gpu << " " << collective_name(c);
+        EXPECT_EQ(b.time(c, bytes).choice.algorithm, h.time(c, bytes).choice.algorithm);
+      }
+      for (const Collective c : {Collective::kAllToAll, Collective::kSendRecv}) {
+        EXPECT_DOUBLE_EQ(b.time(c, bytes).us, h.time(c, bytes).us + 3.2) << gpu << " " << collective_name(c);
+      }
+    }
+  }
+  const Machine hopper = dgx("H100");
+  EXPECT_EQ(hopper.added_latency_us(false), 0.0);
+  EXPECT_EQ(hopper.added_latency_us(true), 0.0);
+}
+
 TEST(NcclAchieved, SwitchingPairsOffLeavesTheOthersTimes) {
   // NCCL_ALGO=X NCCL_PROTO=Y runs (X, Y) as NCCL runs it by default: every pair's time is the
   // same whatever else is switched off. (With Simple off, LL's ratio to it was once a flat half:

@@ -166,17 +166,17 @@ double AchievedModel::p2p_gb_per_s(Collective c, Protocol p) const {
 std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const {
   const auto b = static_cast<double>(bytes);
   if (c == Collective::kAllToAll || c == Collective::kSendRecv) {
-    return tuning_.p2p_latency_us(p) + tuning_.machine().platform_latency_us + b / (1000 * p2p_gb_per_s(c, p));
+    return tuning_.p2p_latency_us(p) + tuning_.machine().added_latency_us(true) + b / (1000 * p2p_gb_per_s(c, p));
   }
   if (tuning_.bandwidth(c, a, p) <= 0) return std::nullopt;
   if (a == Algorithm::kNvls || a == Algorithm::kNvlsTree) {
     const NvlsTime t = nvls_time(c, a, bytes);
-    return latency_us(c, a, p) + tuning_.machine().platform_latency_us + t.fill_us + t.transfer_us;
+    return latency_us(c, a, p) + tuning_.machine().added_latency_us(false) + t.fill_us + t.transfer_us;
   }
   const double messages_us = a == Algorithm::kTree ? tree_messages_us(p, bytes) : 0.0;
   // The links or, for a small LL call, its few channels: whichever is slower.
   const double data_us = std::max(b / (1000 * algorithm_gb_per_s(c, a, p)), ll_channels_us(c, a, p, bytes));
-  return latency_us(c, a, p) + tuning_.machine().platform_latency_us + messages_us + data_us;
+  return latency_us(c, a, p) + tuning_.machine().added_latency_us(false) + messages_us + data_us;
 }
 
 double AchievedModel::latency_us(Collective c, Algorithm a, Protocol p) const {

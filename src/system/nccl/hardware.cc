@@ -17,6 +17,12 @@ namespace {
 // 900 at 8 GiB: 0.738; reduce-scatter, all-to-all and send/receive within 2% of it), its NVLS as
 // NCCL's own NVLS efficiency has Blackwell against Hopper (0.74 / 0.85 of 0.744). docs/nccl.md.
 constexpr double kBlackwellRing = 0.738, kBlackwellNvls = 0.744 * 0.74 / 0.85;
+// Blackwell's calls take longer than NCCL's constants say, where Hopper's DGX-like nodes take
+// what they say: the 8x B200 node's all-gather, reduce-scatter and all-reduce all start 5.3 us
+// above NCCL's floor (5.25-5.31), its all-to-all and send/receive 3.8 and 2.6 us; two 2 x 8 B200
+// clusters start 11 and 16 us above it, where H100s and H200s of the same kind of cloud start 5
+// above. docs/nccl.md.
+constexpr double kBlackwellCallUs = 5.3, kBlackwellP2pCallUs = 3.2;
 const std::array<GpuPreset, 6> kGpus = {{
     {"H100", "H100 SXM: 18 NVLink4 links of 25 GB/s to NVSwitch gen3 with NVLink SHARP, 8 per node", 90, 18, 25.0, 20.6,
      true, true, 8, "ndr400"},
@@ -24,9 +30,9 @@ const std::array<GpuPreset, 6> kGpus = {{
     {"A100", "A100 SXM: 12 NVLink3 links of 25 GB/s to NVSwitch gen2 (no SHARP), 8 per node", 80, 12, 25.0, 20.0, true,
      false, 8, "hdr200"},
     {"B200", "B200: 18 NVLink5 links of 50 GB/s to NVSwitch gen4 with NVLink SHARP, 8 per node", 100, 18, 50.0, 40.1,
-     true, true, 8, "ndr400", kBlackwellRing, kBlackwellNvls},
+     true, true, 8, "ndr400", kBlackwellRing, kBlackwellNvls, kBlackwellCallUs, kBlackwellP2pCallUs},
     {"GB200", "GB200 NVL72: the B200's NVLink5, 72 GPUs in one NVSwitch domain", 100, 18, 50.0, 40.1, true, true, 72,
-     "ndr400", kBlackwellRing, kBlackwellNvls},
+     "ndr400", kBlackwellRing, kBlackwellNvls, kBlackwellCallUs, kBlackwellP2pCallUs},
     {"MI300X", "MI300X: 7 Infinity Fabric links of 64 GB/s, one to each other GPU of 8 (no switch; uncalibrated)", 90,
      7, 64.0, 40.0, false, false, 8, "roce400"},
 }};

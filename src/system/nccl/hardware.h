@@ -26,6 +26,10 @@ struct GpuPreset {
   // fixed cost (achieved.h's Efficiencies, where a system file may set its own).
   double ring_efficiency = 0.816;
   double nvls_efficiency = 0.744;
+  // What each call costs this generation beyond NCCL's latency constants, which NCCL keeps the
+  // same for Hopper and Blackwell: a collective's, and an all-to-all's or send/receive's.
+  double call_latency_us = 0;
+  double p2p_call_latency_us = 0;
   double scale_up_gb_per_s() const { return link_gb_per_s * scale_up_links; }
 };
 

@@ -38,6 +38,10 @@ struct Machine {
   // model's). NCCL's constants fit DGX-like nodes; cloud and shared hosts show more.
   double platform_latency_us = 0;
   std::uint32_t ranks() const { return gpus_per_node * nodes; }
+  // What a call takes beyond NCCL's model: the platform's latency and the GPU generation's.
+  double added_latency_us(bool point_to_point) const {
+    return platform_latency_us + (point_to_point ? gpu->p2p_call_latency_us : gpu->call_latency_us);
+  }
 };
 // Throws Error naming what does not fit: no GPU, zero GPUs or nodes, more GPUs per node than the
 // GPU's scale-up domain holds, several nodes without a NIC.
