@@ -229,6 +229,14 @@ TEST(NcclAchieved, OnEightB200sRingsAndNvlsReachWhatAB200NodeMeasured) {
               900 * 0.816, 900 * 0.816 * 0.01);
 }
 
+TEST(NcclAchieved, OnEightA100sARingReachesWhatTwoA100NodesMeasured) {
+  // Two 8x A100 SXM nodes' all-reduce sweeps (docs/nccl.md) end at busbw 232.8 (4 GiB) and 235.0
+  // (8 GiB), 0.776-0.783 of NVLink3's 300: the preset's 0.78 gives 234.
+  const AchievedModel a100(dgx("A100"), Enabled::all());
+  EXPECT_EQ(a100.time(Collective::kAllReduce, 8 * kGiB).choice.algorithm, Algorithm::kRing);
+  EXPECT_NEAR(busbw(a100, Collective::kAllReduce, 8 * kGiB), 234.0, 234.0 * 0.005);
+}
+
 TEST(NcclAchieved, AcrossNodesAnNdrNicCarries46To48GBs) {
   // One pair across two nodes: one NIC's 50 GB/s x 0.94.
   const AchievedModel two(dgx("H100", 8, 2), Enabled::all());

@@ -13,9 +13,11 @@ namespace {
 // Scale-up figures are the vendors' per-direction link rates; NCCL's per-link figures are the
 // constants its topology code uses for the generation. The kernels' shares of the rate: Hopper's
 // from 8x H100 anchors and sweeps (a ring's 0.816: busbw 367 of 450; NVLS's 0.744: 480 at 8 GiB);
-// Ampere's as Hopper's; Blackwell's ring from an 8x B200 node's sweeps (all-gather busbw 664 of
+// Ampere's ring from two 8x A100 SXM nodes' all-reduce sweeps (busbw 233 and 235 of 300 at 4-8
+// GiB: 0.78); Blackwell's ring from an 8x B200 node's sweeps (all-gather busbw 664 of
 // 900 at 8 GiB: 0.738; reduce-scatter, all-to-all and send/receive within 2% of it), its NVLS as
 // NCCL's own NVLS efficiency has Blackwell against Hopper (0.74 / 0.85 of 0.744). docs/nccl.md.
+constexpr double kAmpereRing = 0.78;
 constexpr double kBlackwellRing = 0.738, kBlackwellNvls = 0.744 * 0.74 / 0.85;
 // Blackwell's calls take longer than NCCL's constants say, where Hopper's DGX-like nodes take
 // what they say: the 8x B200 node's all-gather, reduce-scatter and all-reduce all start 5.3 us
@@ -28,7 +30,7 @@ const std::array<GpuPreset, 6> kGpus = {{
      true, true, 8, "ndr400"},
     {"H200", "H200 SXM: the H100's NVLink4 and NVSwitch gen3 (more HBM)", 90, 18, 25.0, 20.6, true, true, 8, "ndr400"},
     {"A100", "A100 SXM: 12 NVLink3 links of 25 GB/s to NVSwitch gen2 (no SHARP), 8 per node", 80, 12, 25.0, 20.0, true,
-     false, 8, "hdr200"},
+     false, 8, "hdr200", kAmpereRing},
     {"B200", "B200: 18 NVLink5 links of 50 GB/s to NVSwitch gen4 with NVLink SHARP, 8 per node", 100, 18, 50.0, 40.1,
      true, true, 8, "ndr400", kBlackwellRing, kBlackwellNvls, kBlackwellCallUs, kBlackwellP2pCallUs},
     {"GB200", "GB200 NVL72: the B200's NVLink5, 72 GPUs in one NVSwitch domain", 100, 18, 50.0, 40.1, true, true, 72,
