@@ -83,10 +83,11 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
     o.collnet = o.collnet || spec.collnet;
     if (!spec.pxn) o.pxn = 0;
     if (spec.platform_latency_us != 0) o.platform_latency_us = spec.platform_latency_us;
-    for (auto field : {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
-                       &system::NcclSpec::nvls_tree_efficiency, &system::NcclSpec::nvls_chunk_us,
-                       &system::NcclSpec::tree_message_us, &system::NcclSpec::ll_channel_efficiency,
-                       &system::NcclSpec::ll_proxy_scan_ns, &system::NcclSpec::nic_efficiency}) {
+    for (auto field :
+         {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
+          &system::NcclSpec::nvls_tree_efficiency, &system::NcclSpec::nvls_chunk_us, &system::NcclSpec::tree_message_us,
+          &system::NcclSpec::ll_channel_efficiency, &system::NcclSpec::ll_proxy_scan_ns,
+          &system::NcclSpec::nic_efficiency, &system::NcclSpec::p2p_channel_gb_per_s}) {
       if (spec.*field) o.calibration.*field = spec.*field;
     }
   }
@@ -156,6 +157,11 @@ int run(Options o) {
   cost(o.calibration.nvls_chunk_us, "--nvls-chunk-us");
   cost(o.calibration.tree_message_us, "--tree-message-us");
   cost(o.calibration.ll_proxy_scan_ns, "--ll-proxy-scan-ns", "ns");
+  if (o.calibration.p2p_channel_gb_per_s &&
+      !(*o.calibration.p2p_channel_gb_per_s > 0 && std::isfinite(*o.calibration.p2p_channel_gb_per_s))) {
+    throw Error(fmt::format("--p2p-channel-gb-per-s {}: expected a rate in GB/s, above 0",
+                            *o.calibration.p2p_channel_gb_per_s));
+  }
   const AchievedModel model(machine, enabled, efficiencies_of(o.calibration));
   std::cout << sweep_table(model, sweep, run_sweep(model, sweep), true);
   return 0;
@@ -213,6 +219,8 @@ Command add_nccl_tests_command(CLI::App& app) {
                   "An LL channel's data rate as a share of NCCL's per-channel LL128 ceiling (default 0.327)");
   cmd->add_option("--ll-proxy-scan-ns", o->calibration.ll_proxy_scan_ns,
                   "A send proxy's time to read a byte of LL's lines before they cross the network, ns (default 0.3)");
+  cmd->add_option("--p2p-channel-gb-per-s", o->calibration.p2p_channel_gb_per_s,
+                  "A send or receive's channel's data rate, GB/s (default 21)");
   cmd->add_option("--nic-efficiency", o->calibration.nic_efficiency,
                   "The share of a NIC's line rate NCCL reaches (default: the NIC preset's)");
   cmd->add_flag("--collnet", o->collnet, "As NCCL_COLLNET_ENABLE=1: the network reduces (SHARP)");

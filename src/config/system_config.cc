@@ -356,6 +356,13 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) {
          c.out.system.nccl.ll_proxy_scan_ns = get_number(c, "nccl-ll-proxy-scan-ns", v);
        }},
+      {"nccl-p2p-channel-gb-per-s", "number above 0, GB/s", "21",
+       "NCCL model: a send or receive's channel's data rate (NCCL gives each peer a few channels)",
+       [](const Json& v, Context& c) {
+         const double rate = get_number(c, "nccl-p2p-channel-gb-per-s", v);
+         if (!(rate > 0)) bad_value(c, "nccl-p2p-channel-gb-per-s", v, "a rate in GB/s, above 0");
+         c.out.system.nccl.p2p_channel_gb_per_s = rate;
+       }},
       {"nccl-pxn", "0 | 1", "1",
        "NCCL model: PXN, as NCCL_PXN_DISABLE=0 (all-to-all across nodes goes through the GPU on the destination's "
        "rail)",

@@ -74,6 +74,13 @@ class Comm {
   // with the same (tag, src, dst, bytes) has arrived.
   virtual void send(NpuId npu, NpuId dst, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) = 0;
   virtual void receive(NpuId npu, NpuId src, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) = 0;
+  // A send whose bytes pass through `relay` on their way, as NCCL's PXN sends a GPU's data to a
+  // peer on another node through the GPU on the peer's rail. Received and completed as send()
+  // is; straight where the layer below has no relays.
+  virtual void send_via(NpuId npu, NpuId /*relay*/, NpuId dst, std::uint64_t bytes, std::int64_t tag,
+                        std::uint64_t token) {
+    send(npu, dst, bytes, tag, token);
+  }
   // A group `npu` learns at run time (a PyTorch process-group METADATA node). An empty member
   // list means every NPU.
   virtual void register_group(NpuId npu, std::uint32_t key, std::vector<NpuId> members) = 0;

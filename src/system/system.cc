@@ -394,6 +394,11 @@ void System::send(NpuId npu, NpuId dst, std::uint64_t bytes, std::int64_t tag, s
   transport_.send(npu, dst, bytes, tags::p2p(tag), Completion{op, kOpDone});
 }
 
+void System::send_via(NpuId npu, NpuId relay, NpuId dst, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) {
+  const std::uint32_t op = ops_.add({npu, token});
+  transport_.send_via(npu, relay, dst, bytes, tags::p2p(tag), Completion{op, kOpDone});
+}
+
 void System::receive(NpuId npu, NpuId src, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) {
   const std::uint32_t op = ops_.add({npu, token});
   transport_.receive(npu, src, bytes, tags::p2p(tag), Completion{op, kOpDone});

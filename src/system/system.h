@@ -65,6 +65,7 @@ class System final : public Comm, public network::ArrivalSink, private Completio
   // with the same (tag, src, dst, bytes) has arrived. Native sends pay no endpoint delay.
   void send(NpuId npu, NpuId dst, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) override;
   void receive(NpuId npu, NpuId src, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) override;
+  void send_via(NpuId npu, NpuId relay, NpuId dst, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) override;
 
   // A timer this layer scheduled has expired.
   void handle_timer(const TimerEntry& entry);

@@ -1,5 +1,7 @@
 #include "system/transport.h"
 
+#include <algorithm>
+
 #include "system/system_spec.h"
 #include "system/tags.h"
 
@@ -12,6 +14,20 @@ void Transport::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t ta
   }
   // Wait for the receiver's go-ahead, then send.
   const Completion go{waiting_sends_.add({src, dst, bytes, tag, on_sent}), kGoAheadArrived};
+  if (mailbox_.post_receive(MessageKey{tag | tags::kGoAhead, kRendezvousBytes, dst, src}, go)) dispatch(go);
+}
+
+void Transport::send_via(NpuId src, NpuId relay, NpuId dst, std::uint64_t bytes, std::uint64_t tag,
+                         Completion on_sent) {
+  if (folding_ != nullptr) {
+    send(src, dst, bytes, tag, on_sent);
+    return;
+  }
+  if (!rendezvous_) {
+    relayed_send(src, relay, dst, bytes, tag, on_sent);
+    return;
+  }
+  const Completion go{waiting_sends_.add({src, dst, bytes, tag, on_sent, relay, true}), kGoAheadArrived};
   if (mailbox_.post_receive(MessageKey{tag | tags::kGoAhead, kRendezvousBytes, dst, src}, go)) dispatch(go);
 }
 
@@ -35,12 +51,34 @@ void Transport::raw_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_
   network_->send(src, dst, bytes, id);
 }
 
+void Transport::relayed_send(NpuId src, NpuId relay, NpuId dst, std::uint64_t bytes, std::uint64_t tag,
+                             Completion on_sent) {
+  const auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); };
+  const std::uint64_t chunk = std::max(kRelayChunkBytes, ceil_div(bytes, kMaxRelayChunks));
+  const std::uint64_t chunks = std::max<std::uint64_t>(1, ceil_div(bytes, chunk));
+  send_relay_chunk(relayed_.add({MessageKey{tag, bytes, src, dst}, on_sent, relay, chunk, chunks, 0, chunks}));
+}
+
+void Transport::send_relay_chunk(std::uint32_t record) {
+  RelayedSend& r = relayed_[record];
+  const std::uint64_t c = r.next++;
+  const std::uint64_t piece = c + 1 < r.chunks ? r.chunk_bytes : r.key.bytes - c * r.chunk_bytes;
+  const std::uint32_t id = messages_.acquire();
+  messages_[id] = {MessageKey{r.key.tag, piece, r.key.src, r.key.dst}, Completion{}, record, true};
+  ++messages_sent_;
+  network_->send(r.key.src, r.relay, piece, id);
+}
+
 void Transport::dispatch(const Completion& c) {
   switch (c.kind) {
     case kNoCompletion: return;
     case kGoAheadArrived: {
       const WaitingSend s = waiting_sends_.take(static_cast<std::uint32_t>(c.arg));
-      raw_send(s.src, s.dst, s.bytes, s.tag, s.on_sent);
+      if (s.relayed) {
+        relayed_send(s.src, s.relay, s.dst, s.bytes, s.tag, s.on_sent);
+      } else {
+        raw_send(s.src, s.dst, s.bytes, s.tag, s.on_sent);
+      }
       return;
     }
     default: sink_.complete(c);
@@ -49,10 +87,35 @@ void Transport::dispatch(const Completion& c) {
 
 // As the reference: the sender hears of the arrival first, then the matching receive.
 void Transport::on_arrival(std::uint64_t message) {
-  const Message m = messages_.take(static_cast<std::uint32_t>(message));
-  dispatch(m.on_sent);
+  const auto id = static_cast<std::uint32_t>(message);
+  Message& m = messages_[id];
+  if (m.relayed == kNotRelayed) {
+    const Message arrived_message = messages_.take(id);
+    arrived(arrived_message.key, arrived_message.on_sent);
+    return;
+  }
+  if (m.first_leg) {  // at the relay: on to the destination under the same id, and the next to the relay
+    m.first_leg = false;
+    const std::uint32_t record = m.relayed;
+    const NpuId relay = relayed_[record].relay, dst = m.key.dst;
+    const std::uint64_t piece = m.key.bytes;
+    // Asked before the send: were the last chunk to arrive within it, the record would be gone.
+    const bool more = relayed_[record].next < relayed_[record].chunks;
+    ++messages_sent_;
+    network_->send(relay, dst, piece, id);
+    if (more) send_relay_chunk(record);
+    return;
+  }
+  const std::uint32_t record = messages_.take(id).relayed;
+  if (--relayed_[record].chunks_left > 0) return;
+  const RelayedSend done = relayed_.take(record);
+  arrived(done.key, done.on_sent);
+}
+
+void Transport::arrived(const MessageKey& key, const Completion& on_sent) {
+  dispatch(on_sent);
   Completion receive;
-  if (mailbox_.arrive(m.key, receive)) dispatch(receive);
+  if (mailbox_.arrive(key, receive)) dispatch(receive);
 }
 
 }  // namespace chakrasim::system

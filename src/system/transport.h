@@ -4,6 +4,11 @@
 // transport hands it back to its CompletionSink when the send has arrived or the receive has
 // been matched, in the reference's order (the sender hears of an arrival before the receiver).
 //
+// A relayed send (send_via) goes to a relay NPU and on from there in chunks, as NCCL's PXN moves a
+// GPU's data to a peer on another node through the GPU on the peer's rail: the chunks go to the
+// relay one after another (a channel writes its steps in order), and each goes on as it arrives.
+// It is matched and completes as a plain send would, when its last chunk arrives.
+//
 // In a folded run (network/folding.h) only the class representatives run: a message one sends
 // to NPU b is taken as the message b's representative receives from the sender moved as b is
 // moved onto its representative (with a group stream's group moved alike), which by the
@@ -40,16 +45,27 @@ class Transport {
   void attach(network::Network& network) { network_ = &network; }
 
   void send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent);
+  // As send, through `relay` (neither src nor dst). A folded run sends straight: its messages are
+  // seen from the class representatives, and a relay's leg has none.
+  void send_via(NpuId src, NpuId relay, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent);
   void receive(NpuId dst, NpuId src, std::uint64_t bytes, std::uint64_t tag, Completion on_received);
   void on_arrival(std::uint64_t message);
 
+  // Messages handed to the network: a relayed send's chunks count once a leg.
   std::uint64_t messages_sent() const { return messages_sent_; }
+  // A relayed send's chunk: at least this, and at most 64 chunks a send (NCCL's PXN moves 512
+  // KiB steps; a chunk's first leg is the pipeline's fill).
+  static constexpr std::uint64_t kRelayChunkBytes = 512 * 1024;
+  static constexpr std::uint64_t kMaxRelayChunks = 64;
   std::size_t waiting_receives() const { return mailbox_.waiting_receives(); }
 
  private:
+  static constexpr std::uint32_t kNotRelayed = 0xffffffffu;
   struct Message {
     MessageKey key;
     Completion on_sent;
+    std::uint32_t relayed = kNotRelayed;  // a relayed send's chunk: its record
+    bool first_leg = false;               // to the relay, not yet on to the destination
   };
   struct WaitingSend {  // a send waiting for its go-ahead
     NpuId src = 0;
@@ -57,8 +73,22 @@ class Transport {
     std::uint64_t bytes = 0;
     std::uint64_t tag = 0;
     Completion on_sent;
+    NpuId relay = 0;
+    bool relayed = false;
   };
+  struct RelayedSend {
+    MessageKey key;
+    Completion on_sent;
+    NpuId relay = 0;
+    std::uint64_t chunk_bytes = 0;
+    std::uint64_t chunks = 0;
+    std::uint64_t next = 0;         // the next chunk to send to the relay
+    std::uint64_t chunks_left = 0;  // chunks not yet at the destination
+  };
+  void send_relay_chunk(std::uint32_t record);  // the record's next chunk to its relay
   void raw_send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent);
+  void relayed_send(NpuId src, NpuId relay, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent);
+  void arrived(const MessageKey& key, const Completion& on_sent);
   void dispatch(const Completion& completion);
 
   const bool rendezvous_;
@@ -68,6 +98,7 @@ class Transport {
   network::Network* network_ = nullptr;
   IdPool<Message> messages_;
   IdPool<WaitingSend> waiting_sends_;
+  IdPool<RelayedSend> relayed_;
   Mailbox mailbox_;
   std::uint64_t messages_sent_ = 0;
 };

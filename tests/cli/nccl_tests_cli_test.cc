@@ -100,6 +100,14 @@ TEST(NcclTestsCommand, AMachinesOwnCalibrationReplacesTheModelsConstants) {
       run_binary({"nccl-tests", "all_reduce", "-b", "32K", "-e", "32K", "--ll-channel-efficiency", "0.25"});
   ASSERT_EQ(ll.exit_code, 0) << ll.err;
   EXPECT_THAT(ll.out, HasSubstr("    21.25 "));
+  // A 32 MiB send/receive on 4 channels of 42 GB/s: 8.2 us of latency and 199.7 us of data.
+  const CommandResult p2p =
+      run_binary({"nccl-tests", "sendrecv", "-b", "32M", "-e", "32M", "--p2p-channel-gb-per-s", "42"});
+  ASSERT_EQ(p2p.exit_code, 0) << p2p.err;
+  EXPECT_THAT(p2p.out, HasSubstr("   207.93  161.37 "));
+  const CommandResult p2p_rate = run_binary({"nccl-tests", "sendrecv", "--p2p-channel-gb-per-s", "0"});
+  EXPECT_EQ(p2p_rate.exit_code, 1);
+  EXPECT_THAT(p2p_rate.err, HasSubstr("--p2p-channel-gb-per-s 0: expected a rate in GB/s, above 0"));
   const CommandResult ll_share = run_binary({"nccl-tests", "all_reduce", "--ll-channel-efficiency", "0"});
   EXPECT_EQ(ll_share.exit_code, 1);
   EXPECT_THAT(ll_share.err, HasSubstr("--ll-channel-efficiency 0: expected a share of NCCL's per-channel LL128 "

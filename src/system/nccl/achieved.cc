@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "system/nccl/call_channels.h"
+#include "system/nccl/p2p_channels.h"
 
 namespace chakrasim::system::nccl {
 
@@ -126,6 +127,10 @@ std::uint32_t AchievedModel::comm_channels() const {
   return nccl::comm_channels(tuning_.machine(), ring.channels, ring.bw_intra);
 }
 
+double AchievedModel::p2p_channels_us(Collective c, Protocol p, std::uint64_t bytes) const {
+  return nccl::p2p_channels_us(tuning_.machine(), c, p, comm_channels(), bytes, efficiencies_.p2p_channel_gb_per_s);
+}
+
 double AchievedModel::ll_channel_gb_per_s() const {
   return efficiencies_.ll_channel * tuning_.ring_ll128_channel_gb_per_s();
 }
@@ -166,7 +171,9 @@ double AchievedModel::p2p_gb_per_s(Collective c, Protocol p) const {
 std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const {
   const auto b = static_cast<double>(bytes);
   if (c == Collective::kAllToAll || c == Collective::kSendRecv) {
-    return tuning_.p2p_latency_us(p) + tuning_.machine().added_latency_us(true) + b / (1000 * p2p_gb_per_s(c, p));
+    // The links or, for a send/receive below 512 MiB, the few channels NCCL gives each peer.
+    const double data_us = std::max(b / (1000 * p2p_gb_per_s(c, p)), p2p_channels_us(c, p, bytes));
+    return tuning_.p2p_latency_us(p) + tuning_.machine().added_latency_us(true) + data_us;
   }
   if (tuning_.bandwidth(c, a, p) <= 0) return std::nullopt;
   if (a == Algorithm::kNvls || a == Algorithm::kNvlsTree) {

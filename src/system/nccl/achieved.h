@@ -52,6 +52,10 @@ struct Efficiencies {
   // generation (call_channels.h): 0.327 x 36.7 = 12 GB/s on Hopper, from the ring LL sizes of
   // two 8x H100 all-reduce sweeps (docs/nccl.md); other generations scale with NCCL's ceiling.
   double ll_channel = 0.327;
+  // A send or receive's channel (p2p_channels.h), GB/s: a send/receive between two GPUs of a node
+  // runs on 4, 8 and 16 of them at 80-82, 160-170 and 300-335 GB/s on H100 and B200 nodes
+  // (20.2-21.4 a channel, docs/nccl.md).
+  double p2p_channel_gb_per_s = 21.0;
   // The share of its line rate NCCL reaches through a NIC; unset, the NIC preset's (hardware.h).
   std::optional<double> nic;
 };
@@ -84,6 +88,9 @@ class AchievedModel {
   double tree_messages_us(Protocol p, std::uint64_t bytes) const;
   // The least time an LL call's channels take to carry it, us (call_channels.h); 0 for others.
   double ll_channels_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const;
+  // The least time an all-to-all's or send/receive's channels take to carry it, us
+  // (p2p_channels.h); 0 for other collectives.
+  double p2p_channels_us(Collective c, Protocol p, std::uint64_t bytes) const;
   // An LL channel's data rate here, GB/s.
   double ll_channel_gb_per_s() const;
   // The share of a GPU's scale-up rate a ring reaches: the calibration's, else the GPU preset's.

@@ -72,6 +72,7 @@ Efficiencies efficiencies_of(const NcclSpec& spec) {
   e.ll_channel = spec.ll_channel_efficiency.value_or(e.ll_channel);
   e.ll_proxy_scan_ns = spec.ll_proxy_scan_ns.value_or(e.ll_proxy_scan_ns);
   e.nic = spec.nic_efficiency;
+  e.p2p_channel_gb_per_s = spec.p2p_channel_gb_per_s.value_or(e.p2p_channel_gb_per_s);
   return e;
 }
 
@@ -128,6 +129,13 @@ NcclCollectives::NcclCollectives(const RunMachine& machine, NpuId npus, Comm& sy
       traffic_(traffic) {
   everyone_.resize(npus);
   for (NpuId r = 0; r < npus; ++r) everyone_[r] = r;
+}
+
+NpuId NcclCollectives::pxn_relay(NpuId npu, NpuId dst) const {
+  const Machine& m = machine_.machine;
+  const NpuId g = m.gpus_per_node;
+  if (!m.pxn || g < 2 || npu / g == dst / g || npu % g == dst % g) return npu;
+  return npu / g * g + dst % g;
 }
 
 void NcclCollectives::register_group(NpuId npu, std::uint32_t key, std::vector<NpuId> members) {
@@ -282,6 +290,10 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
                                                                   : 1.0;
       t.node_share /= wire;
       t.net_share /= wire;
+      // Where NCCL's few channels a peer carry the pieces slower than the links would, the
+      // difference is waited out with the latency, as for LL's channels (below).
+      beyond_latency_us = std::max(0.0, model.p2p_channels_us(collective, t.choice.protocol, bytes) -
+                                            b / (1000 * model.p2p_gb_per_s(collective, t.choice.protocol)));
     } else {
       const Algorithm a = t.choice.algorithm;
       // The protocol's own cost against Simple, as achieved.h has it.

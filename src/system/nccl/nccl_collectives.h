@@ -64,9 +64,23 @@ class NcclCollectives final : public Comm {
   void set_groups(const CommGroups& groups) { groups_ = groups; }
 
   void start_collective(NpuId npu, const CollectiveRequest& request, std::uint64_t token) override;
+  // A send to another node goes, with PXN, through the GPU of the sender's node on the
+  // destination's rail (the same place in its node), as NCCL's send/receive does.
   void send(NpuId npu, NpuId dst, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) override {
-    system_.send(npu, dst, bytes, tag, token);
+    const NpuId relay = pxn_relay(npu, dst);
+    if (relay == npu) {
+      system_.send(npu, dst, bytes, tag, token);
+    } else {
+      system_.send_via(npu, relay, dst, bytes, tag, token);
+    }
   }
+  void send_via(NpuId npu, NpuId relay, NpuId dst, std::uint64_t bytes, std::int64_t tag,
+                std::uint64_t token) override {
+    system_.send_via(npu, relay, dst, bytes, tag, token);
+  }
+  // The GPU a send from `npu` to `dst` goes through: `npu` itself where PXN does not apply (off,
+  // the same node, the same rail).
+  NpuId pxn_relay(NpuId npu, NpuId dst) const;
   void receive(NpuId npu, NpuId src, std::uint64_t bytes, std::int64_t tag, std::uint64_t token) override {
     system_.receive(npu, src, bytes, tag, token);
   }

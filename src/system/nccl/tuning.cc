@@ -365,7 +365,9 @@ std::optional<double> TuningModel::predicted_us(Collective c, Algorithm a, Proto
 double TuningModel::p2p_latency_us(Protocol p) const {
   const std::size_t ring = idx(Algorithm::kRing);
   const Hop hop = machine_.nodes > 1 ? kNetHop : graphs_[ring].nvlink ? kNvlinkHop : kPciHop;
-  return kBaseLatency[ring][idx(p)] + kHopLatency[hop][ring][idx(p)];
+  if (hop == kNetHop || p == Protocol::kLL) return kBaseLatency[ring][idx(p)] + kHopLatency[hop][ring][idx(p)];
+  constexpr double kSimpleOverLlUs = 1.0;
+  return p2p_latency_us(Protocol::kLL) + kSimpleOverLlUs;
 }
 
 TuningModel::Choice TuningModel::choose(Collective c, std::uint64_t bytes) const {

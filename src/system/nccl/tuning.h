@@ -80,7 +80,9 @@ class TuningModel {
   Choice choose(Collective c, std::uint64_t bytes) const;
 
   // NCCL's point-to-point path (all-to-all, send/receive) has no tuning table: its latency here is
-  // a ring's fixed cost plus one step, over NVLink or the network.
+  // a ring's fixed cost plus one step over the network, and LL's within a node, Simple's 1 us
+  // more there (its fence and separate flag: an 8x B200 node's send/receive and all-to-all both
+  // start 0.9-1.0 us higher with Simple than with LL, beside the bytes they carry).
   double p2p_latency_us(Protocol p) const;
 
   // The part of NVLS-tree's latency NCCL gives the tree's levels across nodes, us: a network hop

@@ -1,0 +1,85 @@
+#include "system/nccl/p2p_channels.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "system/nccl/tuning.h"
+
+namespace chakrasim::system::nccl {
+
+namespace {
+
+constexpr std::uint32_t kMaxChannels = 64;                                  // NCCL's MAXCHANNELS
+constexpr std::uint32_t kPeersPerBatch = 8;                                 // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
+constexpr double kNetChannelGbPerS = 14;                                    // NCCL_P2P_PER_CHANNEL_NET_BW's default
+constexpr std::uint64_t kNvlinkChunk = 512 * 1024, kNetChunk = 128 * 1024;  // NCCL_P2P_{NVL,NET}_CHUNKSIZE
+
+std::uint32_t pow2_up(std::uint32_t v) { return std::bit_ceil(std::max(v, 1u)); }
+
+struct P2pShape {
+  std::uint32_t per_peer = 1;  // the most channels a peer's op may take
+  std::uint32_t first = 1;     // what it starts with
+  std::uint64_t chunk = kNvlinkChunk;
+};
+
+P2pShape p2p_shape(const Machine& m, std::uint32_t communicator_channels) {
+  P2pShape s;
+  const std::uint32_t ranks = m.ranks();
+  const std::uint32_t p2p_channels = pow2_up(std::min(communicator_channels, kMaxChannels));
+  // A peer over NVLink may take two channels a link; over the network, one for every 14 GB/s of
+  // the GPU's NIC (at least 1): the least over the peers.
+  std::uint32_t per_peer = 2 * m.gpu->scale_up_links;
+  if (m.nodes > 1) {
+    const auto nic_gb_per_s = static_cast<std::uint32_t>(m.nic->line_gb_per_s);
+    per_peer = std::min(per_peer, std::max(1u, (nic_gb_per_s + 13) / static_cast<std::uint32_t>(kNetChannelGbPerS)));
+  }
+  per_peer = pow2_up(per_peer);
+  if (m.nodes > 1) {
+    // Across nodes every peer should fit one round of batches.
+    while (per_peer * ((ranks + kPeersPerBatch - 1) / kPeersPerBatch) > p2p_channels && per_peer > 1) per_peer /= 2;
+    s.chunk = kNetChunk;
+  } else {
+    per_peer = std::min(per_peer, p2p_channels);
+  }
+  s.per_peer = per_peer;
+  s.first = per_peer;
+  while (s.first * ranks > p2p_channels && s.first > 1) s.first /= 2;
+  return s;
+}
+
+}  // namespace
+
+std::uint32_t p2p_op_channels(const Machine& machine, std::uint32_t communicator_channels, std::uint64_t peer_bytes) {
+  const P2pShape s = p2p_shape(machine, communicator_channels);
+  if (peer_bytes == 0) return 1;
+  const bool network = machine.nodes > 1;
+  const std::uint64_t min_part = network ? s.chunk / 2 : s.chunk / 8;
+  const std::uint64_t max_part = network ? s.chunk : s.chunk * 32;
+  auto channels = static_cast<std::uint32_t>(std::min<std::uint64_t>(s.first, (peer_bytes + min_part - 1) / min_part));
+  std::uint64_t part = std::max(min_part, (peer_bytes + channels - 1) / channels);
+  while (part > max_part && channels <= s.per_peer / 2) {
+    channels *= 2;
+    part = (peer_bytes + channels - 1) / channels;
+  }
+  return channels;
+}
+
+double p2p_channels_us(const Machine& machine, Collective c, Protocol p, std::uint32_t communicator_channels,
+                       std::uint64_t bytes, double channel_gb_per_s) {
+  if (p != Protocol::kSimple || !(channel_gb_per_s > 0)) return 0;
+  const std::uint32_t ranks = machine.ranks();
+  if (c == Collective::kSendRecv) {
+    return static_cast<double>(bytes) /
+           (1000 * p2p_op_channels(machine, communicator_channels, bytes) * channel_gb_per_s);
+  }
+  if (c != Collective::kAllToAll || ranks < 2) return 0;
+  // A piece to each other member, the peers' ops side by side on the communicator's p2p channels.
+  const std::uint64_t piece = bytes / ranks;
+  const std::uint32_t p2p_channels = pow2_up(std::min(communicator_channels, kMaxChannels));
+  const std::uint64_t busy =
+      std::min<std::uint64_t>(p2p_channels,
+                              std::uint64_t{ranks - 1} * p2p_op_channels(machine, communicator_channels, piece));
+  return static_cast<double>(piece) * (ranks - 1) / (1000 * static_cast<double>(busy) * channel_gb_per_s);
+}
+
+}  // namespace chakrasim::system::nccl

@@ -1,0 +1,28 @@
+// How many channels NCCL gives a send or receive to one peer, and what that costs a call. A
+// channel is one thread block, and NCCL spreads a peer's bytes over a few of them only (its
+// topology and enqueue code, 2.30): each peer starts with as many as the communicator's p2p
+// channels hold for every rank at once (4 on a node of 8 GPUs), and doubles them, up to the
+// peer's own maximum, only while a channel's part is over 32 chunks (512 KiB each over NVLink:
+// 16 MiB; 128 KiB each across nodes). One channel moves about 21 GB/s, so a send/receive on
+// 8 H100s runs at 80 GB/s up to 64 MiB, 160 at 128 MiB and reaches the links only from 512
+// MiB, as nccl-tests measures on H100 and B200 nodes alike (docs/nccl.md).
+#pragma once
+
+#include <cstdint>
+
+#include "system/nccl/nccl_types.h"
+
+namespace chakrasim::system::nccl {
+
+struct Machine;
+
+// The channels one send (or receive) of `peer_bytes` to one peer runs on.
+std::uint32_t p2p_op_channels(const Machine& machine, std::uint32_t communicator_channels, std::uint64_t peer_bytes);
+
+// The least time, us, a send/receive or all-to-all of `bytes` (nccl-tests' size) takes through the
+// channels its members' sends run on, at `channel_gb_per_s` each; 0 for LL and LL128 (small calls,
+// bound by latency) and for other collectives.
+double p2p_channels_us(const Machine& machine, Collective c, Protocol p, std::uint32_t communicator_channels,
+                       std::uint64_t bytes, double channel_gb_per_s);
+
+}  // namespace chakrasim::system::nccl

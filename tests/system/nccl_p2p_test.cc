@@ -1,0 +1,87 @@
+// NCCL's point-to-point path (all-to-all, send/receive): the channels it gives each peer, and
+// what they cost a call.
+#include <cstdint>
+
+#include <gtest/gtest.h>
+
+#include "system/nccl/achieved.h"
+#include "system/nccl/p2p_channels.h"
+#include "system/nccl_test_support.h"
+
+namespace chakrasim::system::nccl {
+namespace {
+
+constexpr std::uint64_t kKiB = std::uint64_t{1} << 10;
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+
+// An H100 node's communicator holds 24 channels (twice its ring graph's 12): 32 p2p channels.
+constexpr std::uint32_t kH100NodeChannels = 24;
+
+TEST(NcclP2p, APeerStartsOnTheChannelsEveryRankCanHaveAndDoublesOnlyPast32Chunks) {
+  // One node of 8 H100s: a peer may take 2 channels a link (36, so 64), at most the 32 p2p
+  // channels; it starts with what 8 ranks can each have of 32 (4), one per 64 KiB (an NVLink
+  // chunk of 512 KiB / 8) below that, and doubles while a channel's part is over 16 MiB (32 chunks).
+  const Machine node = dgx();
+  const auto channels = [&](std::uint64_t bytes) { return p2p_op_channels(node, kH100NodeChannels, bytes); };
+  EXPECT_EQ(channels(0), 1u);
+  EXPECT_EQ(channels(64 * kKiB), 1u);
+  EXPECT_EQ(channels(64 * kKiB + 1), 2u);
+  EXPECT_EQ(channels(256 * kKiB), 4u);
+  EXPECT_EQ(channels(64 * kMiB), 4u);  // 16 MiB a channel: not over
+  EXPECT_EQ(channels(64 * kMiB + 4), 8u);
+  EXPECT_EQ(channels(256 * kMiB), 16u);
+  EXPECT_EQ(channels(512 * kMiB), 32u);
+  EXPECT_EQ(channels(16 * kGiB), 32u);
+  // Fewer ranks share the 32 channels among fewer: 2 GPUs start on 16.
+  EXPECT_EQ(p2p_op_channels(dgx("H100", 2), kH100NodeChannels, 64 * kMiB), 16u);
+  // Across nodes a peer over the network may take one channel per 14 GB/s of its NIC (NDR's 50:
+  // 4), and 16 ranks start on 2 of 32; network chunks are 128 KiB, a part at most one.
+  const Machine two = dgx("H100", 8, 2);
+  EXPECT_EQ(p2p_op_channels(two, 32, 64 * kKiB), 1u);
+  EXPECT_EQ(p2p_op_channels(two, 32, 128 * kKiB), 2u);
+  EXPECT_EQ(p2p_op_channels(two, 32, 256 * kKiB), 2u);
+  EXPECT_EQ(p2p_op_channels(two, 32, 256 * kKiB + 2), 4u);
+  EXPECT_EQ(p2p_op_channels(two, 32, kGiB), 4u);
+}
+
+TEST(NcclP2p, ASendReceiveInANodeRunsOnItsFewChannelsTill512MiB) {
+  // nccl-tests' send/receive on 8 H100s measured 80-82 GB/s at 32-64 MiB (4 channels), 164 at
+  // 128 MiB (8), 300 at 256 MiB (16) and the links' 356-361 from 512 MiB (32 channels would give
+  // 672): a channel carries 21 GB/s. Time = NCCL's p2p latency (8.2 us with Simple in a node: LL's
+  // 6.6 + 0.6, and 1) + the bytes at the slower of the channels and the link (450 x 0.816).
+  const AchievedModel model(dgx(), Enabled::all());
+  const auto us = [&](std::uint64_t bytes) { return model.time(Collective::kSendRecv, bytes).us; };
+  const double link = 450 * 0.816;
+  EXPECT_NEAR(us(32 * kMiB), 8.2 + 32 * kMiB / (1000 * 4 * 21.0), 1e-6);
+  EXPECT_NEAR(us(64 * kMiB), 8.2 + 64 * kMiB / (1000 * 4 * 21.0), 1e-6);
+  EXPECT_NEAR(us(128 * kMiB), 8.2 + 128 * kMiB / (1000 * 8 * 21.0), 1e-6);
+  EXPECT_NEAR(us(256 * kMiB), 8.2 + 256 * kMiB / (1000 * 16 * 21.0), 1e-6);
+  EXPECT_NEAR(us(kGiB), 8.2 + kGiB / (1000 * link), 1e-6);
+  // LL (16 KiB and less a peer) keeps its ring step's latency: 7.2 us.
+  EXPECT_NEAR(us(8), 7.2, 1e-3);
+  // A calibration's channel rate replaces the default.
+  Efficiencies faster;
+  faster.p2p_channel_gb_per_s = 42;
+  EXPECT_NEAR(AchievedModel(dgx(), Enabled::all(), faster).time(Collective::kSendRecv, 32 * kMiB).us,
+              8.2 + 32 * kMiB / (1000 * 4 * 42.0), 1e-6);
+}
+
+TEST(NcclP2p, AnAllToAllsPeersShareTheChannels) {
+  // 8 GPUs: 7 peers on 4 channels each, 28 of 32, 588 GB/s: more than the links carry, so the
+  // links bind. 2 GPUs: one peer on 16, 336 GB/s for the half of the buffer it sends, below the
+  // links' 367 for it: the channels bind.
+  const AchievedModel eight(dgx(), Enabled::all());
+  EXPECT_EQ(eight.p2p_channels_us(Collective::kAllToAll, Protocol::kSimple, 64 * kMiB),
+            64.0 * kMiB * 7 / 8 / (1000 * 28 * 21.0));
+  EXPECT_NEAR(eight.time(Collective::kAllToAll, 64 * kMiB).us,
+              8.2 + 64.0 * kMiB / (1000 * eight.p2p_gb_per_s(Collective::kAllToAll, Protocol::kSimple)), 1e-6);
+  const AchievedModel two(dgx("H100", 2), Enabled::all());
+  EXPECT_NEAR(two.time(Collective::kAllToAll, 64 * kMiB).us, 8.2 + 32.0 * kMiB / (1000 * 16 * 21.0), 1e-6);
+  // Not for the collectives, nor for LL.
+  EXPECT_EQ(eight.p2p_channels_us(Collective::kAllReduce, Protocol::kSimple, 64 * kMiB), 0.0);
+  EXPECT_EQ(eight.p2p_channels_us(Collective::kSendRecv, Protocol::kLL, 8 * kKiB), 0.0);
+}
+
+}  // namespace
+}  // namespace chakrasim::system::nccl
