@@ -35,6 +35,9 @@ TEST(NcclP2p, APeerStartsOnTheChannelsEveryRankCanHaveAndDoublesOnlyPast32Chunks
   EXPECT_EQ(channels(16 * kGiB), 32u);
   // Fewer ranks share the 32 channels among fewer: 2 GPUs start on 16.
   EXPECT_EQ(p2p_op_channels(dgx("H100", 2), kH100NodeChannels, 64 * kMiB), 16u);
+  // In a full mesh (MI300X: a link to each peer) a peer may take 2 channels, and starts on them.
+  EXPECT_EQ(p2p_op_channels(dgx("MI300X"), kH100NodeChannels, 64 * kMiB), 2u);
+  EXPECT_EQ(p2p_op_channels(dgx("MI300X"), kH100NodeChannels, kGiB), 2u);
   // Across nodes a peer over the network may take one channel per 14 GB/s of its NIC (NDR's 50:
   // 4), and 16 ranks start on 2 of 32; network chunks are 128 KiB, a part at most one.
   const Machine two = dgx("H100", 8, 2);

@@ -26,9 +26,10 @@ P2pShape p2p_shape(const Machine& m, std::uint32_t communicator_channels) {
   P2pShape s;
   const std::uint32_t ranks = m.ranks();
   const std::uint32_t p2p_channels = pow2_up(std::min(communicator_channels, kMaxChannels));
-  // A peer over NVLink may take two channels a link; over the network, one for every 14 GB/s of
-  // the GPU's NIC (at least 1): the least over the peers.
-  std::uint32_t per_peer = 2 * m.gpu->scale_up_links;
+  // A peer over NVLink may take two channels a link to it (every link through NVSwitches, one in a
+  // full mesh); over the network, one for every 14 GB/s of the GPU's NIC (at least 1): the least
+  // over the peers.
+  std::uint32_t per_peer = 2 * (m.gpu->nvswitch ? m.gpu->scale_up_links : 1);
   if (m.nodes > 1) {
     const auto nic_gb_per_s = static_cast<std::uint32_t>(m.nic->line_gb_per_s);
     per_peer = std::min(per_peer, std::max(1u, (nic_gb_per_s + 13) / static_cast<std::uint32_t>(kNetChannelGbPerS)));
