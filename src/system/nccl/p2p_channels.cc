@@ -15,10 +15,13 @@ constexpr double kNetChannelGbPerS = 14;                                    // N
 constexpr std::uint64_t kNvlinkChunk = 512 * 1024, kNetChunk = 128 * 1024;  // NCCL_P2P_{NVL,NET}_CHUNKSIZE
 
 std::uint32_t pow2_up(std::uint32_t v) { return std::bit_ceil(std::max(v, 1u)); }
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 struct P2pShape {
-  std::uint32_t per_peer = 1;  // the most channels a peer's op may take
-  std::uint32_t first = 1;     // what it starts with
+  std::uint32_t p2p_channels = 1;  // the communicator's, for p2p
+  std::uint32_t per_peer = 1;      // the most channels a peer's op may take
+  std::uint32_t first = 1;         // what it starts with
+  bool network = false;
   std::uint64_t chunk = kNvlinkChunk;
 };
 
@@ -26,6 +29,8 @@ P2pShape p2p_shape(const Machine& m, std::uint32_t communicator_channels) {
   P2pShape s;
   const std::uint32_t ranks = m.ranks();
   const std::uint32_t p2p_channels = pow2_up(std::min(communicator_channels, kMaxChannels));
+  s.p2p_channels = p2p_channels;
+  s.network = m.nodes > 1;
   // A peer over NVLink may take two channels a link to it (every link through NVSwitches, one in a
   // full mesh); over the network, one for every 14 GB/s of the GPU's NIC (at least 1): the least
   // over the peers.
@@ -48,38 +53,38 @@ P2pShape p2p_shape(const Machine& m, std::uint32_t communicator_channels) {
   return s;
 }
 
+std::uint32_t op_channels(const P2pShape& s, std::uint64_t peer_bytes) {
+  if (peer_bytes == 0) return 1;
+  const std::uint64_t min_part = s.network ? s.chunk / 2 : s.chunk / 8;
+  const std::uint64_t max_part = s.network ? s.chunk : s.chunk * 32;
+  auto channels = static_cast<std::uint32_t>(std::min<std::uint64_t>(s.first, ceil_div(peer_bytes, min_part)));
+  std::uint64_t part = std::max(min_part, ceil_div(peer_bytes, channels));
+  while (part > max_part && channels <= s.per_peer / 2) {
+    channels *= 2;
+    part = ceil_div(peer_bytes, channels);
+  }
+  return channels;
+}
+
 }  // namespace
 
 std::uint32_t p2p_op_channels(const Machine& machine, std::uint32_t communicator_channels, std::uint64_t peer_bytes) {
-  const P2pShape s = p2p_shape(machine, communicator_channels);
-  if (peer_bytes == 0) return 1;
-  const bool network = machine.nodes > 1;
-  const std::uint64_t min_part = network ? s.chunk / 2 : s.chunk / 8;
-  const std::uint64_t max_part = network ? s.chunk : s.chunk * 32;
-  auto channels = static_cast<std::uint32_t>(std::min<std::uint64_t>(s.first, (peer_bytes + min_part - 1) / min_part));
-  std::uint64_t part = std::max(min_part, (peer_bytes + channels - 1) / channels);
-  while (part > max_part && channels <= s.per_peer / 2) {
-    channels *= 2;
-    part = (peer_bytes + channels - 1) / channels;
-  }
-  return channels;
+  return op_channels(p2p_shape(machine, communicator_channels), peer_bytes);
 }
 
 double p2p_channels_us(const Machine& machine, Collective c, Protocol p, std::uint32_t communicator_channels,
                        std::uint64_t bytes, double channel_gb_per_s) {
   if (p != Protocol::kSimple || !(channel_gb_per_s > 0)) return 0;
   const std::uint32_t ranks = machine.ranks();
+  const P2pShape shape = p2p_shape(machine, communicator_channels);
   if (c == Collective::kSendRecv) {
-    return static_cast<double>(bytes) /
-           (1000 * p2p_op_channels(machine, communicator_channels, bytes) * channel_gb_per_s);
+    return static_cast<double>(bytes) / (1000 * op_channels(shape, bytes) * channel_gb_per_s);
   }
   if (c != Collective::kAllToAll || ranks < 2) return 0;
   // A piece to each other member, the peers' ops side by side on the communicator's p2p channels.
   const std::uint64_t piece = bytes / ranks;
-  const std::uint32_t p2p_channels = pow2_up(std::min(communicator_channels, kMaxChannels));
   const std::uint64_t busy =
-      std::min<std::uint64_t>(p2p_channels,
-                              std::uint64_t{ranks - 1} * p2p_op_channels(machine, communicator_channels, piece));
+      std::min<std::uint64_t>(shape.p2p_channels, std::uint64_t{ranks - 1} * op_channels(shape, piece));
   return static_cast<double>(piece) * (ranks - 1) / (1000 * static_cast<double>(busy) * channel_gb_per_s);
 }
 
