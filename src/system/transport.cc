@@ -8,27 +8,32 @@
 namespace chakrasim::system {
 
 void Transport::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t tag, Completion on_sent) {
-  if (!rendezvous_) {
-    raw_send(src, dst, bytes, tag, on_sent);
-    return;
-  }
-  // Wait for the receiver's go-ahead, then send.
-  const Completion go{waiting_sends_.add({src, dst, bytes, tag, on_sent}), kGoAheadArrived};
-  if (mailbox_.post_receive(MessageKey{tag | tags::kGoAhead, kRendezvousBytes, dst, src}, go)) dispatch(go);
+  start_send({src, dst, bytes, tag, on_sent});
 }
 
 void Transport::send_via(NpuId src, NpuId relay, NpuId dst, std::uint64_t bytes, std::uint64_t tag,
                          Completion on_sent) {
-  if (folding_ != nullptr) {
-    send(src, dst, bytes, tag, on_sent);
-    return;
-  }
+  start_send({src, dst, bytes, tag, on_sent, relay, folding_ == nullptr});
+}
+
+void Transport::start_send(const WaitingSend& s) {
   if (!rendezvous_) {
-    relayed_send(src, relay, dst, bytes, tag, on_sent);
+    go(s);
     return;
   }
-  const Completion go{waiting_sends_.add({src, dst, bytes, tag, on_sent, relay, true}), kGoAheadArrived};
-  if (mailbox_.post_receive(MessageKey{tag | tags::kGoAhead, kRendezvousBytes, dst, src}, go)) dispatch(go);
+  // Wait for the receiver's go-ahead, then send.
+  const Completion go_ahead{waiting_sends_.add(s), kGoAheadArrived};
+  if (mailbox_.post_receive(MessageKey{s.tag | tags::kGoAhead, kRendezvousBytes, s.dst, s.src}, go_ahead)) {
+    dispatch(go_ahead);
+  }
+}
+
+void Transport::go(const WaitingSend& s) {
+  if (s.relayed) {
+    relayed_send(s.src, s.relay, s.dst, s.bytes, s.tag, s.on_sent);
+  } else {
+    raw_send(s.src, s.dst, s.bytes, s.tag, s.on_sent);
+  }
 }
 
 void Transport::receive(NpuId dst, NpuId src, std::uint64_t bytes, std::uint64_t tag, Completion on_received) {
@@ -72,15 +77,7 @@ void Transport::send_relay_chunk(std::uint32_t record) {
 void Transport::dispatch(const Completion& c) {
   switch (c.kind) {
     case kNoCompletion: return;
-    case kGoAheadArrived: {
-      const WaitingSend s = waiting_sends_.take(static_cast<std::uint32_t>(c.arg));
-      if (s.relayed) {
-        relayed_send(s.src, s.relay, s.dst, s.bytes, s.tag, s.on_sent);
-      } else {
-        raw_send(s.src, s.dst, s.bytes, s.tag, s.on_sent);
-      }
-      return;
-    }
+    case kGoAheadArrived: go(waiting_sends_.take(static_cast<std::uint32_t>(c.arg))); return;
     default: sink_.complete(c);
   }
 }

@@ -67,15 +67,17 @@ class Transport {
     std::uint32_t relayed = kNotRelayed;  // a relayed send's chunk: its record
     bool first_leg = false;               // to the relay, not yet on to the destination
   };
-  struct WaitingSend {  // a send waiting for its go-ahead
+  struct WaitingSend {  // a send, waiting for its go-ahead under the rendezvous protocol
     NpuId src = 0;
     NpuId dst = 0;
     std::uint64_t bytes = 0;
     std::uint64_t tag = 0;
     Completion on_sent;
     NpuId relay = 0;
-    bool relayed = false;
+    bool relayed = false;  // through `relay` (a folded run's sends go straight)
   };
+  void start_send(const WaitingSend& send);  // now, or once its go-ahead arrives
+  void go(const WaitingSend& send);
   struct RelayedSend {
     MessageKey key;
     Completion on_sent;
