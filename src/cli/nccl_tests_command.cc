@@ -149,6 +149,10 @@ int run(Options o) {
   const auto cost = [](const std::optional<double>& v, const char* flag, const char* unit = "us") {
     if (v && !(*v >= 0 && std::isfinite(*v))) throw Error(fmt::format("{} {}: expected {}, 0 or more", flag, *v, unit));
   };
+  const auto rate = [](const std::optional<double>& v, const char* flag) {
+    if (v && !(*v > 0 && std::isfinite(*v)))
+      throw Error(fmt::format("{} {}: expected a rate in GB/s, above 0", flag, *v));
+  };
   share(o.calibration.ring_efficiency, "--ring-efficiency");
   share(o.calibration.nvls_efficiency, "--nvls-efficiency");
   share(o.calibration.nvls_tree_efficiency, "--nvls-tree-efficiency", "NVLS's NVLink rate");
@@ -157,11 +161,7 @@ int run(Options o) {
   cost(o.calibration.nvls_chunk_us, "--nvls-chunk-us");
   cost(o.calibration.tree_message_us, "--tree-message-us");
   cost(o.calibration.ll_proxy_scan_ns, "--ll-proxy-scan-ns", "ns");
-  if (o.calibration.p2p_channel_gb_per_s &&
-      !(*o.calibration.p2p_channel_gb_per_s > 0 && std::isfinite(*o.calibration.p2p_channel_gb_per_s))) {
-    throw Error(fmt::format("--p2p-channel-gb-per-s {}: expected a rate in GB/s, above 0",
-                            *o.calibration.p2p_channel_gb_per_s));
-  }
+  rate(o.calibration.p2p_channel_gb_per_s, "--p2p-channel-gb-per-s");
   const AchievedModel model(machine, enabled, efficiencies_of(o.calibration));
   std::cout << sweep_table(model, sweep, run_sweep(model, sweep), true);
   return 0;
