@@ -61,8 +61,12 @@ TEST(NcclP2p, ASendReceiveInANodeRunsOnItsFewChannelsTill512MiB) {
   EXPECT_NEAR(us(128 * kMiB), 8.2 + 128 * kMiB / (1000 * 8 * 21.0), 1e-6);
   EXPECT_NEAR(us(256 * kMiB), 8.2 + 256 * kMiB / (1000 * 16 * 21.0), 1e-6);
   EXPECT_NEAR(us(kGiB), 8.2 + kGiB / (1000 * link), 1e-6);
-  // LL (16 KiB and less a peer) keeps its ring step's latency: 7.2 us.
-  EXPECT_NEAR(us(8), 7.2, 1e-3);
+  // LL (16 KiB and less a peer) keeps its ring step's latency, 7.2 us, and its bytes run on one
+  // channel at half an LL ring channel's 12 GB/s: the p2p kernel splits a channel's warps between
+  // its send and its receive.
+  const double ll_channel = 0.327 * 36.7 / 2;
+  EXPECT_NEAR(us(8), 7.2 + 8 / (1000 * ll_channel), 1e-3);
+  EXPECT_NEAR(us(16 * kKiB), 7.2 + 16 * kKiB / (1000 * ll_channel), 1e-3);
   // A calibration's channel rate replaces the default.
   Efficiencies faster;
   faster.p2p_channel_gb_per_s = 42;
@@ -81,9 +85,38 @@ TEST(NcclP2p, AnAllToAllsPeersShareTheChannels) {
               8.2 + 64.0 * kMiB / (1000 * eight.p2p_gb_per_s(Collective::kAllToAll, Protocol::kSimple)), 1e-6);
   const AchievedModel two(dgx("H100", 2), Enabled::all());
   EXPECT_NEAR(two.time(Collective::kAllToAll, 64 * kMiB).us, 8.2 + 32.0 * kMiB / (1000 * 16 * 21.0), 1e-6);
-  // Not for the collectives, nor for LL.
+  // Not for the collectives, nor for LL128, which NCCL's p2p never runs.
   EXPECT_EQ(eight.p2p_channels_us(Collective::kAllReduce, Protocol::kSimple, 64 * kMiB), 0.0);
-  EXPECT_EQ(eight.p2p_channels_us(Collective::kSendRecv, Protocol::kLL, 8 * kKiB), 0.0);
+  EXPECT_EQ(eight.p2p_channels_us(Collective::kSendRecv, Protocol::kLL128, 8 * kKiB), 0.0);
+}
+
+TEST(NcclP2p, AnAllToAllWaitsForItsBusiestChannel) {
+  // NCCL puts round r's parts (to rank + r; round 0 is the copy to itself) on p2p channels
+  // reverse(r) + part, r's 5 bits reversed over 32 channels: rounds 1-7 start at 16, 8, 24, 4,
+  // 20, 12, 28. With 4 channels a peer (up to 512 MiB) they are disjoint: one part each. With 8
+  // (1 GiB) they overlap: channels 8-31 carry 2 parts and 4-7 and 0-3 one (and the copy). With 16
+  // (2 GiB) channels 16-31 carry 4. With 32 (from 4 GiB) every channel carries all 7 peers' parts.
+  // Time = the busiest channel's parts at 21 GB/s each.
+  const AchievedModel eight(dgx(), Enabled::all());
+  const auto channels_us = [&](std::uint64_t bytes) {
+    return eight.p2p_channels_us(Collective::kAllToAll, Protocol::kSimple, bytes);
+  };
+  const auto parts_us = [](std::uint64_t bytes, double channels, double parts) {
+    return static_cast<double>(bytes / 8) / channels * parts / (1000 * 21.0);
+  };
+  EXPECT_DOUBLE_EQ(channels_us(512 * kMiB), parts_us(512 * kMiB, 4, 1));
+  EXPECT_DOUBLE_EQ(channels_us(kGiB), parts_us(kGiB, 8, 2));
+  EXPECT_DOUBLE_EQ(channels_us(2 * kGiB), parts_us(2 * kGiB, 16, 4));
+  EXPECT_DOUBLE_EQ(channels_us(4 * kGiB), parts_us(4 * kGiB, 32, 7));
+  // LL: an op of 16 KiB and less a peer, on one channel at half an LL ring channel's rate.
+  EXPECT_DOUBLE_EQ(eight.p2p_channels_us(Collective::kAllToAll, Protocol::kLL, 128 * kKiB),
+                   16.0 * kKiB / (1000 * 0.327 * 36.7 / 2));
+  // Across 2 nodes NCCL gives each group of 8 rounds one base: reverse(0) = 0 and reverse(1) = 16.
+  // 16 ranks at 64 MiB: 4 MiB a peer on 4 channels, 8 rounds' parts on each of channels 0-3 (7
+  // peers and the copy) and 16-19 (8 peers).
+  const AchievedModel two(dgx("H100", 8, 2), Enabled::all());
+  EXPECT_DOUBLE_EQ(two.p2p_channels_us(Collective::kAllToAll, Protocol::kSimple, 64 * kMiB),
+                   static_cast<double>(4 * kMiB) / 4 * 8 / (1000 * 21.0));
 }
 
 }  // namespace

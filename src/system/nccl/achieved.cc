@@ -128,7 +128,8 @@ std::uint32_t AchievedModel::comm_channels() const {
 }
 
 double AchievedModel::p2p_channels_us(Collective c, Protocol p, std::uint64_t bytes) const {
-  return nccl::p2p_channels_us(tuning_.machine(), c, p, comm_channels(), bytes, efficiencies_.p2p_channel_gb_per_s);
+  const double channel_gb_per_s = p == Protocol::kLL ? ll_channel_gb_per_s() / 2 : efficiencies_.p2p_channel_gb_per_s;
+  return nccl::p2p_channels_us(tuning_.machine(), c, p, comm_channels(), bytes, channel_gb_per_s);
 }
 
 double AchievedModel::ll_channel_gb_per_s() const {

@@ -1,7 +1,9 @@
 #include "system/nccl/p2p_channels.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <numeric>
 
 #include "system/nccl/tuning.h"
 
@@ -16,6 +18,13 @@ constexpr std::uint64_t kNvlinkChunk = 512 * 1024, kNetChunk = 128 * 1024;  // N
 
 std::uint32_t pow2_up(std::uint32_t v) { return std::bit_ceil(std::max(v, 1u)); }
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+// `x`'s low `bits` bits in reverse order (NCCL's reverseBits).
+std::uint32_t reverse_low_bits(std::uint32_t x, std::uint32_t bits) {
+  std::uint32_t reversed = 0;
+  for (std::uint32_t i = 0; i < bits; ++i) reversed |= ((x >> i) & 1u) << (bits - 1 - i);
+  return reversed;
+}
 
 struct P2pShape {
   std::uint32_t p2p_channels = 1;  // the communicator's, for p2p
@@ -74,18 +83,31 @@ std::uint32_t p2p_op_channels(const Machine& machine, std::uint32_t communicator
 
 double p2p_channels_us(const Machine& machine, Collective c, Protocol p, std::uint32_t communicator_channels,
                        std::uint64_t bytes, double channel_gb_per_s) {
-  if (p != Protocol::kSimple || !(channel_gb_per_s > 0)) return 0;
+  if (p == Protocol::kLL128 || !(channel_gb_per_s > 0)) return 0;
   const std::uint32_t ranks = machine.ranks();
   const P2pShape shape = p2p_shape(machine, communicator_channels);
   if (c == Collective::kSendRecv) {
     return static_cast<double>(bytes) / (1000 * op_channels(shape, bytes) * channel_gb_per_s);
   }
   if (c != Collective::kAllToAll || ranks < 2) return 0;
-  // A piece to each other member, the peers' ops side by side on the communicator's p2p channels.
+  // A piece to each other member. NCCL sends them in rounds, round r to rank + r (round 0 is the
+  // copy to itself, which no link carries and which costs next to nothing), and puts round r's parts
+  // on channels base + part: base the round's number (across nodes, that of its group of peers)
+  // with its bits reversed over the p2p channels. A channel runs its parts at its one rate, so the
+  // busiest binds: with 4 channels a peer on 8 GPUs, 28 channels carry one part each; with 8 or 16,
+  // the rounds overlap and a channel carries 2 or 4; with 32, each carries all 7.
   const std::uint64_t piece = bytes / ranks;
-  const std::uint64_t busy =
-      std::min<std::uint64_t>(shape.p2p_channels, std::uint64_t{ranks - 1} * op_channels(shape, piece));
-  return static_cast<double>(piece) * (ranks - 1) / (1000 * static_cast<double>(busy) * channel_gb_per_s);
+  const std::uint32_t channels = op_channels(shape, piece);
+  const std::uint32_t group =
+      machine.gpus_per_node % kPeersPerBatch == 0 ? kPeersPerBatch : std::gcd(kPeersPerBatch, machine.gpus_per_node);
+  const auto bits = static_cast<std::uint32_t>(std::countr_zero(shape.p2p_channels));
+  std::array<std::uint32_t, kMaxChannels> parts_on{};
+  for (std::uint32_t round = 1; round < ranks; ++round) {
+    const std::uint32_t base = reverse_low_bits(machine.nodes > 1 ? round / group : round, bits);
+    for (std::uint32_t part = 0; part < channels; ++part) ++parts_on[(base + part) & (shape.p2p_channels - 1)];
+  }
+  const std::uint32_t busiest = *std::max_element(parts_on.begin(), parts_on.end());
+  return static_cast<double>(piece) / channels * busiest / (1000 * channel_gb_per_s);
 }
 
 }  // namespace chakrasim::system::nccl

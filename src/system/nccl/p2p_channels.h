@@ -20,8 +20,8 @@ struct Machine;
 std::uint32_t p2p_op_channels(const Machine& machine, std::uint32_t communicator_channels, std::uint64_t peer_bytes);
 
 // The least time, us, a send/receive or all-to-all of `bytes` (nccl-tests' size) takes through the
-// channels its members' sends run on, at `channel_gb_per_s` each; 0 for LL and LL128 (small calls,
-// bound by latency) and for other collectives.
+// channels its members' sends run on, at `channel_gb_per_s` each (the protocol's: LL's p2p channel
+// is slower than Simple's); 0 for LL128, which NCCL's p2p does not run, and for other collectives.
 double p2p_channels_us(const Machine& machine, Collective c, Protocol p, std::uint32_t communicator_channels,
                        std::uint64_t bytes, double channel_gb_per_s);
 
