@@ -83,11 +83,11 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
     o.collnet = o.collnet || spec.collnet;
     if (!spec.pxn) o.pxn = 0;
     if (spec.platform_latency_us != 0) o.platform_latency_us = spec.platform_latency_us;
-    for (auto field :
-         {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
-          &system::NcclSpec::nvls_tree_efficiency, &system::NcclSpec::nvls_chunk_us, &system::NcclSpec::tree_message_us,
-          &system::NcclSpec::ll_channel_efficiency, &system::NcclSpec::ll_proxy_scan_ns,
-          &system::NcclSpec::nic_efficiency, &system::NcclSpec::p2p_channel_gb_per_s}) {
+    for (auto field : {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
+                       &system::NcclSpec::nvls_tree_efficiency, &system::NcclSpec::nvls_chunk_us,
+                       &system::NcclSpec::tree_message_us, &system::NcclSpec::ll_channel_efficiency,
+                       &system::NcclSpec::ll_proxy_scan_ns, &system::NcclSpec::nic_efficiency,
+                       &system::NcclSpec::p2p_channel_gb_per_s, &system::NcclSpec::all_to_all_efficiency}) {
       if (spec.*field) o.calibration.*field = spec.*field;
     }
   }
@@ -157,6 +157,7 @@ int run(Options o) {
   share(o.calibration.nvls_efficiency, "--nvls-efficiency");
   share(o.calibration.nvls_tree_efficiency, "--nvls-tree-efficiency", "NVLS's NVLink rate");
   share(o.calibration.nic_efficiency, "--nic-efficiency");
+  share(o.calibration.all_to_all_efficiency, "--all-to-all-efficiency");
   share(o.calibration.ll_channel_efficiency, "--ll-channel-efficiency", "NCCL's per-channel LL128 ceiling");
   cost(o.calibration.nvls_chunk_us, "--nvls-chunk-us");
   cost(o.calibration.tree_message_us, "--tree-message-us");
@@ -221,6 +222,9 @@ Command add_nccl_tests_command(CLI::App& app) {
                   "A send proxy's time to read a byte of LL's lines before they cross the network, ns (default 0.3)");
   cmd->add_option("--p2p-channel-gb-per-s", o->calibration.p2p_channel_gb_per_s,
                   "A send or receive's channel's data rate, GB/s (default 21)");
+  cmd->add_option("--all-to-all-efficiency", o->calibration.all_to_all_efficiency,
+                  "The share of NVLink's rate an all-to-all through the NVSwitches reaches with many channels a peer "
+                  "(default: the GPU preset's, 0.776 on H100)");
   cmd->add_option("--nic-efficiency", o->calibration.nic_efficiency,
                   "The share of a NIC's line rate NCCL reaches (default: the NIC preset's)");
   cmd->add_flag("--collnet", o->collnet, "As NCCL_COLLNET_ENABLE=1: the network reduces (SHARP)");

@@ -93,6 +93,7 @@ std::string system_json(const SystemConfig& config) {
     if (n.ll_proxy_scan_ns) key("nccl-ll-proxy-scan-ns", fmt::format("{}", *n.ll_proxy_scan_ns));
     if (n.nic_efficiency) key("nccl-nic-efficiency", fmt::format("{}", *n.nic_efficiency));
     if (n.p2p_channel_gb_per_s) key("nccl-p2p-channel-gb-per-s", fmt::format("{}", *n.p2p_channel_gb_per_s));
+    if (n.all_to_all_efficiency) key("nccl-all-to-all-efficiency", fmt::format("{}", *n.all_to_all_efficiency));
   }
   out.erase(out.size() - 2, 1);  // the last key's comma
   return out + "}\n";

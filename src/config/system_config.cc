@@ -363,6 +363,12 @@ const std::vector<Param>& params() {
          if (!(rate > 0)) bad_value(c, "nccl-p2p-channel-gb-per-s", v, "a rate in GB/s, above 0");
          c.out.system.nccl.p2p_channel_gb_per_s = rate;
        }},
+      {"nccl-all-to-all-efficiency", "number in (0, 1]", "the GPU preset's (0.776; A100 0.742)",
+       "NCCL model: the share of NVLink's rate an all-to-all through the NVSwitches reaches with many channels a "
+       "peer",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.all_to_all_efficiency = get_share(c, "nccl-all-to-all-efficiency", v);
+       }},
       {"nccl-pxn", "0 | 1", "1",
        "NCCL model: PXN, as NCCL_PXN_DISABLE=0 (all-to-all across nodes goes through the GPU on the destination's "
        "rail)",

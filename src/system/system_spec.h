@@ -46,7 +46,7 @@ struct NcclSpec {
   double platform_latency_us = 0;   // added to every call's time (nccl::Machine::platform_latency_us)
   // A machine's own calibration of the model's timing (nccl::Efficiencies); unset, its defaults.
   std::optional<double> ring_efficiency, nvls_efficiency, nvls_tree_efficiency, nvls_chunk_us, tree_message_us,
-      ll_channel_efficiency, ll_proxy_scan_ns, nic_efficiency, p2p_channel_gb_per_s;
+      ll_channel_efficiency, ll_proxy_scan_ns, nic_efficiency, p2p_channel_gb_per_s, all_to_all_efficiency;
 };
 
 enum class SchedulingPolicy : std::uint8_t { kLifo, kFifo, kExplicit };

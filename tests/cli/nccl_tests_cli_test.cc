@@ -105,6 +105,15 @@ TEST(NcclTestsCommand, AMachinesOwnCalibrationReplacesTheModelsConstants) {
       run_binary({"nccl-tests", "sendrecv", "-b", "32M", "-e", "32M", "--p2p-channel-gb-per-s", "42"});
   ASSERT_EQ(p2p.exit_code, 0) << p2p.err;
   EXPECT_THAT(p2p.out, HasSubstr("   207.93  161.37 "));
+  // A 16 GiB all-to-all on 8 GPUs at 0.7 of 450 GB/s, less 0.311 / 32 channels a peer: 8.2 us of
+  // latency, 25.0 of its first step and 7/8 of 16 GiB at 311.9 GB/s (48190.2): 48223.4 us.
+  const CommandResult a2a =
+      run_binary({"nccl-tests", "alltoall", "-b", "16G", "-e", "16G", "--all-to-all-efficiency", "0.7"});
+  ASSERT_EQ(a2a.exit_code, 0) << a2a.err;
+  EXPECT_THAT(a2a.out, HasSubstr("  48223.4 "));
+  const CommandResult a2a_share = run_binary({"nccl-tests", "alltoall", "--all-to-all-efficiency", "0"});
+  EXPECT_EQ(a2a_share.exit_code, 1);
+  EXPECT_THAT(a2a_share.err, HasSubstr("--all-to-all-efficiency 0: expected a share of the link's rate"));
   const CommandResult p2p_rate = run_binary({"nccl-tests", "sendrecv", "--p2p-channel-gb-per-s", "0"});
   EXPECT_EQ(p2p_rate.exit_code, 1);
   EXPECT_THAT(p2p_rate.err, HasSubstr("--p2p-channel-gb-per-s 0: expected a rate in GB/s, above 0"));

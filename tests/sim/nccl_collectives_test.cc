@@ -474,7 +474,8 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
                                             "\"nccl-nvls-tree-efficiency\": 0.85, \"nccl-nvls-chunk-us\": 0.5, "
                                             "\"nccl-tree-message-us\": 0, "
                                             "\"nccl-ll-channel-efficiency\": 0.25, \"nccl-ll-proxy-scan-ns\": 0.5, "
-                                            "\"nccl-nic-efficiency\": 0.9, \"nccl-p2p-channel-gb-per-s\": 30")
+                                            "\"nccl-nic-efficiency\": 0.9, \"nccl-p2p-channel-gb-per-s\": 30, "
+                                            "\"nccl-all-to-all-efficiency\": 0.75")
                                           .system.nccl;
   const nccl::Efficiencies e = nccl::efficiencies_of(calibrated);
   EXPECT_EQ(e.ring, 0.8);
@@ -486,6 +487,8 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   EXPECT_EQ(e.ll_proxy_scan_ns, 0.5);
   EXPECT_EQ(e.nic, 0.9);
   EXPECT_EQ(e.p2p_channel_gb_per_s, 30.0);
+  EXPECT_EQ(e.all_to_all, 0.75);
+  EXPECT_FALSE(nccl::efficiencies_of(system::NcclSpec{}).all_to_all);
   EXPECT_EQ(nccl::efficiencies_of(system::NcclSpec{}).p2p_channel_gb_per_s, 21.0);
   EXPECT_THAT(error_of([&] { parse("\"nccl-p2p-channel-gb-per-s\": 0"); }), HasSubstr("key "
                                                                                       "\"nccl-p2p-channel-gb-per-s\": "
@@ -494,7 +497,8 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   EXPECT_FALSE(nccl::efficiencies_of(system::NcclSpec{}).nic);
   EXPECT_EQ(nccl::efficiencies_of(system::NcclSpec{}).ring, nccl::Efficiencies{}.ring);
   EXPECT_EQ(nccl::run_machine(calibrated, 8, 8).efficiencies.nvls, 0.7);
-  for (const char* bad : {"\"nccl-ring-efficiency\": 1.5", "\"nccl-nvls-efficiency\": 0"}) {
+  for (const char* bad :
+       {"\"nccl-ring-efficiency\": 1.5", "\"nccl-nvls-efficiency\": 0", "\"nccl-all-to-all-efficiency\": 1.01"}) {
     EXPECT_THAT(error_of([&] { parse(bad); }), HasSubstr("expected a share of the link's rate, above 0 and at most 1"))
         << bad;
   }

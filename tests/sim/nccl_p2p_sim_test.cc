@@ -76,13 +76,36 @@ TEST(NcclP2pRun, ASendToAnotherNodesRailGoesThroughTheGpuOnThatRail) {
 TEST(NcclP2pRun, AsTrafficAnAllToAllWaitsForItsFewChannels) {
   // Two H100s of a node (450 GB/s each way, 250 ns a link) exchange halves of 256 MiB. NCCL runs
   // the one peer on 16 channels of 21 GB/s: 336 GB/s, below what the links carry of it (367),
-  // so the model's time is 8.2 us of latency + 128 MiB / 336 GB/s = 407.6 us; as traffic the
-  // members wait out the difference with the latency and end with it, the links' latency more.
+  // so the model's time is 8.2 us of latency + the first step (a 512 KiB chunk at 21 GB/s) + 128
+  // MiB / 336 GB/s = 432.6 us; as traffic the members wait out the difference and the first step
+  // with the latency and end with it, the links' latency more.
   std::vector<chakra::TraceBuilder> ranks(2);
   for (auto& r : ranks) r.collective("a2a", chakra::CommType::kAllToAll, 256 << 20);
   sim::Inputs in = inputs_of(ranks, network_of({{DimensionKind::kSwitch, 2, 450 * kGiBPerGB, 250}}));
   in.backend = "flow";
-  const double model_us = 8.2 + 128.0 * (1 << 20) / (1000 * 16 * 21.0);
+  const double model_us = 8.2 + 512.0 * 1024 / (1000 * 21.0) + 128.0 * (1 << 20) / (1000 * 16 * 21.0);
+  const sim::Result cost = sim::simulate(in);
+  ASSERT_TRUE(cost.all_finished());
+  EXPECT_NEAR(static_cast<double>(cost.npus[0].finish_ns) / 1000, model_us, 0.01);
+  in.system.collectives = system::CollectiveModel::kNcclTraffic;
+  const sim::Result traffic = sim::simulate(in);
+  ASSERT_TRUE(traffic.all_finished());
+  const double traffic_us = static_cast<double>(traffic.npus[0].finish_ns) / 1000;
+  EXPECT_GE(traffic_us, model_us);
+  EXPECT_LE(traffic_us, model_us * 1.01);
+}
+
+TEST(NcclP2pRun, AsTrafficAnAllToAllOfEightRunsAtAnAllToAllsShareOfTheLinks) {
+  // Eight H100s of a node exchange 512 MiB: 4 channels a peer (588 GB/s) outrun the links, which
+  // carry an all-to-all's 450 x 0.776 x (1 - 0.311 / 4) = 322 GB/s: the model's time is 8.2 us +
+  // the first step (a 512 KiB chunk at 21 GB/s) + 7/8 of 512 MiB at 322 GB/s = 1483 us, and the
+  // traffic's pieces run at that share of the links, so it ends with it (and the links' latency).
+  std::vector<chakra::TraceBuilder> ranks(8);
+  for (auto& r : ranks) r.collective("a2a", chakra::CommType::kAllToAll, 512 << 20);
+  sim::Inputs in = inputs_of(ranks, network_of({{DimensionKind::kSwitch, 8, 450 * kGiBPerGB, 250}}));
+  in.backend = "flow";
+  const double model_us =
+      8.2 + 512.0 * 1024 / (1000 * 21.0) + 512.0 * (1 << 20) * 7 / 8 / (1000 * 450 * 0.776 * (1 - 0.311 / 4));
   const sim::Result cost = sim::simulate(in);
   ASSERT_TRUE(cost.all_finished());
   EXPECT_NEAR(static_cast<double>(cost.npus[0].finish_ns) / 1000, model_us, 0.01);

@@ -75,19 +75,70 @@ TEST(NcclP2p, ASendReceiveInANodeRunsOnItsFewChannelsTill512MiB) {
 }
 
 TEST(NcclP2p, AnAllToAllsPeersShareTheChannels) {
-  // 8 GPUs: 7 peers on 4 channels each, 28 of 32, 588 GB/s: more than the links carry, so the
-  // links bind. 2 GPUs: one peer on 16, 336 GB/s for the half of the buffer it sends, below the
-  // links' 367 for it: the channels bind.
+  // 8 GPUs: 7 peers on 4 channels each, 28 of 32, 588 GB/s: more than the links carry (450 x
+  // 0.776 x (1 - 0.311 / 4) = 322 GB/s for an all-to-all), so the links bind. 2 GPUs: one peer on
+  // 16, 336 GB/s for the half of the buffer it sends, below the links' 367 for it (one peer: a
+  // ring's share): the channels bind. Both pay the first step: a 512 KiB chunk at 21 GB/s.
+  const double first_step_us = 512 * kKiB / (1000 * 21.0);
   const AchievedModel eight(dgx(), Enabled::all());
   EXPECT_EQ(eight.p2p_channels_us(Collective::kAllToAll, Protocol::kSimple, 64 * kMiB),
             64.0 * kMiB * 7 / 8 / (1000 * 28 * 21.0));
   EXPECT_NEAR(eight.time(Collective::kAllToAll, 64 * kMiB).us,
-              8.2 + 64.0 * kMiB / (1000 * eight.p2p_gb_per_s(Collective::kAllToAll, Protocol::kSimple)), 1e-6);
+              8.2 + first_step_us + 64.0 * kMiB * 7 / 8 / (1000 * 450 * 0.776 * (1 - 0.311 / 4)), 1e-6);
   const AchievedModel two(dgx("H100", 2), Enabled::all());
-  EXPECT_NEAR(two.time(Collective::kAllToAll, 64 * kMiB).us, 8.2 + 32.0 * kMiB / (1000 * 16 * 21.0), 1e-6);
+  EXPECT_NEAR(two.time(Collective::kAllToAll, 64 * kMiB).us, 8.2 + first_step_us + 32.0 * kMiB / (1000 * 16 * 21.0),
+              1e-6);
   // Not for the collectives, nor for LL128, which NCCL's p2p never runs.
   EXPECT_EQ(eight.p2p_channels_us(Collective::kAllReduce, Protocol::kSimple, 64 * kMiB), 0.0);
   EXPECT_EQ(eight.p2p_channels_us(Collective::kSendRecv, Protocol::kLL128, 8 * kKiB), 0.0);
+}
+
+TEST(NcclP2p, AnAllToAllThroughTheSwitchesReachesMoreOfTheLinksWithMoreChannelsAPeer) {
+  // Two 8x H100 clusters: busbw 316-322 GB/s with 4 channels a peer (32-512 MiB), 336 with 8 (1
+  // GiB), 344 with 16 (2 GiB), 345-348 with 32 (4-16 GiB). Share = 0.776 x (1 - 0.311 / channels):
+  // 322.0, 335.6, 342.4, 345.8 GB/s of 450.
+  const AchievedModel eight(dgx(), Enabled::all());
+  const auto busbw = [&](std::uint64_t bytes) { return 450 * eight.all_to_all_share(bytes); };
+  EXPECT_NEAR(busbw(512 * kMiB), 322.0, 0.1);
+  EXPECT_NEAR(busbw(kGiB), 335.6, 0.1);
+  EXPECT_NEAR(busbw(2 * kGiB), 342.4, 0.1);
+  EXPECT_NEAR(busbw(16 * kGiB), 345.8, 0.1);
+  // The whole call, first step and latency in: within 1% of the two clusters' 311-315 GB/s at 512
+  // MiB and their 348 at 16 GiB.
+  const auto call_busbw = [&](std::uint64_t bytes) {
+    return static_cast<double>(bytes) * 7 / 8 / (1000 * eight.time(Collective::kAllToAll, bytes).us);
+  };
+  EXPECT_GT(call_busbw(512 * kMiB), 311 * 0.99);
+  EXPECT_LT(call_busbw(512 * kMiB), 315 * 1.01);
+  EXPECT_NEAR(call_busbw(16 * kGiB), 348, 348 * 0.01);
+  // One peer is a ring's one-to-one traffic; a full mesh (MI300X) has no switch to share.
+  EXPECT_EQ(AchievedModel(dgx("H100", 2), Enabled::all()).all_to_all_share(kGiB), 0.816);
+  EXPECT_EQ(AchievedModel(dgx("MI300X"), Enabled::all()).all_to_all_share(kGiB), 0.816);
+  // Ampere keeps Hopper's ratio to its ring; a calibration replaces the preset's.
+  EXPECT_NEAR(AchievedModel(dgx("A100"), Enabled::all()).all_to_all_share(16 * kGiB),
+              0.78 * 0.776 / 0.816 * (1 - 0.311 / 32), 1e-12);
+  Efficiencies calibrated;
+  calibrated.all_to_all = 0.7;
+  EXPECT_NEAR(AchievedModel(dgx(), Enabled::all(), calibrated).all_to_all_share(16 * kGiB), 0.7 * (1 - 0.311 / 32),
+              1e-12);
+  // B200's channels (672 GB/s at 32 a peer) bind before its links (900 x 0.776 x 0.99 = 691).
+  const AchievedModel b200(dgx("B200"), Enabled::all());
+  EXPECT_GT(900 * b200.all_to_all_share(16 * kGiB), 32 * 21.0);
+}
+
+TEST(NcclP2p, AnAllToAllsFirstStepIsAChunkOrAPartAtAChannelsRate) {
+  // 8 H100s: a peer's piece is an eighth, on 4 channels from 256 KiB: parts of 64 KiB at 2 MiB,
+  // 512 KiB at 16 MiB, a chunk (512 KiB) from there. Across nodes the chunk is 128 KiB.
+  const AchievedModel eight(dgx(), Enabled::all());
+  const auto step_us = [&](std::uint64_t bytes) { return eight.all_to_all_first_step_us(Protocol::kSimple, bytes); };
+  EXPECT_DOUBLE_EQ(step_us(2 * kMiB), 64 * kKiB / (1000 * 21.0));
+  EXPECT_DOUBLE_EQ(step_us(16 * kMiB), 512 * kKiB / (1000 * 21.0));
+  EXPECT_DOUBLE_EQ(step_us(kGiB), 512 * kKiB / (1000 * 21.0));
+  EXPECT_DOUBLE_EQ(AchievedModel(dgx("H100", 8, 2), Enabled::all()).all_to_all_first_step_us(Protocol::kSimple, kGiB),
+                   128 * kKiB / (1000 * 21.0));
+  // LL has no steps to fill; a send/receive shows none.
+  EXPECT_EQ(eight.all_to_all_first_step_us(Protocol::kLL, 64 * kKiB), 0.0);
+  EXPECT_NEAR(eight.time(Collective::kSendRecv, 32 * kMiB).us, 8.2 + 32 * kMiB / (1000 * 4 * 21.0), 1e-6);
 }
 
 TEST(NcclP2p, AnAllToAllWaitsForItsBusiestChannel) {

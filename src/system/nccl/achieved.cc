@@ -80,6 +80,19 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
 
 double AchievedModel::ring_share() const { return efficiencies_.ring.value_or(tuning_.machine().gpu->ring_efficiency); }
 
+double AchievedModel::all_to_all_share(std::uint64_t bytes) const {
+  const Machine& m = tuning_.machine();
+  if (!m.gpu->nvswitch || m.gpus_per_node < 3) return ring_share();
+  const double peak = efficiencies_.all_to_all.value_or(m.gpu->all_to_all_efficiency);
+  const double channels = p2p_op_channels(m, comm_channels(), bytes / m.ranks());
+  return peak * (1 - efficiencies_.all_to_all_channel_loss / channels);
+}
+
+double AchievedModel::all_to_all_first_step_us(Protocol p, std::uint64_t bytes) const {
+  return nccl::all_to_all_first_step_us(tuning_.machine(), p, comm_channels(), bytes,
+                                        efficiencies_.p2p_channel_gb_per_s);
+}
+
 double AchievedModel::nvls_link_share(Algorithm a) const {
   const double nvls = efficiencies_.nvls.value_or(tuning_.machine().gpu->nvls_efficiency);
   return nvls * (a == Algorithm::kNvlsTree ? efficiencies_.nvls_tree : 1.0);
@@ -150,12 +163,12 @@ double AchievedModel::nic_share() const {
   return tuning_.machine().nic->efficiency;
 }
 
-double AchievedModel::p2p_gb_per_s(Collective c, Protocol p) const {
+double AchievedModel::p2p_gb_per_s(Collective c, Protocol p, std::uint64_t bytes) const {
   const Machine& m = tuning_.machine();
   const double n = m.ranks(), gpus = m.gpus_per_node;
-  const double scale_up = m.gpu->scale_up_gb_per_s() * ring_share();
   const double wire = p == Protocol::kLL ? 0.5 : p == Protocol::kLL128 ? 120.0 / 128.0 : 1.0;
   if (c == Collective::kAllToAll) {
+    const double scale_up = m.gpu->scale_up_gb_per_s() * all_to_all_share(bytes);
     // Per byte of a GPU's buffer: (G-1)/n of it over its links, the rest over the node's NICs,
     // which carry G GPUs' worth. With PXN across nodes a GPU's links also carry its pieces for
     // the other rails to their rail's GPU: (G-1)/G of the buffer in all.
@@ -165,6 +178,7 @@ double AchievedModel::p2p_gb_per_s(Collective c, Protocol p) const {
     return seconds_per_gb > 0 ? wire / seconds_per_gb : std::numeric_limits<double>::infinity();
   }
   // Send/receive to the next rank: one link, or one NIC where the pair straddles two nodes.
+  const double scale_up = m.gpu->scale_up_gb_per_s() * ring_share();
   const double link = m.nodes > 1 ? std::min(scale_up, m.nic->line_gb_per_s * nic_share()) : scale_up;
   return link * wire;
 }
@@ -173,8 +187,9 @@ std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol
   const auto b = static_cast<double>(bytes);
   if (c == Collective::kAllToAll || c == Collective::kSendRecv) {
     // The links or, for a send/receive below 512 MiB, the few channels NCCL gives each peer.
-    const double data_us = std::max(b / (1000 * p2p_gb_per_s(c, p)), p2p_channels_us(c, p, bytes));
-    return tuning_.p2p_latency_us(p) + tuning_.machine().added_latency_us(true) + data_us;
+    const double data_us = std::max(b / (1000 * p2p_gb_per_s(c, p, bytes)), p2p_channels_us(c, p, bytes));
+    const double first_step_us = c == Collective::kAllToAll ? all_to_all_first_step_us(p, bytes) : 0.0;
+    return tuning_.p2p_latency_us(p) + tuning_.machine().added_latency_us(true) + first_step_us + data_us;
   }
   if (tuning_.bandwidth(c, a, p) <= 0) return std::nullopt;
   if (a == Algorithm::kNvls || a == Algorithm::kNvlsTree) {

@@ -56,6 +56,14 @@ struct Efficiencies {
   // runs on 4, 8 and 16 of them at 80-82, 160-170 and 300-335 GB/s on H100 and B200 nodes
   // (20.2-21.4 a channel, docs/nccl.md).
   double p2p_channel_gb_per_s = 21.0;
+  // An all-to-all through the NVSwitches (more than one peer there): the share of the scale-up
+  // rate it reaches with many channels a peer (unset, the GPU preset's: 0.776 on H100), and less
+  // by this over the channels a peer has: 1 - 0.311 / channels, 0.922 at 4, 0.990 at 32. Two 8x
+  // H100 clusters reach busbw 316-322 GB/s at 4 channels a peer (32-512 MiB), 336 at 8, 344 at
+  // 16 and 345-348 at 32 (docs/nccl.md); NCCL's p2p kernel gives each peer's part its own warps,
+  // and the more parts a channel interleaves, the more of the switches' links the GPU keeps busy.
+  std::optional<double> all_to_all;
+  double all_to_all_channel_loss = 0.311;
   // The share of its line rate NCCL reaches through a NIC; unset, the NIC preset's (hardware.h).
   std::optional<double> nic;
 };
@@ -78,7 +86,7 @@ class AchievedModel {
   std::optional<double> time_us(Collective c, Algorithm a, Protocol p, std::uint64_t bytes) const;
   // The algorithm bandwidth (GB/s) the pair reaches on large calls, and its p2p counterpart.
   double algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) const;
-  double p2p_gb_per_s(Collective c, Protocol p) const;
+  double p2p_gb_per_s(Collective c, Protocol p, std::uint64_t bytes) const;
   // The share of a NIC's line rate NCCL reaches: the calibration's, else the preset's.
   double nic_share() const;
   // An NVLS or NVLS-tree call of `bytes` as a pipeline of NCCL's loops (nvls_pipeline.h).
@@ -95,6 +103,12 @@ class AchievedModel {
   double ll_channel_gb_per_s() const;
   // The share of a GPU's scale-up rate a ring reaches: the calibration's, else the GPU preset's.
   double ring_share() const;
+  // The share of it an all-to-all of `bytes` reaches: through the NVSwitches, to more than one
+  // peer, the all-to-all's (Efficiencies::all_to_all) for the channels each peer's piece takes;
+  // else a ring's.
+  double all_to_all_share(std::uint64_t bytes) const;
+  // What an all-to-all's first step costs beyond its bytes, us (p2p_channels.h): Simple only.
+  double all_to_all_first_step_us(Protocol p, std::uint64_t bytes) const;
   // The share of a GPU's scale-up rate an NVLS or NVLS-tree call's NVLink side reaches before
   // its per-loop cost.
   double nvls_link_share(Algorithm a) const;

@@ -25,12 +25,18 @@ constexpr double kBlackwellRing = 0.738, kBlackwellNvls = 0.744 * 0.74 / 0.85;
 // clusters start 11 and 16 us above it, where H100s and H200s of the same kind of cloud start 5
 // above. docs/nccl.md.
 constexpr double kBlackwellCallUs = 5.3, kBlackwellP2pCallUs = 3.2;
+// An all-to-all through the NVSwitches: 0.776 of the links with many channels a peer, from two
+// 8x H100 clusters (busbw 345-348 GB/s of 450 at 4-16 GiB, 32 channels a peer; 0.951 of a
+// ring's). Ampere's keeps Hopper's ratio to its ring (0.78 x 0.951); Blackwell's is Hopper's:
+// its ring is bound by its 32 channels (21 GB/s each: 672 GB/s of 900), not by its links, and
+// so is its all-to-all, whose largest sizes reach those 672.
+constexpr double kAmpereAllToAll = kAmpereRing * 0.776 / 0.816;
 const std::array<GpuPreset, 6> kGpus = {{
     {"H100", "H100 SXM: 18 NVLink4 links of 25 GB/s to NVSwitch gen3 with NVLink SHARP, 8 per node", 90, 18, 25.0, 20.6,
      true, true, 8, "ndr400"},
     {"H200", "H200 SXM: the H100's NVLink4 and NVSwitch gen3 (more HBM)", 90, 18, 25.0, 20.6, true, true, 8, "ndr400"},
     {"A100", "A100 SXM: 12 NVLink3 links of 25 GB/s to NVSwitch gen2 (no SHARP), 8 per node", 80, 12, 25.0, 20.0, true,
-     false, 8, "hdr200", kAmpereRing},
+     false, 8, "hdr200", kAmpereRing, 0.744, 0, 0, kAmpereAllToAll},
     {"B200", "B200: 18 NVLink5 links of 50 GB/s to NVSwitch gen4 with NVLink SHARP, 8 per node", 100, 18, 50.0, 40.1,
      true, true, 8, "ndr400", kBlackwellRing, kBlackwellNvls, kBlackwellCallUs, kBlackwellP2pCallUs},
     {"GB200", "GB200 NVL72: the B200's NVLink5, 72 GPUs in one NVSwitch domain", 100, 18, 50.0, 40.1, true, true, 72,

@@ -30,6 +30,10 @@ struct GpuPreset {
   // same for Hopper and Blackwell: a collective's, and an all-to-all's or send/receive's.
   double call_latency_us = 0;
   double p2p_call_latency_us = 0;
+  // The share of the scale-up rate an all-to-all through the NVSwitches reaches with many channels
+  // a peer: every GPU sends to every other at once, and that reaches less of the links than a
+  // ring's one peer each (achieved.h's Efficiencies::all_to_all has the curve).
+  double all_to_all_efficiency = 0.776;
   double scale_up_gb_per_s() const { return link_gb_per_s * scale_up_links; }
 };
 

@@ -73,6 +73,7 @@ Efficiencies efficiencies_of(const NcclSpec& spec) {
   e.ll_proxy_scan_ns = spec.ll_proxy_scan_ns.value_or(e.ll_proxy_scan_ns);
   e.nic = spec.nic_efficiency;
   e.p2p_channel_gb_per_s = spec.p2p_channel_gb_per_s.value_or(e.p2p_channel_gb_per_s);
+  e.all_to_all = spec.all_to_all_efficiency;
   return e;
 }
 
@@ -277,6 +278,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     const auto b = static_cast<double>(bytes);
     double beyond_latency_us = 0;   // NCCL's own costs beyond its latency, waited out with it
     if (t.choice.point_to_point) {  // all-to-all: a piece of the buffer to every other member
+      t.node_share = model.all_to_all_share(bytes);
       // Across nodes of equal membership, PXN relays each piece through the GPU on its
       // destination's rail; else each goes straight.
       const bool uniform = m.gpus_per_node * m.nodes == n;
@@ -291,9 +293,11 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
       t.node_share /= wire;
       t.net_share /= wire;
       // Where NCCL's few channels a peer carry the pieces slower than the links would, the
-      // difference is waited out with the latency, as for LL's channels (below).
+      // difference is waited out with the latency, as for LL's channels (below); so is the first
+      // step.
       beyond_latency_us = std::max(0.0, model.p2p_channels_us(collective, t.choice.protocol, bytes) -
-                                            b / (1000 * model.p2p_gb_per_s(collective, t.choice.protocol)));
+                                            b / (1000 * model.p2p_gb_per_s(collective, t.choice.protocol, bytes))) +
+                          model.all_to_all_first_step_us(t.choice.protocol, bytes);
     } else {
       const Algorithm a = t.choice.algorithm;
       // The protocol's own cost against Simple, as achieved.h has it.

@@ -110,4 +110,14 @@ double p2p_channels_us(const Machine& machine, Collective c, Protocol p, std::ui
   return static_cast<double>(piece) / channels * busiest / (1000 * channel_gb_per_s);
 }
 
+double all_to_all_first_step_us(const Machine& machine, Protocol p, std::uint32_t communicator_channels,
+                                std::uint64_t bytes, double channel_gb_per_s) {
+  const std::uint32_t ranks = machine.ranks();
+  if (p != Protocol::kSimple || !(channel_gb_per_s > 0) || ranks < 2) return 0;
+  const P2pShape shape = p2p_shape(machine, communicator_channels);
+  const std::uint64_t piece = bytes / ranks;
+  const std::uint64_t part = ceil_div(piece, op_channels(shape, piece));
+  return static_cast<double>(std::min(part, shape.chunk)) / (1000 * channel_gb_per_s);
+}
+
 }  // namespace chakrasim::system::nccl

@@ -25,4 +25,12 @@ std::uint32_t p2p_op_channels(const Machine& machine, std::uint32_t communicator
 double p2p_channels_us(const Machine& machine, Collective c, Protocol p, std::uint32_t communicator_channels,
                        std::uint64_t bytes, double channel_gb_per_s);
 
+// What an all-to-all's first step costs with Simple, us: one chunk of a channel's part (512 KiB
+// over NVLink, 128 KiB across nodes), or the part if smaller, at `channel_gb_per_s`. Measured,
+// not derived: on two 8x H100 clusters and an 8x B200 node an all-to-all takes 25 us more than
+// its bytes once a channel's part reaches a chunk, on links or channels alike, where a
+// send/receive of the same parts does not (docs/nccl.md). 0 for LL and LL128.
+double all_to_all_first_step_us(const Machine& machine, Protocol p, std::uint32_t communicator_channels,
+                                std::uint64_t bytes, double channel_gb_per_s);
+
 }  // namespace chakrasim::system::nccl
