@@ -98,13 +98,17 @@ double p2p_channels_us(const Machine& machine, Collective c, Protocol p, std::ui
   // the rounds overlap and a channel carries 2 or 4; with 32, each carries all 7.
   const std::uint64_t piece = bytes / ranks;
   const std::uint32_t channels = op_channels(shape, piece);
-  const std::uint32_t group =
-      machine.gpus_per_node % kPeersPerBatch == 0 ? kPeersPerBatch : std::gcd(kPeersPerBatch, machine.gpus_per_node);
+  // Across nodes a group of rounds (8, or what divides the GPUs a node) shares one base.
+  const std::uint32_t rounds_a_base = machine.nodes < 2 ? 1
+                                      : machine.gpus_per_node % kPeersPerBatch == 0
+                                          ? kPeersPerBatch
+                                          : std::gcd(kPeersPerBatch, machine.gpus_per_node);
   const auto bits = static_cast<std::uint32_t>(std::countr_zero(shape.p2p_channels));
   std::array<std::uint32_t, kMaxChannels> parts_on{};
-  for (std::uint32_t round = 1; round < ranks; ++round) {
-    const std::uint32_t base = reverse_low_bits(machine.nodes > 1 ? round / group : round, bits);
-    for (std::uint32_t part = 0; part < channels; ++part) ++parts_on[(base + part) & (shape.p2p_channels - 1)];
+  for (std::uint32_t first = 0; first < ranks; first += rounds_a_base) {
+    const std::uint32_t rounds = std::min(rounds_a_base, ranks - first) - (first == 0 ? 1 : 0);  // less the copy
+    const std::uint32_t base = reverse_low_bits(first / rounds_a_base, bits);
+    for (std::uint32_t part = 0; part < channels; ++part) parts_on[(base + part) & (shape.p2p_channels - 1)] += rounds;
   }
   const std::uint32_t busiest = *std::max_element(parts_on.begin(), parts_on.end());
   return static_cast<double>(piece) / channels * busiest / (1000 * channel_gb_per_s);
