@@ -60,8 +60,8 @@ struct Efficiencies {
   // rate it reaches with many channels a peer (unset, the GPU preset's: 0.776 on H100), and less
   // by this over the channels a peer has: 1 - 0.311 / channels, 0.922 at 4, 0.990 at 32. Two 8x
   // H100 clusters reach busbw 316-322 GB/s at 4 channels a peer (32-512 MiB), 336 at 8, 344 at
-  // 16 and 345-348 at 32 (docs/nccl.md); NCCL's p2p kernel gives each peer's part its own warps,
-  // and the more parts a channel interleaves, the more of the switches' links the GPU keeps busy.
+  // 16 and 345-348 at 32 (docs/nccl.md), where a send/receive reaches a ring's 367. Why is not
+  // established; the curve is what the two clusters measured.
   std::optional<double> all_to_all;
   double all_to_all_channel_loss = 0.311;
   // The share of its line rate NCCL reaches through a NIC; unset, the NIC preset's (hardware.h).
