@@ -73,6 +73,19 @@ TEST(NcclP2pRun, ASendToAnotherNodesRailGoesThroughTheGpuOnThatRail) {
   EXPECT_EQ(handshake.messages, 129u);
 }
 
+// An all-to-all run as NCCL's cost takes `model_us`; as traffic, on idle links, that and at most 1% more.
+void expect_cost_then_traffic_take(sim::Inputs in, double model_us) {
+  const sim::Result cost = sim::simulate(in);
+  ASSERT_TRUE(cost.all_finished());
+  EXPECT_NEAR(static_cast<double>(cost.npus[0].finish_ns) / 1000, model_us, 0.01);
+  in.system.collectives = system::CollectiveModel::kNcclTraffic;
+  const sim::Result traffic = sim::simulate(in);
+  ASSERT_TRUE(traffic.all_finished());
+  const double traffic_us = static_cast<double>(traffic.npus[0].finish_ns) / 1000;
+  EXPECT_GE(traffic_us, model_us);
+  EXPECT_LE(traffic_us, model_us * 1.01);
+}
+
 TEST(NcclP2pRun, AsTrafficAnAllToAllWaitsForItsFewChannels) {
   // Two H100s of a node (450 GB/s each way, 250 ns a link) exchange halves of 256 MiB. NCCL runs
   // the one peer on 16 channels of 21 GB/s: 336 GB/s, below what the links carry of it (367),
@@ -84,15 +97,7 @@ TEST(NcclP2pRun, AsTrafficAnAllToAllWaitsForItsFewChannels) {
   sim::Inputs in = inputs_of(ranks, network_of({{DimensionKind::kSwitch, 2, 450 * kGiBPerGB, 250}}));
   in.backend = "flow";
   const double model_us = 8.2 + 512.0 * 1024 / (1000 * 21.0) + 128.0 * (1 << 20) / (1000 * 16 * 21.0);
-  const sim::Result cost = sim::simulate(in);
-  ASSERT_TRUE(cost.all_finished());
-  EXPECT_NEAR(static_cast<double>(cost.npus[0].finish_ns) / 1000, model_us, 0.01);
-  in.system.collectives = system::CollectiveModel::kNcclTraffic;
-  const sim::Result traffic = sim::simulate(in);
-  ASSERT_TRUE(traffic.all_finished());
-  const double traffic_us = static_cast<double>(traffic.npus[0].finish_ns) / 1000;
-  EXPECT_GE(traffic_us, model_us);
-  EXPECT_LE(traffic_us, model_us * 1.01);
+  expect_cost_then_traffic_take(in, model_us);
 }
 
 TEST(NcclP2pRun, AsTrafficAnAllToAllOfEightRunsAtAnAllToAllsShareOfTheLinks) {
@@ -106,15 +111,7 @@ TEST(NcclP2pRun, AsTrafficAnAllToAllOfEightRunsAtAnAllToAllsShareOfTheLinks) {
   in.backend = "flow";
   const double model_us =
       8.2 + 512.0 * 1024 / (1000 * 21.0) + 512.0 * (1 << 20) * 7 / 8 / (1000 * 450 * 0.776 * (1 - 0.311 / 4));
-  const sim::Result cost = sim::simulate(in);
-  ASSERT_TRUE(cost.all_finished());
-  EXPECT_NEAR(static_cast<double>(cost.npus[0].finish_ns) / 1000, model_us, 0.01);
-  in.system.collectives = system::CollectiveModel::kNcclTraffic;
-  const sim::Result traffic = sim::simulate(in);
-  ASSERT_TRUE(traffic.all_finished());
-  const double traffic_us = static_cast<double>(traffic.npus[0].finish_ns) / 1000;
-  EXPECT_GE(traffic_us, model_us);
-  EXPECT_LE(traffic_us, model_us * 1.01);
+  expect_cost_then_traffic_take(in, model_us);
 }
 
 }  // namespace
