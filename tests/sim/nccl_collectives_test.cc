@@ -450,6 +450,27 @@ TEST(NcclCollectives, ABlackwellCallWaitsItsGenerationsLatencyAsCostAndAsTraffic
   EXPECT_NEAR(static_cast<double>(traffic.npus[0].finish_ns) / 1000, cost_us + 14 * 0.5, 0.1);
 }
 
+TEST(NcclCollectives, ABlackwellAllToAllWaitsForEachSendAndReceiveItEnqueues) {
+  // An all-to-all of 8 B200s enqueues 16 sends and receives: 1.86 us + 16 x 0.129 beyond NCCL's
+  // LL p2p latency (7.2 us), as cost and as traffic, whose 8-byte pieces then take a link's 250
+  // ns twice (and their few bytes at LL's half rate: under 0.02 us).
+  std::vector<chakra::TraceBuilder> ranks(8);
+  for (auto& r : ranks) r.collective("a2a", chakra::CommType::kAllToAll, 64);
+  sim::Inputs in = inputs_of(ranks, 8);
+  in.network = network_of({{DimensionKind::kSwitch, 8, 900e9 / 1073741824.0, 250}});
+  in.system = system_of("ring", 1, 1, 1);
+  in.backend = "congestion-aware";
+  in.system.nccl.gpu = "B200";
+  in.system.collectives = system::CollectiveModel::kNccl;
+  const sim::Result cost = sim::simulate(in);
+  in.system.collectives = system::CollectiveModel::kNcclTraffic;
+  const sim::Result traffic = sim::simulate(in);
+  ASSERT_TRUE(cost.all_finished() && traffic.all_finished());
+  const double cost_us = static_cast<double>(cost.npus[0].finish_ns) / 1000;
+  EXPECT_NEAR(cost_us, 7.2 + 1.86 + 16 * 0.129, 0.02);
+  EXPECT_NEAR(static_cast<double>(traffic.npus[0].finish_ns) / 1000, cost_us + 0.5, 0.05);
+}
+
 TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   const auto parse = [](const std::string& keys) {
     return config::parse_system("{\"preferred-dataset-splits\": 1, " + keys + "}", "sys.json", {});

@@ -336,23 +336,27 @@ TEST(NcclAchieved, APlatformLatencyAddsToTheTimeNotToTheChoice) {
 
 TEST(NcclAchieved, BlackwellCallsStartAboveNcclsFloor) {
   // The 8x B200 node's all-gather, reduce-scatter and all-reduce all start 5.25-5.31 us above
-  // NCCL's latency (its 8-byte times less NCCL's floor), its all-to-all and send/receive 3.8 and
-  // 2.6: the preset adds 5.3 to a collective and their mean, 3.2, to a point-to-point call.
-  // Hopper's DGX-like nodes start at NCCL's floor: nothing is added there. The choice is NCCL's.
-  for (const char* gpu : {"B200", "GB200"}) {
-    const Machine blackwell = dgx(gpu, 8, 2);
-    Machine as_hopper = blackwell;
-    GpuPreset preset = *blackwell.gpu;
-    preset.call_latency_us = preset.p2p_call_latency_us = 0;
-    as_hopper.gpu = &preset;
-    const AchievedModel b(blackwell, Enabled::all()), h(as_hopper, Enabled::all());
-    for (const std::uint64_t bytes : {std::uint64_t{8}, 64 * kMiB}) {
-      for (const Collective c : {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter}) {
-        EXPECT_DOUBLE_EQ(b.time(c, bytes).us, h.time(c, bytes).us + 5.3) << gpu << " " << collective_name(c);
-        EXPECT_EQ(b.time(c, bytes).choice.algorithm, h.time(c, bytes).choice.algorithm);
-      }
-      for (const Collective c : {Collective::kAllToAll, Collective::kSendRecv}) {
-        EXPECT_DOUBLE_EQ(b.time(c, bytes).us, h.time(c, bytes).us + 3.2) << gpu << " " << collective_name(c);
+  // NCCL's latency (its 8-byte times less NCCL's floor), its send/receive 2.12 and its all-to-all
+  // 3.92: the preset adds 5.3 to a collective and 1.86 + 0.129 for each send and receive to a
+  // point-to-point call: 2 for a send/receive, 16 for an all-to-all of 8, 32 of 16. Hopper's
+  // DGX-like nodes start at NCCL's floor: nothing is added there. The choice is NCCL's.
+  for (const std::uint32_t nodes : {1u, 2u}) {
+    for (const char* gpu : {"B200", "GB200"}) {
+      const Machine blackwell = dgx(gpu, 8, nodes);
+      Machine as_hopper = blackwell;
+      GpuPreset preset = *blackwell.gpu;
+      preset.call_latency_us = preset.p2p_call_latency_us = preset.p2p_op_latency_us = 0;
+      as_hopper.gpu = &preset;
+      const AchievedModel b(blackwell, Enabled::all()), h(as_hopper, Enabled::all());
+      for (const std::uint64_t bytes : {std::uint64_t{8}, 64 * kMiB}) {
+        for (const Collective c : {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter}) {
+          EXPECT_DOUBLE_EQ(b.time(c, bytes).us, h.time(c, bytes).us + 5.3) << gpu << " " << collective_name(c);
+          EXPECT_EQ(b.time(c, bytes).choice.algorithm, h.time(c, bytes).choice.algorithm);
+        }
+        EXPECT_NEAR(b.time(Collective::kSendRecv, bytes).us, h.time(Collective::kSendRecv, bytes).us + 2.118, 1e-9);
+        EXPECT_NEAR(b.time(Collective::kAllToAll, bytes).us,
+                    h.time(Collective::kAllToAll, bytes).us + 1.86 + 0.129 * 16 * nodes, 1e-9)
+            << gpu << " " << nodes;
       }
     }
   }

@@ -189,7 +189,9 @@ std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol
     // The links or, for a send/receive below 512 MiB, the few channels NCCL gives each peer.
     const double data_us = std::max(b / (1000 * p2p_gb_per_s(c, p, bytes)), p2p_channels_us(c, p, bytes));
     const double first_step_us = c == Collective::kAllToAll ? all_to_all_first_step_us(p, bytes) : 0.0;
-    return tuning_.p2p_latency_us(p) + tuning_.machine().added_latency_us(true) + first_step_us + data_us;
+    const Machine& m = tuning_.machine();
+    return tuning_.p2p_latency_us(p) + m.added_latency_us(true, m.p2p_ops(c == Collective::kAllToAll)) + first_step_us +
+           data_us;
   }
   if (tuning_.bandwidth(c, a, p) <= 0) return std::nullopt;
   if (a == Algorithm::kNvls || a == Algorithm::kNvlsTree) {

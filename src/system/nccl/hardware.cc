@@ -21,10 +21,11 @@ constexpr double kAmpereRing = 0.78;
 constexpr double kBlackwellRing = 0.738, kBlackwellNvls = 0.744 * 0.74 / 0.85;
 // Blackwell's calls take longer than NCCL's constants say, where Hopper's DGX-like nodes take
 // what they say: the 8x B200 node's all-gather, reduce-scatter and all-reduce all start 5.3 us
-// above NCCL's floor (5.25-5.31), its all-to-all and send/receive 3.8 and 2.6 us; two 2 x 8 B200
-// clusters start 11 and 16 us above it, where H100s and H200s of the same kind of cloud start 5
-// above. docs/nccl.md.
-constexpr double kBlackwellCallUs = 5.3, kBlackwellP2pCallUs = 3.2;
+// above NCCL's floor (5.25-5.31); two 2 x 8 B200 clusters start 11 and 16 us above it, where
+// H100s and H200s of the same kind of cloud start 5 above. Its send/receive starts 2.12 us above
+// (the mean of 8-512 B) and its all-to-all 3.92 (128 B-2 KiB): 1.86 a call and 0.129 for each of
+// the 2 and 16 sends and receives the two enqueue. docs/nccl.md.
+constexpr double kBlackwellCallUs = 5.3, kBlackwellP2pCallUs = 1.86, kBlackwellP2pOpUs = 0.129;
 // An all-to-all through the NVSwitches: 0.776 of the links with many channels a peer, from two
 // 8x H100 clusters (busbw 345-348 GB/s of 450 at 4-16 GiB, 32 channels a peer; 0.951 of a
 // ring's). Ampere's keeps Hopper's ratio to its ring (0.78 x 0.951); Blackwell's is Hopper's:
@@ -32,17 +33,47 @@ constexpr double kBlackwellCallUs = 5.3, kBlackwellP2pCallUs = 3.2;
 // so is its all-to-all, whose largest sizes reach those 672.
 constexpr double kAmpereAllToAll = kAmpereRing * 0.776 / 0.816;
 const std::array<GpuPreset, 6> kGpus = {{
-    {"H100", "H100 SXM: 18 NVLink4 links of 25 GB/s to NVSwitch gen3 with NVLink SHARP, 8 per node", 90, 18, 25.0, 20.6,
-     true, true, 8, "ndr400"},
-    {"H200", "H200 SXM: the H100's NVLink4 and NVSwitch gen3 (more HBM)", 90, 18, 25.0, 20.6, true, true, 8, "ndr400"},
-    {"A100", "A100 SXM: 12 NVLink3 links of 25 GB/s to NVSwitch gen2 (no SHARP), 8 per node", 80, 12, 25.0, 20.0, true,
-     false, 8, "hdr200", kAmpereRing, 0.744, 0, 0, kAmpereAllToAll},
-    {"B200", "B200: 18 NVLink5 links of 50 GB/s to NVSwitch gen4 with NVLink SHARP, 8 per node", 100, 18, 50.0, 40.1,
-     true, true, 8, "ndr400", kBlackwellRing, kBlackwellNvls, kBlackwellCallUs, kBlackwellP2pCallUs},
-    {"GB200", "GB200 NVL72: the B200's NVLink5, 72 GPUs in one NVSwitch domain", 100, 18, 50.0, 40.1, true, true, 72,
-     "ndr400", kBlackwellRing, kBlackwellNvls, kBlackwellCallUs, kBlackwellP2pCallUs},
-    {"MI300X", "MI300X: 7 Infinity Fabric links of 64 GB/s, one to each other GPU of 8 (no switch; uncalibrated)", 90,
-     7, 64.0, 40.0, false, false, 8, "roce400"},
+    {.name = "H100",
+     .description = "H100 SXM: 18 NVLink4 links of 25 GB/s to NVSwitch gen3 with NVLink SHARP, 8 per node"},
+    {.name = "H200", .description = "H200 SXM: the H100's NVLink4 and NVSwitch gen3 (more HBM)"},
+    {.name = "A100",
+     .description = "A100 SXM: 12 NVLink3 links of 25 GB/s to NVSwitch gen2 (no SHARP), 8 per node",
+     .compute_capability = 80,
+     .scale_up_links = 12,
+     .nccl_link_gb_per_s = 20.0,
+     .nvls = false,
+     .default_nic = "hdr200",
+     .ring_efficiency = kAmpereRing,
+     .all_to_all_efficiency = kAmpereAllToAll},
+    {.name = "B200",
+     .description = "B200: 18 NVLink5 links of 50 GB/s to NVSwitch gen4 with NVLink SHARP, 8 per node",
+     .compute_capability = 100,
+     .link_gb_per_s = 50.0,
+     .nccl_link_gb_per_s = 40.1,
+     .ring_efficiency = kBlackwellRing,
+     .nvls_efficiency = kBlackwellNvls,
+     .call_latency_us = kBlackwellCallUs,
+     .p2p_call_latency_us = kBlackwellP2pCallUs,
+     .p2p_op_latency_us = kBlackwellP2pOpUs},
+    {.name = "GB200",
+     .description = "GB200 NVL72: the B200's NVLink5, 72 GPUs in one NVSwitch domain",
+     .compute_capability = 100,
+     .link_gb_per_s = 50.0,
+     .nccl_link_gb_per_s = 40.1,
+     .domain = 72,
+     .ring_efficiency = kBlackwellRing,
+     .nvls_efficiency = kBlackwellNvls,
+     .call_latency_us = kBlackwellCallUs,
+     .p2p_call_latency_us = kBlackwellP2pCallUs,
+     .p2p_op_latency_us = kBlackwellP2pOpUs},
+    {.name = "MI300X",
+     .description = "MI300X: 7 Infinity Fabric links of 64 GB/s, one to each other GPU of 8 (no switch; uncalibrated)",
+     .scale_up_links = 7,
+     .link_gb_per_s = 64.0,
+     .nccl_link_gb_per_s = 40.0,
+     .nvswitch = false,
+     .nvls = false,
+     .default_nic = "roce400"},
 }};
 
 const std::array<NicPreset, 5> kNics = {{

@@ -27,9 +27,12 @@ struct GpuPreset {
   double ring_efficiency = 0.816;
   double nvls_efficiency = 0.744;
   // What each call costs this generation beyond NCCL's latency constants, which NCCL keeps the
-  // same for Hopper and Blackwell: a collective's, and an all-to-all's or send/receive's.
+  // same for Hopper and Blackwell: a collective's, and an all-to-all's or send/receive's, which
+  // grows with the sends and receives the call enqueues (nccl-tests' all-to-all: one of each to
+  // every rank, itself too; its send/receive: one of each).
   double call_latency_us = 0;
   double p2p_call_latency_us = 0;
+  double p2p_op_latency_us = 0;
   // The share of the scale-up rate an all-to-all through the NVSwitches reaches with many channels
   // a peer: every GPU sends to every other at once, and that reaches less of the links than a
   // ring's one peer each (achieved.h's Efficiencies::all_to_all has the curve).

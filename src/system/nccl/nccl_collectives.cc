@@ -358,7 +358,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     // that its messages then pay again: 7 us more on a 1 MiB all-reduce of 8 GPUs (a quarter),
     // nothing that shows on large calls; the conservative direction.
     const double latency_us =
-        m.added_latency_us(t.choice.point_to_point) + beyond_latency_us +
+        m.added_latency_us(t.choice.point_to_point, m.p2p_ops(true)) + beyond_latency_us +
         (t.choice.point_to_point ? model.tuning().p2p_latency_us(t.choice.protocol)
                                  : model.latency_us(collective, t.choice.algorithm, t.choice.protocol));
     t.latency_ns = ticks_from_ns(latency_us * 1000, [&] { return fmt::format("NCCL's latency for {}", t.plan.label); });

@@ -38,10 +38,15 @@ struct Machine {
   // model's). NCCL's constants fit DGX-like nodes; cloud and shared hosts show more.
   double platform_latency_us = 0;
   std::uint32_t ranks() const { return gpus_per_node * nodes; }
-  // What a call takes beyond NCCL's model: the platform's latency and the GPU generation's.
-  double added_latency_us(bool point_to_point) const {
-    return platform_latency_us + (point_to_point ? gpu->p2p_call_latency_us : gpu->call_latency_us);
+  // What a call takes beyond NCCL's model: the platform's latency and the GPU generation's; a
+  // point-to-point call's grows with the `p2p_ops` sends and receives it enqueues.
+  double added_latency_us(bool point_to_point, std::uint32_t p2p_ops = 0) const {
+    return platform_latency_us +
+           (point_to_point ? gpu->p2p_call_latency_us + p2p_ops * gpu->p2p_op_latency_us : gpu->call_latency_us);
   }
+  // The sends and receives an all-to-all (one of each to every rank, itself too) or a
+  // send/receive (one of each) enqueues, as nccl-tests calls them.
+  std::uint32_t p2p_ops(bool all_to_all) const { return all_to_all ? 2 * ranks() : 2; }
 };
 // Throws Error naming what does not fit: no GPU, zero GPUs or nodes, more GPUs per node than the
 // GPU's scale-up domain holds, several nodes without a NIC.
