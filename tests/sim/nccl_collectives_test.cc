@@ -2,6 +2,7 @@
 // start; the rest of the run is as ever.
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -427,27 +428,34 @@ TEST(NcclCollectives, APlatformLatencyDelaysEveryCallByItself) {
   }
 }
 
+// Eight B200s of a node (900 GB/s each way, 250 ns a link, congestion-aware) run `ranks` as NCCL's
+// cost and as its traffic, NCCL_ALGO and NCCL_PROTO as given: NPU 0's two end times, us.
+std::pair<double, double> b200_cost_and_traffic_us(std::vector<chakra::TraceBuilder>& ranks, const std::string& algo,
+                                                   const std::string& proto) {
+  sim::Inputs in = inputs_of(ranks, 8);
+  in.network = network_of({{DimensionKind::kSwitch, 8, 900e9 / 1073741824.0, 250}});
+  in.system = system_of("ring", 1, 1, 1);
+  in.backend = "congestion-aware";
+  in.system.nccl.gpu = "B200";
+  in.system.nccl.algo = algo;
+  in.system.nccl.proto = proto;
+  in.system.collectives = system::CollectiveModel::kNccl;
+  const sim::Result cost = sim::simulate(in);
+  in.system.collectives = system::CollectiveModel::kNcclTraffic;
+  const sim::Result traffic = sim::simulate(in);
+  EXPECT_TRUE(cost.all_finished() && traffic.all_finished());
+  return {static_cast<double>(cost.npus[0].finish_ns) / 1000, static_cast<double>(traffic.npus[0].finish_ns) / 1000};
+}
+
 TEST(NcclCollectives, ABlackwellCallWaitsItsGenerationsLatencyAsCostAndAsTraffic) {
   // A B200 call takes 5.3 us more than NCCL's constants say (hardware.cc). As traffic on an idle
   // node, an 8-byte ring LL all-reduce's members wait that with NCCL's latency, then send 14
   // steps of a few bytes, each over two links of 250 ns: the cost's time and 7 us.
   std::vector<chakra::TraceBuilder> ranks(8);
   for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, 8);
-  sim::Inputs in = inputs_of(ranks, 8);
-  in.network = network_of({{DimensionKind::kSwitch, 8, 900e9 / 1073741824.0, 250}});
-  in.system = system_of("ring", 1, 1, 1);
-  in.backend = "congestion-aware";
-  in.system.nccl.gpu = "B200";
-  in.system.nccl.algo = "Ring";
-  in.system.nccl.proto = "LL";
-  in.system.collectives = system::CollectiveModel::kNccl;
-  const sim::Result cost = sim::simulate(in);
-  in.system.collectives = system::CollectiveModel::kNcclTraffic;
-  const sim::Result traffic = sim::simulate(in);
-  ASSERT_TRUE(cost.all_finished() && traffic.all_finished());
-  const double cost_us = static_cast<double>(cost.npus[0].finish_ns) / 1000;
+  const auto [cost_us, traffic_us] = b200_cost_and_traffic_us(ranks, "Ring", "LL");
   EXPECT_NEAR(cost_us, 15.0 + 5.3, 0.05);  // NCCL's 6.6 + 14 x 0.6 for ring LL, and Blackwell's
-  EXPECT_NEAR(static_cast<double>(traffic.npus[0].finish_ns) / 1000, cost_us + 14 * 0.5, 0.1);
+  EXPECT_NEAR(traffic_us, cost_us + 14 * 0.5, 0.1);
 }
 
 TEST(NcclCollectives, ABlackwellAllToAllWaitsForEachSendAndReceiveItEnqueues) {
@@ -456,19 +464,9 @@ TEST(NcclCollectives, ABlackwellAllToAllWaitsForEachSendAndReceiveItEnqueues) {
   // ns twice (and their few bytes at LL's half rate: under 0.02 us).
   std::vector<chakra::TraceBuilder> ranks(8);
   for (auto& r : ranks) r.collective("a2a", chakra::CommType::kAllToAll, 64);
-  sim::Inputs in = inputs_of(ranks, 8);
-  in.network = network_of({{DimensionKind::kSwitch, 8, 900e9 / 1073741824.0, 250}});
-  in.system = system_of("ring", 1, 1, 1);
-  in.backend = "congestion-aware";
-  in.system.nccl.gpu = "B200";
-  in.system.collectives = system::CollectiveModel::kNccl;
-  const sim::Result cost = sim::simulate(in);
-  in.system.collectives = system::CollectiveModel::kNcclTraffic;
-  const sim::Result traffic = sim::simulate(in);
-  ASSERT_TRUE(cost.all_finished() && traffic.all_finished());
-  const double cost_us = static_cast<double>(cost.npus[0].finish_ns) / 1000;
+  const auto [cost_us, traffic_us] = b200_cost_and_traffic_us(ranks, "", "");
   EXPECT_NEAR(cost_us, 7.2 + 1.86 + 16 * 0.129, 0.02);
-  EXPECT_NEAR(static_cast<double>(traffic.npus[0].finish_ns) / 1000, cost_us + 0.5, 0.05);
+  EXPECT_NEAR(traffic_us, cost_us + 0.5, 0.05);
 }
 
 TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {

@@ -32,6 +32,24 @@ constexpr double kBlackwellCallUs = 5.3, kBlackwellP2pCallUs = 1.86, kBlackwellP
 // its ring is bound by its 32 channels (21 GB/s each: 672 GB/s of 900), not by its links, and
 // so is its all-to-all, whose largest sizes reach those 672.
 constexpr double kAmpereAllToAll = kAmpereRing * 0.776 / 0.816;
+constexpr GpuPreset kB200 = {.name = "B200",
+                             .description = "B200: 18 NVLink5 links of 50 GB/s to NVSwitch gen4 with NVLink SHARP, 8 "
+                                            "per node",
+                             .compute_capability = 100,
+                             .link_gb_per_s = 50.0,
+                             .nccl_link_gb_per_s = 40.1,
+                             .ring_efficiency = kBlackwellRing,
+                             .nvls_efficiency = kBlackwellNvls,
+                             .call_latency_us = kBlackwellCallUs,
+                             .p2p_call_latency_us = kBlackwellP2pCallUs,
+                             .p2p_op_latency_us = kBlackwellP2pOpUs};
+// GB200 NVL72: the B200 in a domain of 72.
+constexpr GpuPreset nvl72(GpuPreset b200) {
+  b200.name = "GB200";
+  b200.description = "GB200 NVL72: the B200's NVLink5, 72 GPUs in one NVSwitch domain";
+  b200.domain = 72;
+  return b200;
+}
 const std::array<GpuPreset, 6> kGpus = {{
     {.name = "H100",
      .description = "H100 SXM: 18 NVLink4 links of 25 GB/s to NVSwitch gen3 with NVLink SHARP, 8 per node"},
@@ -45,27 +63,8 @@ const std::array<GpuPreset, 6> kGpus = {{
      .default_nic = "hdr200",
      .ring_efficiency = kAmpereRing,
      .all_to_all_efficiency = kAmpereAllToAll},
-    {.name = "B200",
-     .description = "B200: 18 NVLink5 links of 50 GB/s to NVSwitch gen4 with NVLink SHARP, 8 per node",
-     .compute_capability = 100,
-     .link_gb_per_s = 50.0,
-     .nccl_link_gb_per_s = 40.1,
-     .ring_efficiency = kBlackwellRing,
-     .nvls_efficiency = kBlackwellNvls,
-     .call_latency_us = kBlackwellCallUs,
-     .p2p_call_latency_us = kBlackwellP2pCallUs,
-     .p2p_op_latency_us = kBlackwellP2pOpUs},
-    {.name = "GB200",
-     .description = "GB200 NVL72: the B200's NVLink5, 72 GPUs in one NVSwitch domain",
-     .compute_capability = 100,
-     .link_gb_per_s = 50.0,
-     .nccl_link_gb_per_s = 40.1,
-     .domain = 72,
-     .ring_efficiency = kBlackwellRing,
-     .nvls_efficiency = kBlackwellNvls,
-     .call_latency_us = kBlackwellCallUs,
-     .p2p_call_latency_us = kBlackwellP2pCallUs,
-     .p2p_op_latency_us = kBlackwellP2pOpUs},
+    kB200,
+    nvl72(kB200),
     {.name = "MI300X",
      .description = "MI300X: 7 Infinity Fabric links of 64 GB/s, one to each other GPU of 8 (no switch; uncalibrated)",
      .scale_up_links = 7,
