@@ -15,6 +15,7 @@
 #include "network/fabric/routing.h"
 #include "network/flow/flow_network.h"
 #include "network/own_engine_harness.h"
+#include "support/test_support.h"
 
 namespace chakrasim::network {
 namespace {
@@ -202,6 +203,7 @@ std::shared_ptr<const Fabric> two_tier(std::uint32_t spines) {
 // two flows share each up-link: half the rate, 2.684 ms (the flow backend gives both exactly:
 // flow_network_test.cc). Within 5 %.
 TEST(Ns3Network, ShiftPermutationWithDestinationModKAtLineRateAndHalfWhenOversubscribed) {
+  CHAKRASIM_SKIP_UNDER_SANITIZERS("hundreds of MiB through ns-3; this file's smaller tests run the same code");
   for (const std::uint32_t spines : {8u, 4u}) {
     SCOPED_TRACE(spines);
     Harness<Ns3Network> h(two_tier(spines), Ns3Options{.routing = {.kind = RoutingKind::kDestinationModK}});
@@ -276,6 +278,7 @@ TEST(Ns3Network, NicCapSharesWhatAnNpuSendsAndReceives) {
 // (measured: see docs/network.md). Every NPU's up-link carries its own data and the ACKs of the
 // flow it receives; served behind the data, those ACKs came in bursts and cost 13.7 % and 11.1 %.
 TEST(Ns3Network, AgreesWithTheFlowBackendOnBulkCollectives) {
+  CHAKRASIM_SKIP_UNDER_SANITIZERS("hundreds of MiB through ns-3; this file's smaller tests run the same code");
   SwitchedClusterSpec spec;
   spec.npus = 16;
   spec.children = {2, 2, 4};

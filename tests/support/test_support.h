@@ -43,6 +43,15 @@ std::optional<std::filesystem::path> reference_dir();
   if (!var##_opt) GTEST_SKIP() << "../shared/reference is not present in this clone; skipped"; \
   const std::filesystem::path var = *var##_opt
 
+// Skips the current test in the sanitizer build (`make test-asan`), saying why. Only for accuracy
+// checks that are slow there for a reason outside our code (ns-3's every packet goes through the
+// sanitizer's allocator: ten times slower) while smaller tests run the same code of ours.
+#if defined(__SANITIZE_ADDRESS__)
+#define CHAKRASIM_SKIP_UNDER_SANITIZERS(why) GTEST_SKIP() << "skipped under the sanitizers: " << (why)
+#else
+#define CHAKRASIM_SKIP_UNDER_SANITIZERS(why) static_cast<void>(0)
+#endif
+
 // A fresh, empty directory under the build tree for this test's files.
 std::filesystem::path temp_dir(const std::string& name);
 
