@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -45,6 +46,8 @@ std::uint64_t nccl_tests_size(const std::string& text, const char* option) {
 
 struct Options {
   std::string collective, min_size = "8", max_size = "128M", gpu = "H100", nic, algo, proto, system, network;
+  std::string type = "float", op = "sum";
+  int root = 0;  // -1: each rank in turn, as nccl-tests runs it
   std::uint64_t factor = 2, step = 0;
   std::uint32_t gpus_per_node = 8, nodes = 1, nics_per_node = 0;
   int nvls = -1;  // NCCL_NVLS_ENABLE: -1 as NCCL decides
@@ -53,6 +56,21 @@ struct Options {
   bool collnet = false, amd_cpu = false;
   system::NcclSpec calibration;  // only its efficiencies and fixed costs
 };
+
+constexpr std::size_t kRowLimit = 100000;  // a table far beyond any real run's, short of a blow-up
+
+// nccl-tests' -d and -o: one name, or "all" for each in its order.
+template <typename T>
+std::vector<T> named_or_all(const std::string& text, std::size_t count, std::optional<T> (*parse)(std::string_view),
+                            const char* (*name)(T), const char* option) {
+  std::vector<T> all;
+  for (std::size_t i = 0; i < count; ++i) all.push_back(static_cast<T>(i));
+  if (text == "all") return all;
+  if (const auto one = parse(text)) return {*one};
+  std::string names;
+  for (T t : all) names.append(names.empty() ? "" : ", ").append(name(t));
+  throw Error(fmt::format("{} \"{}\": expected one of {}, or all (nccl-tests' names)", option, text, names));
+}
 
 // The bandwidth a GPU has out of one network dimension, 10^9 B/s: a switch's link, a ring's two
 // neighbours, a fully connected group's n-1 peers.
@@ -140,6 +158,25 @@ int run(Options o) {
   sweep.max_bytes = nccl_tests_size(o.max_size, "-e");
   sweep.factor = o.step > 0 ? 0 : o.factor;
   sweep.step_bytes = o.step;
+  std::vector<DataType> types = named_or_all(o.type, kDataTypes, parse_data_type, data_type_name, "-d");
+  if (o.type == "all" && gpu.compute_capability < 90) {
+    // nccl-tests leaves 8-bit floats out of "all" before Hopper.
+    std::erase_if(types, is_float8);
+  }
+  // Collectives that take no operation run nccl-tests' first (printed "none").
+  const bool takes_op = reduces(sweep.collective) || sweep.collective == Collective::kSendRecv;
+  const std::vector<ReduceOp> ops = takes_op ? named_or_all(o.op, kReduceOps, parse_reduce_op, reduce_op_name, "-o")
+                                             : std::vector<ReduceOp>{ReduceOp::kSum};
+  const bool rooted = sweep.collective == Collective::kBroadcast || sweep.collective == Collective::kReduce;
+  if (o.root < -1 || o.root >= static_cast<int>(machine.ranks())) {
+    throw Error(
+        fmt::format("-r {}: expected a root rank from 0 to {}, or -1 for each in turn", o.root, machine.ranks() - 1));
+  }
+  std::vector<std::uint32_t> roots = {rooted && o.root > 0 ? static_cast<std::uint32_t>(o.root) : 0u};
+  if (rooted && o.root == -1) {
+    roots.resize(machine.ranks());
+    for (std::uint32_t r = 0; r < machine.ranks(); ++r) roots[r] = r;
+  }
   // The flags' values (a system file's were checked as it was read).
   const auto share = [](const std::optional<double>& v, const char* flag, const char* of = "the link's rate") {
     if (v && !(*v > 0 && *v <= 1)) {
@@ -163,8 +200,32 @@ int run(Options o) {
   cost(o.calibration.tree_message_us, "--tree-message-us");
   cost(o.calibration.ll_proxy_scan_ns, "--ll-proxy-scan-ns", "ns");
   rate(o.calibration.p2p_channel_gb_per_s, "--p2p-channel-gb-per-s");
-  const AchievedModel model(machine, enabled, efficiencies_of(o.calibration));
-  std::cout << sweep_table(model, sweep, run_sweep(model, sweep), true);
+  // One sweep per type, operation and root, in nccl-tests' order, under one table. Each type and
+  // operation leaves NCCL its own algorithms.
+  std::vector<SweepRow> rows;
+  std::optional<AchievedModel> first;
+  for (const DataType type : types) {
+    check_call(sweep.collective, type, machine);
+    for (const ReduceOp op : ops) {
+      Enabled call = enabled;
+      restrict_to_call(call, sweep.collective, type, op, machine);
+      const AchievedModel model(machine, call, efficiencies_of(o.calibration));
+      for (const std::uint32_t root : roots) {
+        sweep.type = type;
+        sweep.op = op;
+        sweep.root = root;
+        std::vector<SweepRow> more = run_sweep(model, sweep);
+        rows.insert(rows.end(), more.begin(), more.end());
+        if (rows.size() > kRowLimit) {
+          throw Error(fmt::format("more than {} rows; expected fewer types (-d), operations (-o), roots (-r) or "
+                                  "sizes",
+                                  kRowLimit));
+        }
+      }
+      if (!first) first.emplace(model);
+    }
+  }
+  std::cout << sweep_table(*first, sweep, rows, true);
   return 0;
 }
 
@@ -190,6 +251,14 @@ Command add_nccl_tests_command(CLI::App& app) {
   cmd->add_option("-e,--maxbytes", o->max_size, "Largest size")->capture_default_str();
   cmd->add_option("-f,--stepfactor", o->factor, "Each size this many times the last")->capture_default_str();
   cmd->add_option("-i,--stepbytes", o->step, "Each size this many bytes more than the last (instead of -f)");
+  cmd->add_option("-d,--datatype", o->type,
+                  "Element type as nccl-tests names it (int8, uint8, int32, uint32, int64, uint64, half, float, "
+                  "double, bfloat16, f8e4m3, f8e5m2), or all")
+      ->capture_default_str();
+  cmd->add_option("-o,--op", o->op, "Reduction as nccl-tests names it (sum, prod, max, min, avg, mulsum), or all")
+      ->capture_default_str();
+  cmd->add_option("-r,--root", o->root, "Broadcast's and reduce's root rank, or -1 for each in turn")
+      ->capture_default_str();
   cmd->add_option("--gpu", o->gpu, "GPU preset (" + gpu_preset_names() + ")")->capture_default_str();
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs in each node's scale-up domain")->capture_default_str();
   cmd->add_option("--nodes", o->nodes, "Nodes")->capture_default_str();

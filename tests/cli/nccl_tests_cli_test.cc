@@ -1,4 +1,5 @@
 // `chakrasim nccl-tests`: nccl-tests' command line and table, and its errors.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,54 @@ TEST(NcclTestsCommand, AMachinesOwnCalibrationReplacesTheModelsConstants) {
   const CommandResult cost = run_binary({"nccl-tests", "all_reduce", "--nvls-chunk-us", "-1"});
   EXPECT_EQ(cost.exit_code, 1);
   EXPECT_THAT(cost.err, HasSubstr("--nvls-chunk-us -1: expected us, 0 or more"));
+}
+
+TEST(NcclTestsCommand, TypesOperationsAndRootsAsNcclTestsTakesThem) {
+  // -d double: 8-byte elements; -o avg leaves NVLS out, so a large all-reduce runs a ring.
+  const CommandResult avg =
+      run_binary({"nccl-tests", "all_reduce", "-b", "64M", "-e", "64M", "-d", "double", "-o", "avg"});
+  ASSERT_EQ(avg.exit_code, 0) << avg.err;
+  EXPECT_THAT(avg.out, HasSubstr("    67108864       8388608    double     avg      -1"));
+  EXPECT_THAT(avg.out, HasSubstr("Ring/"));
+  const CommandResult sum = run_binary({"nccl-tests", "all_reduce", "-b", "64M", "-e", "64M", "-d", "double"});
+  EXPECT_THAT(sum.out, HasSubstr("NVLS/Simple\n"));
+  // "all": every type, and for each every operation, in nccl-tests' order; before Hopper without
+  // the 8-bit floats, as nccl-tests leaves them out.
+  const CommandResult all =
+      run_binary({"nccl-tests", "all_reduce", "-b", "1K", "-e", "1K", "-d", "all", "-o", "all", "--gpu", "A100"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const std::string& t = all.out;
+  EXPECT_LT(t.find("int8     sum"), t.find("int8    prod"));
+  EXPECT_LT(t.find("int8  mulsum"), t.find("uint8     sum"));
+  EXPECT_LT(t.find("double  mulsum"), t.find("bfloat16     sum"));
+  EXPECT_THAT(t, ::testing::Not(HasSubstr("f8e4m3")));
+  EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), 5 + 10 * 6 + 3);  // head, 10 types x 6, foot
+  // -r -1: broadcast from each rank in turn; a collective with no root prints -1.
+  const CommandResult roots =
+      run_binary({"nccl-tests", "broadcast", "-b", "1K", "-e", "1K", "-r", "-1", "--gpus-per-node", "4"});
+  ASSERT_EQ(roots.exit_code, 0) << roots.err;
+  for (const char* root : {"none       0", "none       1", "none       2", "none       3"}) {
+    EXPECT_THAT(roots.out, HasSubstr(root));
+  }
+  const CommandResult gather = run_binary({"nccl-tests", "all_gather", "-b", "1K", "-e", "1K", "-r", "3"});
+  EXPECT_THAT(gather.out, HasSubstr("float    none      -1"));
+  // What nccl-tests or NCCL would refuse.
+  const CommandResult type = run_binary({"nccl-tests", "all_reduce", "-d", "fp16"});
+  EXPECT_EQ(type.exit_code, 1);
+  EXPECT_THAT(type.err, HasSubstr("-d \"fp16\": expected one of int8, uint8"));
+  const CommandResult op = run_binary({"nccl-tests", "all_reduce", "-o", "xor"});
+  EXPECT_EQ(op.exit_code, 1);
+  EXPECT_THAT(op.err, HasSubstr("-o \"xor\": expected one of sum, prod, max, min, avg, mulsum, or all"));
+  const CommandResult root = run_binary({"nccl-tests", "reduce", "-r", "8"});
+  EXPECT_EQ(root.exit_code, 1);
+  EXPECT_THAT(root.err, HasSubstr("-r 8: expected a root rank from 0 to 7"));
+  const CommandResult fp8 = run_binary({"nccl-tests", "reduce_scatter", "-d", "f8e4m3", "--gpu", "A100"});
+  EXPECT_EQ(fp8.exit_code, 1);
+  EXPECT_THAT(fp8.err, HasSubstr("NCCL reduces 8-bit floats from Hopper on"));
+  const CommandResult rows =
+      run_binary({"nccl-tests", "reduce", "-d", "all", "-o", "all", "-r", "-1", "-b", "1", "-e", "2000", "-i", "1"});
+  EXPECT_EQ(rows.exit_code, 1);
+  EXPECT_THAT(rows.err, HasSubstr("more than 100000 rows"));
 }
 
 TEST(NcclTestsCommand, BadInputSaysWhatWasExpected) {

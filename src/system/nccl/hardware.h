@@ -47,6 +47,9 @@ struct NicPreset {
   // The share of the line rate one NCCL ring reaches through it (headers, ACKs, the PCIe hop).
   double efficiency = 0.94;
   bool infiniband = true;
+  // Its switches reduce bfloat16 and 8-bit integers in the network (SHARP v3: Quantum-2, NDR, and
+  // later), where CollNet runs (call_types.h).
+  bool sharp_v3 = false;
 };
 
 // By name, case-insensitive ("H100", "h100-sxm", "ndr400"); throws Error listing the names.

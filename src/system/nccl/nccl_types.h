@@ -43,10 +43,14 @@ std::optional<Protocol> parse_protocol(std::string_view text);
 // `text` in lower case: names here are read case-insensitively, as NCCL reads its variables.
 std::string lowercase(std::string_view text);
 
-// Which (algorithm, protocol) pairs a run may use, per collective: NCCL_ALGO and NCCL_PROTO.
+// Which (algorithm, protocol) pairs a run may use, per collective: NCCL_ALGO and NCCL_PROTO, and
+// what a call's element type and reduction leave (call_types.h).
 struct Enabled {
   std::array<std::array<bool, kAlgorithms>, kCollectives> algorithms{};
   std::array<std::array<bool, kProtocols>, kCollectives> protocols{};
+  // NCCL ranks the ring last (its predicted time x 1024) for an 8-bit float call over more than
+  // 8 ranks: a long ring of roundings loses precision (call_types.h sets it).
+  bool ring_last = false;
   static Enabled all();
 };
 // Applies an NCCL_ALGO (`algorithms` true) or NCCL_PROTO value as NCCL 2.30 reads it: a comma

@@ -7,7 +7,6 @@
 namespace chakrasim::system::nccl {
 namespace {
 
-constexpr std::uint64_t kFloatBytes = 4;
 constexpr std::uint64_t kSweepLimit = 10000;  // rows: far beyond any real sweep, short of a hang
 
 // nccl-tests' number formatting: two decimals, fewer when the width is too narrow.
@@ -20,22 +19,21 @@ std::string fixed(double value, int width) {
 }
 
 bool rooted(Collective c) { return c == Collective::kBroadcast || c == Collective::kReduce; }
-// The redop column: "sum" where nccl-tests runs its reduction ops (send/receive too), "none" else.
-bool prints_sum(Collective c) {
-  return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduce ||
-         c == Collective::kSendRecv;
-}
+// The redop column: the operation where nccl-tests runs its operations (send/receive too), "none"
+// else.
+bool prints_op(Collective c) { return reduces(c) || c == Collective::kSendRecv; }
 
 // nccl-tests' sizes for `size` requested: the parameter's element count, and the bytes it
 // prints (the larger of send and receive buffers). Gathers, scatters and all-to-all split the
 // count per rank, rounded down to 16 bytes.
-std::pair<std::uint64_t, std::uint64_t> sizes_of(Collective c, std::uint64_t size, std::uint32_t ranks) {
-  const std::uint64_t count = size / kFloatBytes;
+std::pair<std::uint64_t, std::uint64_t> sizes_of(Collective c, std::uint64_t size, std::uint32_t ranks, DataType type) {
+  const std::uint64_t bytes = element_bytes(type);
+  const std::uint64_t count = size / bytes;
   if (c == Collective::kAllGather || c == Collective::kReduceScatter || c == Collective::kAllToAll) {
-    const std::uint64_t per_rank = (count / ranks) & ~std::uint64_t{16 / kFloatBytes - 1};
-    return {per_rank, per_rank * ranks * kFloatBytes};
+    const std::uint64_t per_rank = (count / ranks) & ~(16 / bytes - 1);
+    return {per_rank, per_rank * ranks * bytes};
   }
-  return {count, count * kFloatBytes};
+  return {count, count * bytes};
 }
 
 }  // namespace
@@ -55,11 +53,26 @@ std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& 
       throw Error(fmt::format("more than {} sizes from {} to {} bytes; expected a larger factor or step", kSweepLimit,
                               o.min_bytes, o.max_bytes));
     }
-    const auto [count, bytes] = sizes_of(o.collective, size, ranks);
-    const Timing t = model.time(o.collective, bytes);
-    SweepRow row{bytes, count, t.us, 0, 0, t.choice};
-    row.algbw = static_cast<double>(bytes) / 1e3 / t.us;  // GB/s
-    row.busbw = row.algbw * bus_factor(o.collective, ranks);
+    const auto [count, bytes] = sizes_of(o.collective, size, ranks, o.type);
+    SweepRow row;
+    row.size = bytes;
+    row.count = count;
+    row.type = o.type;
+    row.op = o.op;
+    row.root = o.root;
+    const bool point_to_point = o.collective == Collective::kAllToAll || o.collective == Collective::kSendRecv;
+    if (count == 0 && !point_to_point) {
+      // NCCL discards an empty collective (enqueue.cc; it still posts empty sends and receives):
+      // the host's share of a call is all it takes.
+      row.empty = true;
+      row.time_us = model.tuning().machine().platform_latency_us;
+    } else {
+      const Timing t = model.time(o.collective, bytes);
+      row.time_us = t.us;
+      row.choice = t.choice;
+      row.algbw = static_cast<double>(bytes) / 1e3 / t.us;  // GB/s
+      row.busbw = row.algbw * bus_factor(o.collective, ranks);
+    }
     rows.push_back(row);
     const std::uint64_t next = o.factor > 1 ? size * o.factor : size + o.step_bytes;
     if (next <= size) break;  // past 2^64: the sweep is done
@@ -89,10 +102,12 @@ std::string sweep_table(const AchievedModel& model, const SweepOptions& o, const
   for (const SweepRow& r : rows) {
     const std::string body =
         fmt::format("  {}  {}  {}    N/A", fixed(r.time_us, 7), fixed(r.algbw, 6), fixed(r.busbw, 6));
-    out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}", r.size, r.count, "float",
-                       prints_sum(o.collective) ? "sum" : "none", rooted(o.collective) ? 0 : -1, body, body);
+    const std::string root = rooted(o.collective) ? std::to_string(r.root) : "-1";
+    out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}", r.size, r.count, data_type_name(r.type),
+                       prints_op(o.collective) ? reduce_op_name(r.op) : "none", root, body, body);
     if (algorithms) {
-      out += r.choice.point_to_point
+      out += r.empty ? std::string("  -")
+             : r.choice.point_to_point
                  ? fmt::format("  P2P/{}", protocol_name(r.choice.protocol))
                  : fmt::format("  {}/{}", algorithm_name(r.choice.algorithm), protocol_name(r.choice.protocol));
     }

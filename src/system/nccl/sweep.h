@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "system/nccl/achieved.h"
+#include "system/nccl/call_types.h"
 
 namespace chakrasim::system::nccl {
 
@@ -15,21 +16,32 @@ struct SweepOptions {
   Collective collective = Collective::kAllReduce;
   std::uint64_t min_bytes = 8;
   std::uint64_t max_bytes = 128 << 20;
-  std::uint64_t factor = 2;      // -f: each size this many times the last (0: use step_bytes)
-  std::uint64_t step_bytes = 0;  // -i: each size this much more than the last
+  std::uint64_t factor = 2;          // -f: each size this many times the last (0: use step_bytes)
+  std::uint64_t step_bytes = 0;      // -i: each size this much more than the last
+  DataType type = DataType::kFloat;  // -d
+  ReduceOp op = ReduceOp::kSum;      // -o
+  std::uint32_t root = 0;            // -r: broadcast's and reduce's root
 };
 
 struct SweepRow {
   std::uint64_t size = 0;   // bytes, as nccl-tests prints it (its per-rank pieces made whole)
-  std::uint64_t count = 0;  // float elements of the call's parameter
+  std::uint64_t count = 0;  // elements of the call's parameter
   double time_us = 0, algbw = 0, busbw = 0;
   TuningModel::Choice choice;
+  bool empty = false;  // a collective of no element: NCCL returns at once and runs nothing
+  DataType type = DataType::kFloat;
+  ReduceOp op = ReduceOp::kSum;
+  std::uint32_t root = 0;
 };
 
-// Throws Error for sizes out of order, a factor of 1 or a zero step (a sweep that never ends).
+// `model` is the machine's, with the algorithms the options' type and reduction leave
+// (restrict_to_call). Throws Error for sizes out of order, a factor of 1 or a zero step (a sweep
+// that never ends).
 std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& options);
 // The table, headed as nccl-tests heads it with the machine and the model named above it, and
-// its footer (the average bus bandwidth). `algorithms` adds a column naming each row's choice.
+// its footer (the average bus bandwidth over every row: several sweeps' rows, of several types,
+// operations or roots, print one after another, as nccl-tests' "all" does). `algorithms` adds a
+// column naming each row's choice.
 std::string sweep_table(const AchievedModel& model, const SweepOptions& options, const std::vector<SweepRow>& rows,
                         bool algorithms);
 

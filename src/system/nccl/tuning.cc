@@ -59,6 +59,8 @@ constexpr std::uint32_t kMaxRingChannels = 32;  // half of NCCL's 64 channels
 constexpr std::uint32_t kMaxNvlsArity = 32;
 constexpr std::uint32_t kMaxDirectArity = 7;
 constexpr std::uint64_t kP2pLLThresholdBytes = 16384;
+// Enabled::ring_last's factor: NCCL's, large enough to put the ring behind every other choice.
+constexpr double kRingLastFactor = 1024;
 
 int generation_of(int compute_capability) {
   return compute_capability >= 100 ? 3 : compute_capability >= 90 ? 2 : compute_capability >= 80 ? 1 : 0;
@@ -380,7 +382,8 @@ TuningModel::Choice TuningModel::choose(Collective c, std::uint64_t bytes) const
   double best_us = std::numeric_limits<double>::infinity();
   for (std::size_t ai = 0; ai < kAlgorithms; ++ai) {
     for (std::size_t pi = 0; pi < kProtocols; ++pi) {
-      const auto t = predicted_us(c, static_cast<Algorithm>(ai), static_cast<Protocol>(pi), bytes);
+      auto t = predicted_us(c, static_cast<Algorithm>(ai), static_cast<Protocol>(pi), bytes);
+      if (t && enabled_.ring_last && static_cast<Algorithm>(ai) == Algorithm::kRing) *t *= kRingLastFactor;
       if (t && *t < best_us) {
         best_us = *t;
         best = Choice{static_cast<Algorithm>(ai), static_cast<Protocol>(pi), false};
