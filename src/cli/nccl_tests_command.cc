@@ -168,6 +168,7 @@ int run(Options o) {
   const std::vector<ReduceOp> ops = takes_op ? named_or_all(o.op, kReduceOps, parse_reduce_op, reduce_op_name, "-o")
                                              : std::vector<ReduceOp>{ReduceOp::kSum};
   const bool rooted = sweep.collective == Collective::kBroadcast || sweep.collective == Collective::kReduce;
+  check_machine(machine);  // its ranks name the roots
   if (o.root < -1 || o.root >= static_cast<int>(machine.ranks())) {
     throw Error(
         fmt::format("-r {}: expected a root rank from 0 to {}, or -1 for each in turn", o.root, machine.ranks() - 1));

@@ -192,6 +192,9 @@ TEST(NcclTestsCommand, TypesOperationsAndRootsAsNcclTestsTakesThem) {
   const CommandResult root = run_binary({"nccl-tests", "reduce", "-r", "8"});
   EXPECT_EQ(root.exit_code, 1);
   EXPECT_THAT(root.err, HasSubstr("-r 8: expected a root rank from 0 to 7"));
+  const CommandResult no_gpu = run_binary({"nccl-tests", "reduce", "--gpus-per-node", "0"});
+  EXPECT_EQ(no_gpu.exit_code, 1);
+  EXPECT_THAT(no_gpu.err, ::testing::Not(HasSubstr("-r 0")));
   const CommandResult fp8 = run_binary({"nccl-tests", "reduce_scatter", "-d", "f8e4m3", "--gpu", "A100"});
   EXPECT_EQ(fp8.exit_code, 1);
   EXPECT_THAT(fp8.err, HasSubstr("NCCL reduces 8-bit floats from Hopper on"));
