@@ -101,6 +101,8 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
     o.collnet = o.collnet || spec.collnet;
     if (!spec.pxn) o.pxn = 0;
     if (spec.platform_latency_us != 0) o.platform_latency_us = spec.platform_latency_us;
+    if (!spec.datatype.empty()) o.type = spec.datatype;
+    if (!spec.reduce_op.empty()) o.op = spec.reduce_op;
     for (auto field : {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
                        &system::NcclSpec::nvls_tree_efficiency, &system::NcclSpec::nvls_chunk_us,
                        &system::NcclSpec::tree_message_us, &system::NcclSpec::ll_channel_efficiency,

@@ -12,6 +12,7 @@
 #include "core/read_file.h"
 #include "core/sim_time.h"
 #include "system/algorithms.h"
+#include "system/nccl/call_types.h"
 #include "system/nccl/hardware.h"
 #include "system/nccl/nccl_types.h"
 
@@ -373,6 +374,25 @@ const std::vector<Param>& params() {
        "NCCL model: PXN, as NCCL_PXN_DISABLE=0 (all-to-all across nodes goes through the GPU on the destination's "
        "rail)",
        [](const Json& v, Context& c) { c.out.system.nccl.pxn = get_flag(c, "nccl-pxn", v); }},
+      {"nccl-datatype", "string", "float",
+       "NCCL model: the element type of the run's collectives, as nccl-tests names it (bfloat16, half, ...): it "
+       "decides which algorithms NCCL may run",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.datatype = get_name(c, "nccl-datatype", v, [](const std::string& s) {
+           if (!system::nccl::parse_data_type(s)) {
+             throw Error("expected int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, f8e4m3 "
+                         "or f8e5m2");
+           }
+         });
+       }},
+      {"nccl-reduce-op", "string", "sum",
+       "NCCL model: the reduction of the run's reducing collectives (sum, prod, max, min, avg, mulsum): it decides "
+       "which algorithms NCCL may run",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.reduce_op = get_name(c, "nccl-reduce-op", v, [](const std::string& s) {
+           if (!system::nccl::parse_reduce_op(s)) throw Error("expected sum, prod, max, min, avg or mulsum");
+         });
+       }},
       {"model-shared-bus", "0 | 1", "0", "LogGP shared-bus model (not supported yet: must be 0)",
        [](const Json& v, Context& c) {
          if (get_flag(c, "model-shared-bus", v))

@@ -44,6 +44,9 @@ struct NcclSpec {
   bool collnet = false;             // NCCL_COLLNET_ENABLE
   bool pxn = true;                  // NCCL_PXN_DISABLE=0: all-to-all across nodes through the rail's GPU
   double platform_latency_us = 0;   // added to every call's time (nccl::Machine::platform_latency_us)
+  // The run's collectives' element type and reduction, as nccl-tests names them (nccl/call_types.h);
+  // "": float, sum.
+  std::string datatype, reduce_op;
   // A machine's own calibration of the model's timing (nccl::Efficiencies); unset, its defaults.
   std::optional<double> ring_efficiency, nvls_efficiency, nvls_tree_efficiency, nvls_chunk_us, tree_message_us,
       ll_channel_efficiency, ll_proxy_scan_ns, nic_efficiency, p2p_channel_gb_per_s, all_to_all_efficiency;

@@ -552,5 +552,53 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   EXPECT_EQ(nccl::run_machine(spec, 64, 64).machine.gpus_per_node, 8u);
 }
 
+TEST(NcclCollectives, TheRunsTypeAndReductionLeaveNcclItsAlgorithms) {
+  const auto parse = [](const std::string& keys) {
+    return config::parse_system("{\"preferred-dataset-splits\": 1, " + keys + "}", "sys.json", {}).system.nccl;
+  };
+  const system::NcclSpec avg = parse("\"nccl-datatype\": \"bfloat16\", \"nccl-reduce-op\": \"avg\"");
+  EXPECT_EQ(avg.datatype, "bfloat16");
+  EXPECT_EQ(avg.reduce_op, "avg");
+  const nccl::RunMachine m = nccl::run_machine(avg, 8, 8);
+  EXPECT_EQ(m.type, nccl::DataType::kBfloat16);
+  EXPECT_EQ(m.op, nccl::ReduceOp::kAvg);
+  EXPECT_EQ(nccl::run_machine(parse("\"nccl-gpu\": \"H100\""), 8, 8).op, nccl::ReduceOp::kSum);
+  // Each communicator's algorithms follow them (call_types.h): an averaging 64 MiB all-reduce on
+  // 8 H100s runs no NVLS, so it takes the ring's time.
+  const auto finish = [](const char* op) {
+    std::vector<chakra::TraceBuilder> ranks(8);
+    for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, 64 << 20);
+    sim::Inputs in;
+    in.network = network_of({{DimensionKind::kSwitch, 8, 400, 250}});
+    in.system = system_of("ring", 1, 1, 1);
+    in.system.collectives = system::CollectiveModel::kNccl;
+    in.system.nccl.reduce_op = op;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      in.graphs.push_back(
+          std::make_shared<const chakra::Graph>(chakra::Graph::build(ranks[r].trace(), "r" + std::to_string(r))));
+    }
+    const sim::Result result = sim::simulate(in);
+    EXPECT_TRUE(result.all_finished());
+    return result.npus[0].finish_ns;
+  };
+  Enabled ring = Enabled::all();
+  apply_enable_list(ring, "^NVLS,NVLSTree", true, "test");
+  nccl::Machine h100;
+  h100.gpu = &nccl::gpu_preset("H100");
+  h100.nic = &nccl::nic_preset("ndr400");
+  const nccl::AchievedModel rings(h100, ring);
+  EXPECT_EQ(finish("avg"), static_cast<Tick>(rings.time(nccl::Collective::kAllReduce, 64 << 20).us * 1000));
+  EXPECT_EQ(finish("sum"), model_ns(nccl::Collective::kAllReduce, 64 << 20, 8, 1));
+  EXPECT_GT(finish("avg"), finish("sum"));
+  // Names as nccl-tests spells them; what NCCL refuses, refused.
+  EXPECT_THAT(error_of([&] { parse("\"nccl-datatype\": \"fp16\""); }), HasSubstr("sys.json: key \"nccl-datatype\": "
+                                                                                 "expected int8, uint8"));
+  EXPECT_THAT(error_of([&] { parse("\"nccl-reduce-op\": \"xor\""); }), HasSubstr("sys.json: key \"nccl-reduce-op\": "
+                                                                                 "expected sum, prod"));
+  system::NcclSpec fp8 = parse("\"nccl-gpu\": \"A100\", \"nccl-datatype\": \"f8e4m3\"");
+  EXPECT_THAT(error_of([&] { nccl::run_machine(fp8, 8, 8); }), HasSubstr("system key \"nccl-datatype\": all_reduce of "
+                                                                         "f8e4m3 on A100"));
+}
+
 }  // namespace
 }  // namespace chakrasim::test

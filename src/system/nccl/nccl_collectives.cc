@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/sim_time.h"
+#include "system/nccl/call_types.h"
 
 namespace chakrasim::system::nccl {
 namespace {
@@ -117,6 +118,10 @@ RunMachine run_machine(const NcclSpec& spec, NpuId npus, std::uint32_t first_dim
       row[static_cast<std::size_t>(Algorithm::kNvls)] = row[static_cast<std::size_t>(Algorithm::kNvlsTree)] = false;
     }
   }
+  // One element type and reduction for every collective of the run (a trace does not say).
+  if (!spec.datatype.empty()) out.type = *parse_data_type(spec.datatype);
+  if (!spec.reduce_op.empty()) out.op = *parse_reduce_op(spec.reduce_op);
+  named("nccl-datatype", [&] { check_call(Collective::kAllReduce, out.type, out.machine); });
   return out;
 }
 
@@ -188,6 +193,9 @@ const AchievedModel& NcclCollectives::model_for(const std::vector<NpuId>& member
           nvls = nvls && staged_fits;
         }
       }
+    }
+    for (std::size_t c = 0; c < kCollectives; ++c) {
+      restrict_to_call(enabled, static_cast<Collective>(c), machine_.type, machine_.op, m);
     }
     model = std::make_unique<AchievedModel>(m, enabled, machine_.efficiencies);
   }

@@ -33,6 +33,7 @@
 #include "system/comm.h"
 #include "system/comm_groups.h"
 #include "system/nccl/achieved.h"
+#include "system/nccl/call_types.h"
 #include "system/nccl/traffic_shape.h"
 #include "system/system_spec.h"
 
@@ -41,8 +42,10 @@ namespace chakrasim::system::nccl {
 // The machine and choices of `spec` for `npus` NPUs whose network's first dimension holds
 // `first_dimension` of them; throws Error naming the system file's keys for what does not fit.
 struct RunMachine {
-  Machine machine;  // one node's worth; nodes and GPUs are set per communicator
-  Enabled enabled;
+  Machine machine;                   // one node's worth; nodes and GPUs are set per communicator
+  Enabled enabled;                   // by NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE; per communicator also by:
+  DataType type = DataType::kFloat;  // the collectives' element type and reduction (call_types.h)
+  ReduceOp op = ReduceOp::kSum;
   Efficiencies efficiencies;
 };
 // The model's constants with the ones `spec` sets in their place.
