@@ -111,9 +111,10 @@ TEST(NcclP2p, AnAllToAllThroughTheSwitchesReachesMoreOfTheLinksWithMoreChannelsA
   EXPECT_GT(call_busbw(512 * kMiB), 311 * 0.99);
   EXPECT_LT(call_busbw(512 * kMiB), 315 * 1.01);
   EXPECT_NEAR(call_busbw(16 * kGiB), 348, 348 * 0.01);
-  // One peer is a ring's one-to-one traffic; a full mesh (MI300X) has no switch to share.
+  // One peer is a ring's one-to-one traffic; a full mesh (MI300X) has no switch to share: its
+  // ring's share.
   EXPECT_EQ(AchievedModel(dgx("H100", 2), Enabled::all()).all_to_all_share(kGiB), 0.816);
-  EXPECT_EQ(AchievedModel(dgx("MI300X"), Enabled::all()).all_to_all_share(kGiB), 0.816);
+  EXPECT_EQ(AchievedModel(dgx("MI300X"), Enabled::all()).all_to_all_share(kGiB), 0.712);
   // Ampere keeps Hopper's ratio to its ring; a calibration replaces the preset's.
   EXPECT_NEAR(AchievedModel(dgx("A100"), Enabled::all()).all_to_all_share(16 * kGiB),
               0.78 * 0.776 / 0.816 * (1 - 0.311 / 32), 1e-12);

@@ -237,6 +237,20 @@ TEST(NcclAchieved, OnEightA100sARingReachesWhatTwoA100NodesMeasured) {
   EXPECT_NEAR(busbw(a100, Collective::kAllReduce, 8 * kGiB), 234.0, 234.0 * 0.005);
 }
 
+TEST(NcclAchieved, OnEightMi300xsARingReachesWhatAmdMeasured) {
+  // AMD's 8x MI300X all-reduce sweep (RCCL 2.22, docs/nccl.md) ends at busbw 319.0 at 16 GB,
+  // 0.712 of the 7 x 64 GB/s xGMI links: the preset's share gives 318.9.
+  const AchievedModel mi300x(dgx("MI300X"), Enabled::all());
+  EXPECT_EQ(mi300x.time(Collective::kAllReduce, 16 * kGiB).choice.algorithm, Algorithm::kRing);
+  EXPECT_NEAR(busbw(mi300x, Collective::kAllReduce, 16 * kGiB), 319.0, 319.0 * 0.005);
+  // A send to one peer of the mesh has the one link to it: 64 x 0.712 = 45.6 GB/s, what AMD's
+  // TransferBench measured a link at (45.1-47.2), however many channels the peer has.
+  Efficiencies many_channels;
+  many_channels.p2p_channel_gb_per_s = 1000;
+  const AchievedModel unbound(dgx("MI300X"), Enabled::all(), many_channels);
+  EXPECT_NEAR(busbw(unbound, Collective::kSendRecv, 16 * kGiB), 64 * 0.712, 0.5);
+}
+
 TEST(NcclAchieved, AcrossNodesAnNdrNicCarries46To48GBs) {
   // One pair across two nodes: one NIC's 50 GB/s x 0.94.
   const AchievedModel two(dgx("H100", 8, 2), Enabled::all());

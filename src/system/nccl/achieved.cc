@@ -177,8 +177,9 @@ double AchievedModel::p2p_gb_per_s(Collective c, Protocol p, std::uint64_t bytes
     if (m.nodes > 1) seconds_per_gb = std::max(seconds_per_gb, gpus * (n - gpus) / n / nics_gb_per_s());
     return seconds_per_gb > 0 ? wire / seconds_per_gb : std::numeric_limits<double>::infinity();
   }
-  // Send/receive to the next rank: one link, or one NIC where the pair straddles two nodes.
-  const double scale_up = m.gpu->scale_up_gb_per_s() * ring_share();
+  // Send/receive to the next rank: through the switches all of a GPU's links, over a mesh the one
+  // link to the peer; one NIC where the pair straddles two nodes.
+  const double scale_up = (m.gpu->nvswitch ? m.gpu->scale_up_gb_per_s() : m.gpu->link_gb_per_s) * ring_share();
   const double link = m.nodes > 1 ? std::min(scale_up, m.nic->line_gb_per_s * nic_share()) : scale_up;
   return link * wire;
 }

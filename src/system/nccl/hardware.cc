@@ -19,6 +19,10 @@ namespace {
 // NCCL's own NVLS efficiency has Blackwell against Hopper (0.74 / 0.85 of 0.744). docs/nccl.md.
 constexpr double kAmpereRing = 0.78;
 constexpr double kBlackwellRing = 0.738, kBlackwellNvls = 0.744 * 0.74 / 0.85;
+// MI300X's rings (RCCL's, on the xGMI mesh) from AMD's own 8x MI300X all-reduce sweep: busbw 319.0
+// of 448 at 16 GB (0.712); its links carry 45.1-47.2 GB/s each of 64 all at once, and the
+// slowest sets a ring's pace (7 x 45.2 = 316). docs/nccl.md.
+constexpr double kMi300xRing = 0.712;
 // Blackwell's calls take longer than NCCL's constants say, where Hopper's DGX-like nodes take
 // what they say: the 8x B200 node's all-gather, reduce-scatter and all-reduce all start 5.3 us
 // above NCCL's floor (5.25-5.31); two 2 x 8 B200 clusters start 11 and 16 us above it, where
@@ -66,13 +70,15 @@ const std::array<GpuPreset, 6> kGpus = {{
     kB200,
     nvl72(kB200),
     {.name = "MI300X",
-     .description = "MI300X: 7 Infinity Fabric links of 64 GB/s, one to each other GPU of 8 (no switch; uncalibrated)",
+     .description = "MI300X: 7 Infinity Fabric links of 64 GB/s, one to each other GPU of 8 (no switch; rings "
+                    "calibrated to AMD's RCCL all-reduce, the rest NCCL's model uncalibrated)",
      .scale_up_links = 7,
      .link_gb_per_s = 64.0,
      .nccl_link_gb_per_s = 40.0,
      .nvswitch = false,
      .nvls = false,
-     .default_nic = "roce400"},
+     .default_nic = "roce400",
+     .ring_efficiency = kMi300xRing},
 }};
 
 const std::array<NicPreset, 5> kNics = {{
