@@ -62,13 +62,13 @@ constexpr std::size_t kRowLimit = 100000;  // a table far beyond any real run's,
 // nccl-tests' -d and -o: one name, or "all" for each in its order.
 template <typename T>
 std::vector<T> named_or_all(const std::string& text, std::size_t count, std::optional<T> (*parse)(std::string_view),
-                            const char* (*name)(T), const char* option) {
-  std::vector<T> all;
-  for (std::size_t i = 0; i < count; ++i) all.push_back(static_cast<T>(i));
-  if (text == "all") return all;
+                            const std::string& names, const char* option) {
+  if (text == "all") {
+    std::vector<T> all;
+    for (std::size_t i = 0; i < count; ++i) all.push_back(static_cast<T>(i));
+    return all;
+  }
   if (const auto one = parse(text)) return {*one};
-  std::string names;
-  for (T t : all) names.append(names.empty() ? "" : ", ").append(name(t));
   throw Error(fmt::format("{} \"{}\": expected one of {}, or all (nccl-tests' names)", option, text, names));
 }
 
@@ -160,25 +160,24 @@ int run(Options o) {
   sweep.max_bytes = nccl_tests_size(o.max_size, "-e");
   sweep.factor = o.step > 0 ? 0 : o.factor;
   sweep.step_bytes = o.step;
-  std::vector<DataType> types = named_or_all(o.type, kDataTypes, parse_data_type, data_type_name, "-d");
+  std::vector<DataType> types = named_or_all(o.type, kDataTypes, parse_data_type, data_type_names(), "-d");
   if (o.type == "all" && gpu.compute_capability < 90) {
     // nccl-tests leaves 8-bit floats out of "all" before Hopper.
     std::erase_if(types, is_float8);
   }
-  // Collectives that take no operation run nccl-tests' first (printed "none").
-  const bool takes_op = reduces(sweep.collective) || sweep.collective == Collective::kSendRecv;
-  const std::vector<ReduceOp> ops = takes_op ? named_or_all(o.op, kReduceOps, parse_reduce_op, reduce_op_name, "-o")
-                                             : std::vector<ReduceOp>{ReduceOp::kSum};
-  const bool rooted = sweep.collective == Collective::kBroadcast || sweep.collective == Collective::kReduce;
+  // Collectives that take no operation run nccl-tests' first (printed "none"); -o is read anyway.
+  std::vector<ReduceOp> ops = named_or_all(o.op, kReduceOps, parse_reduce_op, reduce_op_names(), "-o");
+  if (!takes_op(sweep.collective)) ops = {ReduceOp::kSum};
+  // The roots, first to last; nccl-tests reads -r for a broadcast and a reduce only.
   check_machine(machine);  // its ranks name the roots
-  if (o.root < -1 || o.root >= static_cast<int>(machine.ranks())) {
-    throw Error(
-        fmt::format("-r {}: expected a root rank from 0 to {}, or -1 for each in turn", o.root, machine.ranks() - 1));
-  }
-  std::vector<std::uint32_t> roots = {rooted && o.root > 0 ? static_cast<std::uint32_t>(o.root) : 0u};
-  if (rooted && o.root == -1) {
-    roots.resize(machine.ranks());
-    for (std::uint32_t r = 0; r < machine.ranks(); ++r) roots[r] = r;
+  std::uint32_t first_root = 0, last_root = 0;
+  if (rooted(sweep.collective)) {
+    if (o.root < -1 || o.root >= static_cast<std::int64_t>(machine.ranks())) {
+      throw Error(
+          fmt::format("-r {}: expected a root rank from 0 to {}, or -1 for each in turn", o.root, machine.ranks() - 1));
+    }
+    first_root = o.root == -1 ? 0 : static_cast<std::uint32_t>(o.root);
+    last_root = o.root == -1 ? machine.ranks() - 1 : first_root;
   }
   // The flags' values (a system file's were checked as it was read).
   const auto share = [](const std::optional<double>& v, const char* flag, const char* of = "the link's rate") {
@@ -206,14 +205,13 @@ int run(Options o) {
   // One sweep per type, operation and root, in nccl-tests' order, under one table. Each type and
   // operation leaves NCCL its own algorithms.
   std::vector<SweepRow> rows;
-  std::optional<AchievedModel> first;
   for (const DataType type : types) {
     check_call(sweep.collective, type, machine);
     for (const ReduceOp op : ops) {
       Enabled call = enabled;
       restrict_to_call(call, sweep.collective, type, op, machine);
       const AchievedModel model(machine, call, efficiencies_of(o.calibration));
-      for (const std::uint32_t root : roots) {
+      for (std::uint32_t root = first_root; root <= last_root; ++root) {
         sweep.type = type;
         sweep.op = op;
         sweep.root = root;
@@ -225,10 +223,10 @@ int run(Options o) {
                                   kRowLimit));
         }
       }
-      if (!first) first.emplace(model);
     }
   }
-  std::cout << sweep_table(*first, sweep, rows, true);
+  // The table's head names the machine: any of the models would.
+  std::cout << sweep_table(AchievedModel(machine, enabled, efficiencies_of(o.calibration)), sweep, rows, true);
   return 0;
 }
 
@@ -254,11 +252,9 @@ Command add_nccl_tests_command(CLI::App& app) {
   cmd->add_option("-e,--maxbytes", o->max_size, "Largest size")->capture_default_str();
   cmd->add_option("-f,--stepfactor", o->factor, "Each size this many times the last")->capture_default_str();
   cmd->add_option("-i,--stepbytes", o->step, "Each size this many bytes more than the last (instead of -f)");
-  cmd->add_option("-d,--datatype", o->type,
-                  "Element type as nccl-tests names it (int8, uint8, int32, uint32, int64, uint64, half, float, "
-                  "double, bfloat16, f8e4m3, f8e5m2), or all")
+  cmd->add_option("-d,--datatype", o->type, "Element type as nccl-tests names it (" + data_type_names() + "), or all")
       ->capture_default_str();
-  cmd->add_option("-o,--op", o->op, "Reduction as nccl-tests names it (sum, prod, max, min, avg, mulsum), or all")
+  cmd->add_option("-o,--op", o->op, "Reduction as nccl-tests names it (" + reduce_op_names() + "), or all")
       ->capture_default_str();
   cmd->add_option("-r,--root", o->root, "Broadcast's and reduce's root rank, or -1 for each in turn")
       ->capture_default_str();

@@ -379,10 +379,7 @@ const std::vector<Param>& params() {
        "decides which algorithms NCCL may run",
        [](const Json& v, Context& c) {
          c.out.system.nccl.datatype = get_name(c, "nccl-datatype", v, [](const std::string& s) {
-           if (!system::nccl::parse_data_type(s)) {
-             throw Error("expected int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, f8e4m3 "
-                         "or f8e5m2");
-           }
+           if (!system::nccl::parse_data_type(s)) throw Error("expected one of " + system::nccl::data_type_names());
          });
        }},
       {"nccl-reduce-op", "string", "sum",
@@ -390,7 +387,7 @@ const std::vector<Param>& params() {
        "which algorithms NCCL may run",
        [](const Json& v, Context& c) {
          c.out.system.nccl.reduce_op = get_name(c, "nccl-reduce-op", v, [](const std::string& s) {
-           if (!system::nccl::parse_reduce_op(s)) throw Error("expected sum, prod, max, min, avg or mulsum");
+           if (!system::nccl::parse_reduce_op(s)) throw Error("expected one of " + system::nccl::reduce_op_names());
          });
        }},
       {"model-shared-bus", "0 | 1", "0", "LogGP shared-bus model (not supported yet: must be 0)",

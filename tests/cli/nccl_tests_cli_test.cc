@@ -182,6 +182,37 @@ TEST(NcclTestsCommand, TypesOperationsAndRootsAsNcclTestsTakesThem) {
   }
   const CommandResult gather = run_binary({"nccl-tests", "all_gather", "-b", "1K", "-e", "1K", "-r", "3"});
   EXPECT_THAT(gather.out, HasSubstr("float    none      -1"));
+  // A reduce runs each type, each operation and each root; a send/receive each operation.
+  const CommandResult reduce = run_binary({"nccl-tests", "reduce", "-b", "1K", "-e", "2K", "-d", "all", "-o", "all",
+                                           "-r", "-1", "--gpus-per-node", "2", "--gpu", "A100"});
+  ASSERT_EQ(reduce.exit_code, 0) << reduce.err;
+  EXPECT_EQ(std::count(reduce.out.begin(), reduce.out.end(), '\n'), 5 + 10 * 6 * 2 * 2 + 3);
+  EXPECT_LT(reduce.out.find("int8     sum       0"), reduce.out.find("int8     sum       1"));
+  EXPECT_LT(reduce.out.find("int8     sum       1"), reduce.out.find("int8    prod       0"));
+  const CommandResult sendrecv = run_binary({"nccl-tests", "sendrecv", "-b", "1K", "-e", "1K", "-o", "all"});
+  ASSERT_EQ(sendrecv.exit_code, 0) << sendrecv.err;
+  for (const char* op :
+       {"float     sum", "float    prod", "float     max", "float     min", "float     avg", "float  mulsum"}) {
+    EXPECT_THAT(sendrecv.out, HasSubstr(op));
+  }
+  // -r matters to a broadcast and a reduce only, as nccl-tests reads it; -o is read everywhere.
+  EXPECT_EQ(run_binary({"nccl-tests", "all_reduce", "-b", "1K", "-e", "1K", "-r", "99"}).exit_code, 0);
+  const CommandResult gather_op = run_binary({"nccl-tests", "all_gather", "-o", "bogus"});
+  EXPECT_EQ(gather_op.exit_code, 1);
+  EXPECT_THAT(gather_op.err, HasSubstr("-o \"bogus\": expected one of sum"));
+  // A system file's type and reduction are -d's and -o's.
+  const auto dir = temp_dir("nccl_tests_types");
+  write_bytes(dir / "sys.json",
+              R"({"preferred-dataset-splits": 1, "nccl-datatype": "bfloat16", "nccl-reduce-op": "avg"})");
+  const CommandResult from_file =
+      run_binary({"nccl-tests", "all_reduce", "-b", "64M", "-e", "64M", "--system", (dir / "sys.json").string()});
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+  EXPECT_THAT(from_file.out, HasSubstr("bfloat16     avg      -1"));
+  EXPECT_THAT(from_file.out, ::testing::Not(HasSubstr("NVLS")));
+  // More ranks than any machine: refused before a root is named.
+  const CommandResult huge = run_binary({"nccl-tests", "reduce", "--nodes", "536870912"});
+  EXPECT_EQ(huge.exit_code, 1);
+  EXPECT_THAT(huge.err, HasSubstr("more than 1048576 ranks"));
   // What nccl-tests or NCCL would refuse.
   const CommandResult type = run_binary({"nccl-tests", "all_reduce", "-d", "fp16"});
   EXPECT_EQ(type.exit_code, 1);

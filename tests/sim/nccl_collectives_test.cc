@@ -1,5 +1,6 @@
 // `--collectives nccl`: a run's collectives take the NCCL model's time from their last member's
 // start; the rest of the run is as ever.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -469,6 +470,42 @@ TEST(NcclCollectives, ABlackwellAllToAllWaitsForEachSendAndReceiveItEnqueues) {
   EXPECT_NEAR(traffic_us, cost_us + 0.5, 0.05);
 }
 
+TEST(NcclCollectives, EightBitFloatsRankTheRingLastByTheCommunicatorsRanks) {
+  // Rings and trees only, 8-bit floats. Group 1 holds 5 NPUs of node 0 and 3 of node 1: NCCL
+  // tunes for 2 nodes of 5, but the call has 8 ranks, so its ring is not ranked last.
+  std::vector<chakra::TraceBuilder> ranks(16);
+  const std::vector<NpuId> group = {0, 1, 2, 3, 4, 8, 9, 10};
+  for (std::uint32_t r = 0; r < 16; ++r) {
+    if (std::find(group.begin(), group.end(), r) != group.end()) {
+      ranks[r].collective("ar8", chakra::CommType::kAllReduce, 256 << 20);
+      ranks[r].at(0).attr(chakra::make_string("pg_name", "1"));
+    } else {
+      ranks[r].comp("idle", 1);
+    }
+  }
+  sim::Inputs in = inputs_of(ranks, 16);
+  in.groups[1] = group;
+  in.system.nccl.algo = "Ring,Tree";
+  in.system.nccl.datatype = "f8e4m3";
+  const sim::Result result = sim::simulate(in);
+  ASSERT_TRUE(result.all_finished());
+  nccl::Machine m;
+  m.gpu = &nccl::gpu_preset("H100");
+  m.gpus_per_node = 5;
+  m.nodes = 2;
+  m.nic = &nccl::nic_preset("ndr400");
+  m.nics_per_node = 5;
+  Enabled rings_and_trees = Enabled::all();
+  nccl::apply_enable_list(rings_and_trees, "Ring,Tree", true, "test");
+  const nccl::Timing ring = nccl::AchievedModel(m, rings_and_trees).time(nccl::Collective::kAllReduce, 256 << 20);
+  Enabled last = rings_and_trees;
+  last.ring_last = true;
+  const nccl::Timing tree = nccl::AchievedModel(m, last).time(nccl::Collective::kAllReduce, 256 << 20);
+  ASSERT_EQ(ring.choice.algorithm, nccl::Algorithm::kRing);  // the two differ here
+  ASSERT_EQ(tree.choice.algorithm, nccl::Algorithm::kTree);
+  EXPECT_EQ(result.npus[0].finish_ns, static_cast<Tick>(ring.us * 1000));
+}
+
 TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   const auto parse = [](const std::string& keys) {
     return config::parse_system("{\"preferred-dataset-splits\": 1, " + keys + "}", "sys.json", {});
@@ -592,12 +629,29 @@ TEST(NcclCollectives, TheRunsTypeAndReductionLeaveNcclItsAlgorithms) {
   EXPECT_GT(finish("avg"), finish("sum"));
   // Names as nccl-tests spells them; what NCCL refuses, refused.
   EXPECT_THAT(error_of([&] { parse("\"nccl-datatype\": \"fp16\""); }), HasSubstr("sys.json: key \"nccl-datatype\": "
-                                                                                 "expected int8, uint8"));
+                                                                                 "expected one of int8, uint8"));
   EXPECT_THAT(error_of([&] { parse("\"nccl-reduce-op\": \"xor\""); }), HasSubstr("sys.json: key \"nccl-reduce-op\": "
-                                                                                 "expected sum, prod"));
-  system::NcclSpec fp8 = parse("\"nccl-gpu\": \"A100\", \"nccl-datatype\": \"f8e4m3\"");
-  EXPECT_THAT(error_of([&] { nccl::run_machine(fp8, 8, 8); }), HasSubstr("system key \"nccl-datatype\": all_reduce of "
-                                                                         "f8e4m3 on A100"));
+                                                                                 "expected one of sum, prod"));
+  // NCCL refuses an 8-bit float reduction before Hopper, when the run reaches one; it gathers them.
+  const auto run_a100 = [](chakra::CommType type) {
+    std::vector<chakra::TraceBuilder> ranks(8);
+    for (auto& r : ranks) r.collective("c", type, 1 << 20);
+    sim::Inputs in;
+    in.network = network_of({{DimensionKind::kSwitch, 8, 400, 250}});
+    in.system = system_of("ring", 1, 1, 1);
+    in.system.collectives = system::CollectiveModel::kNccl;
+    in.system.nccl.gpu = "A100";
+    in.system.nccl.datatype = "f8e4m3";
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      in.graphs.push_back(
+          std::make_shared<const chakra::Graph>(chakra::Graph::build(ranks[r].trace(), "r" + std::to_string(r))));
+    }
+    return sim::simulate(in);
+  };
+  EXPECT_THAT(error_of([&] { run_a100(chakra::CommType::kAllReduce); }), HasSubstr("system key \"nccl-datatype\": "
+                                                                                   "all_reduce of f8e4m3 on A100: NCCL "
+                                                                                   "reduces 8-bit floats"));
+  EXPECT_TRUE(run_a100(chakra::CommType::kAllGather).all_finished());
 }
 
 }  // namespace

@@ -141,6 +141,10 @@ TEST(NcclCallTypes, EightBitFloatsRankTheRingLastPastEightRanks) {
   EXPECT_EQ(algorithm(two, DataType::kFloat8E4M3), Algorithm::kTree);
   EXPECT_EQ(algorithm(two, DataType::kFloat8E5M2), Algorithm::kTree);
   EXPECT_EQ(algorithm(dgx(), DataType::kFloat8E4M3), Algorithm::kRing);
+  // NCCL asks the type alone: an all-gather of 8-bit floats ranks the ring last too.
+  Enabled gather = Enabled::all();
+  restrict_to_call(gather, Collective::kAllGather, DataType::kFloat8E4M3, ReduceOp::kSum, two);
+  EXPECT_TRUE(gather.ring_last);
   // Where the ring is all there is, it runs.
   Enabled ring = Enabled::all();
   apply_enable_list(ring, "Ring", true, "test");
@@ -211,9 +215,14 @@ TEST(NcclCallTypes, AnEmptyCallRunsNothing) {
   EXPECT_GT(rows[1].time_us, 10.0);
   const std::string table = sweep_table(model, o, {rows[0]}, true);
   EXPECT_THAT(table, HasSubstr("     2.50    0.00    0.00    N/A  -\n"));
-  // An all-to-all of no element still posts its sends and receives: timed as ever.
+  // An all-to-all of no element too (NCCL 2.30's own all-to-all); a send/receive still posts an
+  // empty send and receive: timed as ever.
   o.collective = Collective::kAllToAll;
+  EXPECT_TRUE(run_sweep(model, o)[0].empty);
+  o.collective = Collective::kSendRecv;
+  o.min_bytes = 2;  // under one float
   const std::vector<SweepRow> posted = run_sweep(model, o);
+  EXPECT_EQ(posted[0].count, 0u);
   EXPECT_FALSE(posted[0].empty);
   EXPECT_GT(posted[0].time_us, 2.5);
 }

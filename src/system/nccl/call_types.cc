@@ -53,6 +53,20 @@ bool is_float8(DataType t) { return t == DataType::kFloat8E4M3 || t == DataType:
 bool reduces(Collective c) {
   return c == Collective::kAllReduce || c == Collective::kReduceScatter || c == Collective::kReduce;
 }
+bool takes_op(Collective c) { return reduces(c) || c == Collective::kSendRecv; }
+bool rooted(Collective c) { return c == Collective::kBroadcast || c == Collective::kReduce; }
+
+std::string data_type_names() {
+  std::string out;
+  for (const char* name : kDataTypeNames) out.append(out.empty() ? "" : ", ").append(name);
+  return out;
+}
+
+std::string reduce_op_names() {
+  std::string out;
+  for (const char* name : kReduceOpNames) out.append(out.empty() ? "" : ", ").append(name);
+  return out;
+}
 
 std::optional<DataType> parse_data_type(std::string_view text) {
   for (std::size_t i = 0; i < kDataTypes; ++i) {
@@ -74,7 +88,7 @@ void restrict_to_call(Enabled& enabled, Collective c, DataType type, ReduceOp op
     switch_off(enabled, c, Algorithm::kNvls);
     switch_off(enabled, c, Algorithm::kNvlsTree);
   }
-  if (reduces(c) && !sharp_reduces(type, op, *machine.nic)) {
+  if (machine.collnet && reduces(c) && !sharp_reduces(type, op, *machine.nic)) {
     switch_off(enabled, c, Algorithm::kCollNetDirect);
     switch_off(enabled, c, Algorithm::kCollNetChain);
   }
@@ -87,7 +101,7 @@ void restrict_to_call(Enabled& enabled, Collective c, DataType type, ReduceOp op
 void check_call(Collective c, DataType type, const Machine& machine) {
   if (reduces(c) && is_float8(type) && machine.gpu->compute_capability < 90) {
     throw Error(fmt::format("{} of {} on {}: NCCL reduces 8-bit floats from Hopper on; expected a 16-bit or wider "
-                            "type (-d), or a Hopper or later GPU",
+                            "type, or a Hopper or later GPU",
                             collective_name(c), data_type_name(type), machine.gpu->name));
   }
 }

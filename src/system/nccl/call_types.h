@@ -10,13 +10,15 @@
 //     an 8-bit float (NVIDIA's SHARP plugin, typeConvert / opConvert). NCCL hands "avg" and a
 //     pre-multiplied sum to the network as a sum. Only reductions ask.
 //   - PAT has no reduce-scatter that scales ("avg", pre-multiplied sum).
-//   - An 8-bit float reduction over more than 8 ranks ranks the ring last: a long chain of
-//     roundings loses precision, so NCCL multiplies the ring's predicted time by 1024.
+//   - An 8-bit float call over more than 8 ranks ranks the ring last, whatever the collective
+//     (NCCL asks the type alone): a long chain of roundings loses precision, so NCCL multiplies
+//     the ring's predicted time by 1024.
 //   - 8-bit floats reduce only from Hopper on; NCCL refuses the call before (InvalidArgument).
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "system/nccl/nccl_types.h"
@@ -49,12 +51,19 @@ inline constexpr std::size_t kReduceOps = 6;
 // nccl-tests' spellings: "bfloat16", "f8e4m3", "mulsum". Parsing is exact, as nccl-tests' is.
 const char* data_type_name(DataType t);
 const char* reduce_op_name(ReduceOp op);
+// "int8, uint8, ..." and "sum, prod, ...", in nccl-tests' order, for help and errors.
+std::string data_type_names();
+std::string reduce_op_names();
 std::optional<DataType> parse_data_type(std::string_view text);
 std::optional<ReduceOp> parse_reduce_op(std::string_view text);
 std::uint32_t element_bytes(DataType t);
 bool is_float8(DataType t);
 // Collectives that reduce: the operation matters to them alone.
 bool reduces(Collective c);
+// nccl-tests runs its operations for these (send/receive too, which reduces nothing; the others
+// print "none"), and its roots for a broadcast and a reduce.
+bool takes_op(Collective c);
+bool rooted(Collective c);
 
 // Switches off in `enabled` what NCCL 2.30 would not run for collective `c` of `type` and `op`
 // on `machine` (the header comment's rules), and sets its ring-last rule.

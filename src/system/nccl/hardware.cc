@@ -20,8 +20,8 @@ namespace {
 constexpr double kAmpereRing = 0.78;
 constexpr double kBlackwellRing = 0.738, kBlackwellNvls = 0.744 * 0.74 / 0.85;
 // MI300X's rings (RCCL's, on the xGMI mesh) from AMD's own 8x MI300X all-reduce sweep: busbw 319.0
-// of 448 at 16 GB (0.712); its links carry 45.1-47.2 GB/s each of 64 all at once, and the
-// slowest sets a ring's pace (7 x 45.2 = 316). docs/nccl.md.
+// of 448 at 16 GB (0.712). Its links carry 45.1-47.2 GB/s each of 64 all at once, and AMD reads
+// the slowest as setting a ring's pace (7 x 45.2 = 316). docs/nccl.md.
 constexpr double kMi300xRing = 0.712;
 // Blackwell's calls take longer than NCCL's constants say, where Hopper's DGX-like nodes take
 // what they say: the 8x B200 node's all-gather, reduce-scatter and all-reduce all start 5.3 us

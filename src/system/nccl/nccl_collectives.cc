@@ -121,7 +121,6 @@ RunMachine run_machine(const NcclSpec& spec, NpuId npus, std::uint32_t first_dim
   // One element type and reduction for every collective of the run (a trace does not say).
   if (!spec.datatype.empty()) out.type = *parse_data_type(spec.datatype);
   if (!spec.reduce_op.empty()) out.op = *parse_reduce_op(spec.reduce_op);
-  named("nccl-datatype", [&] { check_call(Collective::kAllReduce, out.type, out.machine); });
   return out;
 }
 
@@ -170,7 +169,10 @@ const AchievedModel& NcclCollectives::model_for(const std::vector<NpuId>& member
   std::uint32_t most = 0;
   for (const auto& [node, count] : per_node) most = std::max(most, count);
   const auto nodes = static_cast<std::uint32_t>(per_node.size());
-  auto& model = models_[{most, nodes}];
+  // NCCL ranks the ring last for 8-bit floats over more than 8 ranks: the members, not the
+  // machine's most x nodes, count.
+  const bool ring_last = is_float8(machine_.type) && members.size() > 8;
+  auto& model = models_[{most, nodes, ring_last}];
   if (!model) {
     Machine m = machine_.machine;
     m.gpus_per_node = most;
@@ -197,6 +199,7 @@ const AchievedModel& NcclCollectives::model_for(const std::vector<NpuId>& member
     for (std::size_t c = 0; c < kCollectives; ++c) {
       restrict_to_call(enabled, static_cast<Collective>(c), machine_.type, machine_.op, m);
     }
+    enabled.ring_last = ring_last;
     model = std::make_unique<AchievedModel>(m, enabled, machine_.efficiencies);
   }
   return *model;
@@ -207,6 +210,11 @@ void NcclCollectives::start_collective(NpuId npu, const CollectiveRequest& reque
   if (members.size() < 2 || request.bytes == 0) {
     listener_.on_comm_done(npu, token);
     return;
+  }
+  try {
+    check_call(nccl_call(request, members.size()).first, machine_.type, machine_.machine);  // NCCL refuses some
+  } catch (const Error& e) {
+    throw Error(fmt::format("system key \"nccl-datatype\": {}", e.what()));
   }
   const std::uint64_t k = started_[(std::uint64_t{request.group} << 32) | npu]++;
   if (traffic_) {

@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -170,7 +171,8 @@ class NcclCollectives final : public Comm {
   std::vector<DoneStep> steps_done_;
   bool advancing_ = false;
   std::vector<Move> moves_;  // a step's, as its shape gives them
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::unique_ptr<AchievedModel>> models_;  // by (G, nodes)
+  // By (G, nodes, the ring ranked last).
+  std::map<std::tuple<std::uint32_t, std::uint32_t, bool>, std::unique_ptr<AchievedModel>> models_;
 };
 
 }  // namespace chakrasim::system::nccl

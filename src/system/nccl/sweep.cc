@@ -18,11 +18,6 @@ std::string fixed(double value, int width) {
   return fmt::format("{:{}.1e}", value, width);
 }
 
-bool rooted(Collective c) { return c == Collective::kBroadcast || c == Collective::kReduce; }
-// The redop column: the operation where nccl-tests runs its operations (send/receive too), "none"
-// else.
-bool prints_op(Collective c) { return reduces(c) || c == Collective::kSendRecv; }
-
 // nccl-tests' sizes for `size` requested: the parameter's element count, and the bytes it
 // prints (the larger of send and receive buffers). Gathers, scatters and all-to-all split the
 // count per rank, rounded down to 16 bytes.
@@ -60,10 +55,9 @@ std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& 
     row.type = o.type;
     row.op = o.op;
     row.root = o.root;
-    const bool point_to_point = o.collective == Collective::kAllToAll || o.collective == Collective::kSendRecv;
-    if (count == 0 && !point_to_point) {
-      // NCCL discards an empty collective (enqueue.cc; it still posts empty sends and receives):
-      // the host's share of a call is all it takes.
+    if (count == 0 && o.collective != Collective::kSendRecv) {
+      // NCCL discards an empty collective, its all-to-all too (enqueue.cc; it still posts an
+      // empty send and receive): the host's share of a call is all it takes.
       row.empty = true;
       row.time_us = model.tuning().machine().platform_latency_us;
     } else {
@@ -104,7 +98,7 @@ std::string sweep_table(const AchievedModel& model, const SweepOptions& o, const
         fmt::format("  {}  {}  {}    N/A", fixed(r.time_us, 7), fixed(r.algbw, 6), fixed(r.busbw, 6));
     const std::string root = rooted(o.collective) ? std::to_string(r.root) : "-1";
     out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}", r.size, r.count, data_type_name(r.type),
-                       prints_op(o.collective) ? reduce_op_name(r.op) : "none", root, body, body);
+                       takes_op(o.collective) ? reduce_op_name(r.op) : "none", root, body, body);
     if (algorithms) {
       out += r.empty ? std::string("  -")
              : r.choice.point_to_point

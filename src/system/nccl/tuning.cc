@@ -59,6 +59,7 @@ constexpr std::uint32_t kMaxRingChannels = 32;  // half of NCCL's 64 channels
 constexpr std::uint32_t kMaxNvlsArity = 32;
 constexpr std::uint32_t kMaxDirectArity = 7;
 constexpr std::uint64_t kP2pLLThresholdBytes = 16384;
+constexpr std::uint64_t kMaxRanks = 1 << 20;  // GPUs in one communicator: far beyond any machine built
 // Enabled::ring_last's factor: NCCL's, large enough to put the ring behind every other choice.
 constexpr double kRingLastFactor = 1024;
 
@@ -149,6 +150,10 @@ void check_machine(const Machine& m) {
   if (m.nodes == 0) throw Error("--nodes is 0; expected 1 or more");
   if (m.gpus_per_node * std::uint64_t{m.nodes} < 2) {
     throw Error("one GPU in all: NCCL's collectives need 2 or more; expected more --gpus-per-node or --nodes");
+  }
+  if (m.gpus_per_node * std::uint64_t{m.nodes} > kMaxRanks) {
+    throw Error(fmt::format("{} nodes of {} GPUs: more than {} ranks; expected fewer --nodes", m.nodes, m.gpus_per_node,
+                            kMaxRanks));
   }
   if (m.gpus_per_node > m.gpu->domain) {
     throw Error(fmt::format("{} GPUs per node, but a {} scale-up domain holds {}; expected at most {}", m.gpus_per_node,
