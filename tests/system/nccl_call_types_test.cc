@@ -30,6 +30,12 @@ Enabled for_call(Collective c, DataType type, ReduceOp op, const Machine& m) {
 }
 
 TEST(NcclCallTypes, NamesAndSizesAsNcclTestsHasThem) {
+  // Collectives as nccl-tests, its binaries and NCCL name them.
+  EXPECT_EQ(parse_collective("all_reduce"), Collective::kAllReduce);
+  EXPECT_EQ(parse_collective("all_reduce_perf"), Collective::kAllReduce);
+  EXPECT_EQ(parse_collective("ReduceScatter"), Collective::kReduceScatter);
+  EXPECT_EQ(parse_collective("sendrecv_perf"), Collective::kSendRecv);
+  EXPECT_EQ(parse_collective("_perf"), std::nullopt);
   EXPECT_EQ(parse_data_type("bfloat16"), DataType::kBfloat16);
   EXPECT_EQ(parse_data_type("f8e5m2"), DataType::kFloat8E5M2);
   EXPECT_EQ(parse_data_type("Float"), std::nullopt);  // exact, as nccl-tests compares

@@ -63,6 +63,7 @@ const char* protocol_name(Protocol p) { return kProtocolNames[static_cast<std::s
 
 std::optional<Collective> parse_collective(std::string_view text) {
   std::string wanted = lowercase(text);
+  if (wanted.ends_with("_perf")) wanted.resize(wanted.size() - 5);  // nccl-tests' binary: all_reduce_perf
   wanted.erase(std::remove(wanted.begin(), wanted.end(), '_'), wanted.end());
   for (std::size_t i = 0; i < kCollectives; ++i) {
     std::string name = kCollectiveNames[i];

@@ -35,7 +35,7 @@ const char* collective_name(Collective c);
 const char* algorithm_name(Algorithm a);
 const char* protocol_name(Protocol p);
 // Case-insensitive, as NCCL reads NCCL_ALGO and NCCL_PROTO; collectives also as NCCL names
-// them ("allreduce") and as nccl-tests' binaries do ("all_reduce").
+// them ("allreduce") and as nccl-tests does ("all_reduce", its binary "all_reduce_perf").
 std::optional<Collective> parse_collective(std::string_view text);
 std::optional<Algorithm> parse_algorithm(std::string_view text);
 std::optional<Protocol> parse_protocol(std::string_view text);
