@@ -48,6 +48,16 @@ sim::Inputs inputs_of(std::vector<chakra::TraceBuilder>& ranks, std::uint32_t np
   return in;
 }
 
+// One node of 8 NPUs, each calling one collective of `type` and `bytes`, on the NCCL model with
+// `spec`'s keys.
+sim::Result one_node_run(chakra::CommType type, std::uint64_t bytes, const system::NcclSpec& spec) {
+  std::vector<chakra::TraceBuilder> ranks(8);
+  for (auto& r : ranks) r.collective("c", type, bytes);
+  sim::Inputs in = inputs_of(ranks, 8);
+  in.system.nccl = spec;
+  return sim::simulate(in);
+}
+
 TEST(NcclCollectives, ACollectiveTakesTheModelsTimeFromItsLastMember) {
   // 16 NPUs, two nodes of 8: NPU 3 computes 7 us first; everyone then all-reduces 64 MiB. All
   // finish together, 7 us plus the model's time for 2 x 8 H100s.
@@ -603,18 +613,9 @@ TEST(NcclCollectives, TheRunsTypeAndReductionLeaveNcclItsAlgorithms) {
   // Each communicator's algorithms follow them (call_types.h): an averaging 64 MiB all-reduce on
   // 8 H100s runs no NVLS, so it takes the ring's time.
   const auto finish = [](const char* op) {
-    std::vector<chakra::TraceBuilder> ranks(8);
-    for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, 64 << 20);
-    sim::Inputs in;
-    in.network = network_of({{DimensionKind::kSwitch, 8, 400, 250}});
-    in.system = system_of("ring", 1, 1, 1);
-    in.system.collectives = system::CollectiveModel::kNccl;
-    in.system.nccl.reduce_op = op;
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
-      in.graphs.push_back(
-          std::make_shared<const chakra::Graph>(chakra::Graph::build(ranks[r].trace(), "r" + std::to_string(r))));
-    }
-    const sim::Result result = sim::simulate(in);
+    system::NcclSpec spec;
+    spec.reduce_op = op;
+    const sim::Result result = one_node_run(chakra::CommType::kAllReduce, 64 << 20, spec);
     EXPECT_TRUE(result.all_finished());
     return result.npus[0].finish_ns;
   };
@@ -634,19 +635,10 @@ TEST(NcclCollectives, TheRunsTypeAndReductionLeaveNcclItsAlgorithms) {
                                                                                  "expected one of sum, prod"));
   // NCCL refuses an 8-bit float reduction before Hopper, when the run reaches one; it gathers them.
   const auto run_a100 = [](chakra::CommType type) {
-    std::vector<chakra::TraceBuilder> ranks(8);
-    for (auto& r : ranks) r.collective("c", type, 1 << 20);
-    sim::Inputs in;
-    in.network = network_of({{DimensionKind::kSwitch, 8, 400, 250}});
-    in.system = system_of("ring", 1, 1, 1);
-    in.system.collectives = system::CollectiveModel::kNccl;
-    in.system.nccl.gpu = "A100";
-    in.system.nccl.datatype = "f8e4m3";
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
-      in.graphs.push_back(
-          std::make_shared<const chakra::Graph>(chakra::Graph::build(ranks[r].trace(), "r" + std::to_string(r))));
-    }
-    return sim::simulate(in);
+    system::NcclSpec spec;
+    spec.gpu = "A100";
+    spec.datatype = "f8e4m3";
+    return one_node_run(type, 1 << 20, spec);
   };
   EXPECT_THAT(error_of([&] { run_a100(chakra::CommType::kAllReduce); }), HasSubstr("system key \"nccl-datatype\": "
                                                                                    "all_reduce of f8e4m3 on A100: NCCL "

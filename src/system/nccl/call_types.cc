@@ -39,6 +39,22 @@ bool sharp_reduces(DataType type, ReduceOp op, const NicPreset& nic) {
   return !sharp_v3_type || nic.sharp_v3;
 }
 
+template <std::size_t N>
+std::string joined(const std::array<const char*, N>& names) {
+  std::string out;
+  for (const char* name : names) out.append(out.empty() ? "" : ", ").append(name);
+  return out;
+}
+
+// `text` as one of `names` exactly (nccl-tests compares with strcmp).
+template <typename T, std::size_t N>
+std::optional<T> named(const std::array<const char*, N>& names, std::string_view text) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (text == names[i]) return static_cast<T>(i);
+  }
+  return std::nullopt;
+}
+
 void switch_off(Enabled& enabled, Collective c, Algorithm a) {
   enabled.algorithms[static_cast<std::size_t>(c)][static_cast<std::size_t>(a)] = false;
 }
@@ -56,31 +72,10 @@ bool reduces(Collective c) {
 bool takes_op(Collective c) { return reduces(c) || c == Collective::kSendRecv; }
 bool rooted(Collective c) { return c == Collective::kBroadcast || c == Collective::kReduce; }
 
-std::string data_type_names() {
-  std::string out;
-  for (const char* name : kDataTypeNames) out.append(out.empty() ? "" : ", ").append(name);
-  return out;
-}
-
-std::string reduce_op_names() {
-  std::string out;
-  for (const char* name : kReduceOpNames) out.append(out.empty() ? "" : ", ").append(name);
-  return out;
-}
-
-std::optional<DataType> parse_data_type(std::string_view text) {
-  for (std::size_t i = 0; i < kDataTypes; ++i) {
-    if (text == kDataTypeNames[i]) return static_cast<DataType>(i);
-  }
-  return std::nullopt;
-}
-
-std::optional<ReduceOp> parse_reduce_op(std::string_view text) {
-  for (std::size_t i = 0; i < kReduceOps; ++i) {
-    if (text == kReduceOpNames[i]) return static_cast<ReduceOp>(i);
-  }
-  return std::nullopt;
-}
+std::string data_type_names() { return joined(kDataTypeNames); }
+std::string reduce_op_names() { return joined(kReduceOpNames); }
+std::optional<DataType> parse_data_type(std::string_view text) { return named<DataType>(kDataTypeNames, text); }
+std::optional<ReduceOp> parse_reduce_op(std::string_view text) { return named<ReduceOp>(kReduceOpNames, text); }
 
 void restrict_to_call(Enabled& enabled, Collective c, DataType type, ReduceOp op, const Machine& machine) {
   // Of the collectives that reduce nothing, only the all-gather has NVLS.
