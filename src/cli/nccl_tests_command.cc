@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -48,6 +49,15 @@ struct Options {
   std::string collective, min_size = "8", max_size = "128M", gpu = "H100", nic, algo, proto, system, network;
   std::string type = "float", op = "sum";
   int root = 0;  // -1: each rank in turn, as nccl-tests runs it
+  // nccl-tests' run controls (threads and GPUs per process, iterations, warm-up, data check,
+  // parallel init, which rank's time, timeout): taken so that a real run's command line works,
+  // changing none of the model's figures (--gpus-per-node and --nodes give the ranks).
+  std::int64_t threads = 1, gpus_per_thread = 1, iters = 20, warmup = 5, check = 1, parallel_init = 0, average = 1,
+               timeout = 0;
+  // nccl-tests' options that change what it measures in ways this model does not follow: refused
+  // away from their defaults (CUDA graphs 0, aggregated calls 1, run cycles 1, CPU time 0), saying
+  // why, rather than ignored.
+  std::int64_t graph_launches = 0, agg_iters = 1, run_cycles = 1, cputime = 0;
   std::uint64_t factor = 2, step = 0;
   std::uint32_t gpus_per_node = 8, nodes = 1, nics_per_node = 0;
   int nvls = -1;  // NCCL_NVLS_ENABLE: -1 as NCCL decides
@@ -125,7 +135,23 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
   if (net.dims.size() > 1) nic.line_gb_per_s = gpu_gb_per_s(net.dims[1]);
 }
 
+// The nccl-tests options refused (Options' second group), each with what to do instead.
+void refuse_unmodelled(const Options& o) {
+  const std::tuple<const char*, std::int64_t, std::int64_t, const char*> refused[] =
+      {{"-G", o.graph_launches, 0,
+        "CUDA graphs save host launch cost, which the model does not have (a measured platform latency goes in "
+        "--platform-latency-us)"},
+       {"-m", o.agg_iters, 1, "the model times one call at a time, not calls aggregated in a group"},
+       {"-N", o.run_cycles, 1, "the model's table is the same every cycle"},
+       {"-C", o.cputime, 0, "the model reports the GPUs' time, not the CPU's"}};
+  for (const auto& [flag, value, fine, why] : refused) {
+    if (value != fine)
+      throw Error(fmt::format("{} {}: {}; expected {}, or the option left out", flag, value, why, fine));
+  }
+}
+
 int run(Options o) {
+  refuse_unmodelled(o);
   GpuPreset gpu = gpu_preset(o.gpu);
   NicPreset nic;
   std::uint32_t nodes = o.nodes;
@@ -258,6 +284,18 @@ Command add_nccl_tests_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-r,--root", o->root, "Broadcast's and reduce's root rank, or -1 for each in turn")
       ->capture_default_str();
+  for (const auto& [flags, field] :
+       {std::pair{"-t,--nthreads", &Options::threads}, std::pair{"-g,--ngpus", &Options::gpus_per_thread},
+        std::pair{"-n,--iters", &Options::iters}, std::pair{"-w,--warmup_iters", &Options::warmup},
+        std::pair{"-c,--check", &Options::check}, std::pair{"-p,--parallel_init", &Options::parallel_init},
+        std::pair{"-a,--average", &Options::average}, std::pair{"-T,--timeout", &Options::timeout}}) {
+    cmd->add_option(flags, (*o).*field, "As nccl-tests takes it; the model's figures do not depend on it");
+  }
+  for (const auto& [flags, field] :
+       {std::pair{"-G,--cudagraph", &Options::graph_launches}, std::pair{"-m,--agg_iters", &Options::agg_iters},
+        std::pair{"-N,--run_cycles", &Options::run_cycles}, std::pair{"-C,--report_cputime", &Options::cputime}}) {
+    cmd->add_option(flags, (*o).*field, "nccl-tests' option, refused with what to use instead");
+  }
   cmd->add_option("--gpu", o->gpu, "GPU preset (" + gpu_preset_names() + ")")->capture_default_str();
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs in each node's scale-up domain")->capture_default_str();
   cmd->add_option("--nodes", o->nodes, "Nodes")->capture_default_str();

@@ -235,6 +235,29 @@ TEST(NcclTestsCommand, TypesOperationsAndRootsAsNcclTestsTakesThem) {
   EXPECT_THAT(rows.err, HasSubstr("more than 100000 rows"));
 }
 
+TEST(NcclTestsCommand, TakesARealRunsCommandLine) {
+  // all_reduce_perf -b 8 -e 8G -f 2 -g 1 with nccl-tests' run controls: the same table as without.
+  const std::vector<std::string> plain = {"nccl-tests", "all_reduce_perf", "-b", "8", "-e", "8G", "-f", "2"};
+  std::vector<std::string> pasted = plain;
+  for (const char* arg : {"-g", "1", "-t", "1",  "-n", "50", "-w", "10", "-c", "0", "-p", "1",
+                          "-a", "3", "-T", "60", "-G", "0",  "-m", "1",  "-N", "1", "-C", "0"}) {
+    pasted.push_back(arg);
+  }
+  const CommandResult a = run_binary(plain);
+  const CommandResult b = run_binary(pasted);
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);
+  // What would measure something the model does not follow is refused, saying why.
+  const CommandResult graph = run_binary({"nccl-tests", "all_reduce", "-G", "1"});
+  EXPECT_EQ(graph.exit_code, 1);
+  EXPECT_THAT(graph.err, HasSubstr("-G 1: CUDA graphs save host launch cost"));
+  const CommandResult aggregated = run_binary({"nccl-tests", "all_reduce", "-m", "4"});
+  EXPECT_EQ(aggregated.exit_code, 1);
+  EXPECT_THAT(aggregated.err, HasSubstr("-m 4: the model times one call at a time"));
+  EXPECT_THAT(run_binary({"nccl-tests", "all_reduce", "-N", "2"}).err, HasSubstr("-N 2:"));
+  EXPECT_THAT(run_binary({"nccl-tests", "all_reduce", "-C", "1"}).err, HasSubstr("-C 1:"));
+}
+
 TEST(NcclTestsCommand, BadInputSaysWhatWasExpected) {
   const CommandResult coll = run_binary({"nccl-tests", "allreduce2"});
   EXPECT_EQ(coll.exit_code, 1);
