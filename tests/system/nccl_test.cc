@@ -81,6 +81,62 @@ TEST(NcclTuning, LatenciesAndBandwidthsFollowNcclsFormulas) {
                    latency + 65536 / (1000 * tree * 0.6));
 }
 
+TEST(NcclTuning, NcclsSmallerRulesHoldOnThePresets) {
+  // Broadcast and reduce: one node on NVSwitches keeps NCCL's first graph, every channel the same
+  // ring, so a chunk pipelines down it behind the last: one step's latency (base + hop). Across
+  // nodes the channels differ (each its NIC) and every step pays a chunk's (Simple: the tree's
+  // per-step latency, as NCCL says), as on a mesh.
+  const Collective bc = Collective::kBroadcast;
+  const TuningModel one(dgx(), Enabled::all());
+  EXPECT_DOUBLE_EQ(one.latency_us(bc, Algorithm::kRing, Protocol::kLL), 6.6 + 0.6);
+  EXPECT_DOUBLE_EQ(one.latency_us(bc, Algorithm::kRing, Protocol::kLL128), 14.0 + 1.9);
+  EXPECT_DOUBLE_EQ(one.latency_us(bc, Algorithm::kRing, Protocol::kSimple), 8.4 + 3.4);
+  EXPECT_TRUE(one.graph(Algorithm::kRing).same_channels);
+  EXPECT_FALSE(TuningModel(dgx("MI300X"), Enabled::all()).graph(Algorithm::kRing).same_channels);
+  const TuningModel two(dgx("H100", 8, 2), Enabled::all());
+  EXPECT_FALSE(two.graph(Algorithm::kRing).same_channels);
+  EXPECT_DOUBLE_EQ(two.latency_us(bc, Algorithm::kRing, Protocol::kSimple), 8.4 + 16 * 14.0);
+  // NVLS other than an all-reduce runs up to 32 GPUs a node: a GB200 NVL72 domain of 72 gathers
+  // without it, and all-reduces with it.
+  const TuningModel nvl72(dgx("GB200", 72), Enabled::all());
+  EXPECT_EQ(nvl72.bandwidth(Collective::kAllGather, Algorithm::kNvls, Protocol::kSimple), 0.0);
+  EXPECT_GT(nvl72.bandwidth(Collective::kAllReduce, Algorithm::kNvls, Protocol::kSimple), 0.0);
+  EXPECT_GT(TuningModel(dgx("GB200", 32), Enabled::all())
+                .bandwidth(Collective::kAllGather, Algorithm::kNvls, Protocol::kSimple),
+            0.0);
+  // CollNet up to 8 GPUs a node.
+  Machine wide = dgx("GB200", 16, 2, 16);
+  wide.collnet = true;
+  EXPECT_EQ(TuningModel(wide, Enabled::all())
+                .bandwidth(Collective::kAllReduce, Algorithm::kCollNetChain, Protocol::kSimple),
+            0.0);
+  Machine eight = dgx("B200", 8, 2);
+  eight.collnet = true;
+  EXPECT_GT(TuningModel(eight, Enabled::all())
+                .bandwidth(Collective::kAllReduce, Algorithm::kCollNetChain, Protocol::kSimple),
+            0.0);
+  // Blackwell's NVLS-tree gets the tree's middle-size correction on x86 hosts, not on Grace:
+  // at 64 KiB (index 10) Simple's factor is 0.6.
+  const Collective ar = Collective::kAllReduce;
+  const TuningModel b200(dgx("B200", 8, 2), Enabled::all()), gb200(dgx("GB200", 8, 2), Enabled::all());
+  const auto nvls_tree_us = [&](const TuningModel& m) {
+    return *m.predicted_us(ar, Algorithm::kNvlsTree, Protocol::kSimple, 65536) -
+           m.latency_us(ar, Algorithm::kNvlsTree, Protocol::kSimple);
+  };
+  EXPECT_NEAR(nvls_tree_us(b200) * 0.6, nvls_tree_us(gb200), 1e-9);
+  // The rings' plateau across nodes counts the communicator's channels (the graph's 8, doubled):
+  // 2 x 8 H100s, 16 channels x 16 ranks x 64 B = 16 KiB is where NCCL multiplies the latency by 1.4.
+  const double lat = two.latency_us(ar, Algorithm::kRing, Protocol::kSimple);
+  const double bw = two.bandwidth(ar, Algorithm::kRing, Protocol::kSimple);
+  EXPECT_DOUBLE_EQ(*two.predicted_us(ar, Algorithm::kRing, Protocol::kSimple, 16383), lat + 16383 / (1000 * bw));
+  EXPECT_DOUBLE_EQ(*two.predicted_us(ar, Algorithm::kRing, Protocol::kSimple, 16384), 1.4 * lat + 16384 / (1000 * bw));
+  // One GPU a node: NCCL's plain tree pattern, rated x 0.85.
+  const TuningModel single(dgx("H100", 1, 16, 1), Enabled::all());
+  const Graph& g = single.graph(Algorithm::kTree);
+  EXPECT_DOUBLE_EQ(single.bandwidth(ar, Algorithm::kTree, Protocol::kSimple),
+                   std::min(g.channels * g.bw_inter * 0.92, g.channels * 36.0) * 0.85 * 0.5);
+}
+
 TEST(NcclTuning, ChoosesAsNcclDoes) {
   const TuningModel m(dgx(), Enabled::all());
   // Small: the lowest latency, ring LL; large: NVLS, whose bandwidth NCCL puts above the ring's.

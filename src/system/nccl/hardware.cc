@@ -52,6 +52,7 @@ constexpr GpuPreset nvl72(GpuPreset b200) {
   b200.name = "GB200";
   b200.description = "GB200 NVL72: the B200's NVLink5, 72 GPUs in one NVSwitch domain";
   b200.domain = 72;
+  b200.arm_host = true;  // Grace
   return b200;
 }
 const std::array<GpuPreset, 6> kGpus = {{

@@ -22,6 +22,7 @@ struct GpuPreset {
   bool nvls = true;          // NVLink SHARP: the switches reduce and multicast (NVLS algorithms)
   std::uint32_t domain = 8;  // GPUs one scale-up domain can hold (NVL72: 72)
   const char* default_nic = "ndr400";
+  bool arm_host = false;  // its host CPU is Arm (Grace), not x86: NCCL tunes some things by it
   // The shares of the scale-up rate NCCL's kernels reach: a ring's, and NVLS's before each loop's
   // fixed cost (achieved.h's Efficiencies, where a system file may set its own).
   double ring_efficiency = 0.816;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "system/nccl/call_channels.h"
 
 namespace chakrasim::system::nccl {
 namespace {
@@ -187,6 +188,7 @@ std::array<Graph, kAlgorithms> nccl_graphs(const Machine& m) {
     ring = search(inter_speeds(generation), 1, kMaxRingChannels, max_bw, links.nics * links.nic, fit_inter, &links,
                   generation, true);
   }
+  ring.same_channels = m.nodes == 1 && m.gpu->nvswitch;
   graphs[at(Algorithm::kRing)] = ring;
   graphs[at(Algorithm::kTree)] = ring;  // the same count of channels as the ring, as NCCL asks
   graphs[at(Algorithm::kPat)] = ring;
@@ -282,6 +284,8 @@ void TuningModel::tune(Collective coll) {
       if (a == Algorithm::kTree && p == Protocol::kLL128) {
         bus = std::min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), channels * kTreeLL128PerChannel[gen][by_nodes]);
       }
+      // One GPU a node: NCCL's tree search takes its plain tree pattern, which it rates lower.
+      if (a == Algorithm::kTree && per_node == 1) bus *= .85;
       if (a == Algorithm::kPat) bus *= .75;
       if (collnet && !simple) bus = 0;
       if (a == Algorithm::kCollNetDirect && simple) {
@@ -309,11 +313,16 @@ void TuningModel::tune(Collective coll) {
       switch (a) {
         case Algorithm::kRing: {
           if (coll == Collective::kBroadcast || coll == Collective::kReduce) {
-            // NCCL's graphs on these machines use different channels: a chunk's latency per step.
+            // Channels that replay one order pipeline a chunk down the ring behind the last: one
+            // step's latency. Different channels pay a chunk's latency at every step.
             const Hop hop = nodes == 1 ? intra_hop : kNetHop;
-            const double step =
-                simple ? kHopLatency[hop][static_cast<std::size_t>(Algorithm::kTree)][pi] : kHopLatency[hop][ai][pi];
-            latency += steps * step;
+            if (g.same_channels) {
+              latency += kHopLatency[hop][ai][pi];
+            } else {
+              const double step =
+                  simple ? kHopLatency[hop][static_cast<std::size_t>(Algorithm::kTree)][pi] : kHopLatency[hop][ai][pi];
+              latency += steps * step;
+            }
           } else {
             double net_overhead = 0;  // posting each network send, us
             if (nodes > 1) net_overhead = (machine_.amd_cpu ? 2.0 : 1.0) * (simple ? 3 : 1);
@@ -341,6 +350,9 @@ void TuningModel::tune(Collective coll) {
       if (machine_.nodes == 1 && a == Algorithm::kNvlsTree) on = false;
       if (!machine_.collnet && (collnet || (a == Algorithm::kNvls && machine_.nodes > 1))) on = false;
       if (!machine_.gpu->nvswitch && a == Algorithm::kCollNetDirect) on = false;
+      // CollNet runs up to 8 GPUs a node; NVLS other than an all-reduce up to NCCL's 32.
+      if (collnet && machine_.gpus_per_node > kMaxDirectArity + 1) on = false;
+      if (nvls && !all_reduce && machine_.gpus_per_node > kMaxNvlsArity) on = false;
       // LL128 only over NVLink (NCCL enables it by default on Ampere and later).
       if (p == Protocol::kLL128 && (!g.nvlink || generation_ < 1)) on = false;
       bandwidth_[index(coll)][ai][pi] = on ? bus : 0;
@@ -357,13 +369,16 @@ std::optional<double> TuningModel::predicted_us(Collective c, Algorithm a, Proto
   const int log_size = log2_floor(bytes >> 6);
   const bool all_reduce = c == Collective::kAllReduce;
   if (a == Algorithm::kTree && all_reduce && log_size >= 0 && log_size < 23) bw *= kTreeCorrection[idx(p)][log_size];
+  // NCCL corrects Blackwell's NVLS-tree on x86 hosts (Intel or AMD), not on Grace.
   if (a == Algorithm::kNvlsTree && all_reduce && log_size >= 0 && log_size < 24 && generation_ >= 3 &&
-      !machine_.amd_cpu) {
+      !machine_.gpu->arm_host) {
     bw *= kTreeCorrection[idx(p)][log_size];
   }
-  const double comm_channels = std::max(graphs_[idx(Algorithm::kRing)].channels, 1u);
+  // The communicator's channels (the ring graph's, doubled: call_channels.h), as NCCL counts them.
+  const Graph& ring = graphs_[idx(Algorithm::kRing)];
+  const double channels = comm_channels(machine_, ring.channels, ring.bw_intra);
   if (a == Algorithm::kRing && p == Protocol::kSimple && machine_.nodes > 1 && all_reduce &&
-      static_cast<double>(bytes) / (comm_channels * machine_.ranks()) >= 64) {
+      static_cast<double>(bytes) / (channels * machine_.ranks()) >= 64) {
     latency *= generation_ < 1 ? 1.9 : 1.4;  // NCCL's plateau of rings across nodes
   }
   return latency + static_cast<double>(bytes) / (1000 * bw);

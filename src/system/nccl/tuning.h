@@ -58,6 +58,9 @@ struct Graph {
   double bw_intra = 0;         // GB/s per channel, inside a node
   double bw_inter = 0;         // GB/s per channel, across nodes
   bool nvlink = true;          // the intra-node path is NVLink-class (every preset's; PCI would not be)
+  // Every channel replays the first's order of GPUs (NCCL's search tries it first and keeps it
+  // where it reaches the full bandwidth: one node on NVSwitches, not a mesh or NICs).
+  bool same_channels = false;
 };
 
 class TuningModel {
