@@ -15,6 +15,7 @@
 #include "sim/simulation.h"
 #include "support/test_support.h"
 #include "system/nccl/nccl_collectives.h"
+#include "system/nccl_test_support.h"
 
 namespace chakrasim::test {
 namespace {
@@ -27,13 +28,8 @@ using nccl::Enabled;
 // The model's time for `bytes` of `c` on a machine of `gpus` GPUs a node and `nodes` nodes,
 // truncated to the ns as the run's clock holds it.
 Tick model_ns(nccl::Collective c, std::uint64_t bytes, std::uint32_t gpus, std::uint32_t nodes) {
-  nccl::Machine m;
-  m.gpu = &nccl::gpu_preset("H100");
-  m.gpus_per_node = gpus;
-  m.nodes = nodes;
-  m.nic = &nccl::nic_preset("ndr400");
-  m.nics_per_node = gpus;
-  return static_cast<Tick>(nccl::AchievedModel(m, nccl::Enabled::all()).time(c, bytes).us * 1000);
+  return static_cast<Tick>(
+      nccl::AchievedModel(nccl::dgx("H100", gpus, nodes, gpus), nccl::Enabled::all()).time(c, bytes).us * 1000);
 }
 
 sim::Inputs inputs_of(std::vector<chakra::TraceBuilder>& ranks, std::uint32_t npus) {
@@ -124,13 +120,10 @@ sim::Inputs one_node_all_reduce(std::uint64_t bytes, const std::string& backend,
 
 // The model of one H100 node with NCCL_ALGO and NCCL_PROTO as given ("": all).
 nccl::AchievedModel one_node_model(const std::string& algo, const std::string& proto = "") {
-  nccl::Machine m;
-  m.gpu = &nccl::gpu_preset("H100");
-  m.nic = &nccl::nic_preset("ndr400");
   Enabled enabled = Enabled::all();
   if (!algo.empty()) nccl::apply_enable_list(enabled, algo, true, "test");
   if (!proto.empty()) nccl::apply_enable_list(enabled, proto, false, "test");
-  return nccl::AchievedModel(m, enabled);
+  return nccl::AchievedModel(nccl::dgx(), enabled);
 }
 
 TEST(NcclCollectives, AsTrafficOnAnIdleNetworkItTakesTheModelsTime) {
@@ -369,12 +362,8 @@ TEST(NcclCollectives, AsTrafficAStagedChunkGoesThroughItsStagesInOrder) {
   in.system.nccl.algo = "NVLSTree";
   const sim::Result result = sim::simulate(in);
   ASSERT_TRUE(result.all_finished());
-  nccl::Machine m;
-  m.gpu = &nccl::gpu_preset("H100");
-  m.nodes = 4;
-  m.nic = &nccl::nic_preset("ndr400");
   const double latency_us =
-      nccl::AchievedModel(m, Enabled::all())
+      nccl::AchievedModel(nccl::dgx("H100", 8, 4), Enabled::all())
           .latency_us(nccl::Collective::kAllReduce, nccl::Algorithm::kNvlsTree, nccl::Protocol::kSimple);
   Tick last = 0;
   for (const sim::NpuResult& n : result.npus) last = std::max(last, n.finish_ns);
@@ -499,12 +488,7 @@ TEST(NcclCollectives, EightBitFloatsRankTheRingLastByTheCommunicatorsRanks) {
   in.system.nccl.datatype = "f8e4m3";
   const sim::Result result = sim::simulate(in);
   ASSERT_TRUE(result.all_finished());
-  nccl::Machine m;
-  m.gpu = &nccl::gpu_preset("H100");
-  m.gpus_per_node = 5;
-  m.nodes = 2;
-  m.nic = &nccl::nic_preset("ndr400");
-  m.nics_per_node = 5;
+  const nccl::Machine m = nccl::dgx("H100", 5, 2, 5);
   Enabled rings_and_trees = Enabled::all();
   nccl::apply_enable_list(rings_and_trees, "Ring,Tree", true, "test");
   const nccl::Timing ring = nccl::AchievedModel(m, rings_and_trees).time(nccl::Collective::kAllReduce, 256 << 20);
@@ -619,12 +603,7 @@ TEST(NcclCollectives, TheRunsTypeAndReductionLeaveNcclItsAlgorithms) {
     EXPECT_TRUE(result.all_finished());
     return result.npus[0].finish_ns;
   };
-  Enabled ring = Enabled::all();
-  apply_enable_list(ring, "^NVLS,NVLSTree", true, "test");
-  nccl::Machine h100;
-  h100.gpu = &nccl::gpu_preset("H100");
-  h100.nic = &nccl::nic_preset("ndr400");
-  const nccl::AchievedModel rings(h100, ring);
+  const nccl::AchievedModel rings = one_node_model("^NVLS,NVLSTree");
   EXPECT_EQ(finish("avg"), static_cast<Tick>(rings.time(nccl::Collective::kAllReduce, 64 << 20).us * 1000));
   EXPECT_EQ(finish("sum"), model_ns(nccl::Collective::kAllReduce, 64 << 20, 8, 1));
   EXPECT_GT(finish("avg"), finish("sum"));
