@@ -50,10 +50,14 @@ struct Options {
   std::string type = "float", op = "sum";
   int root = 0;  // -1: each rank in turn, as nccl-tests runs it
   // nccl-tests' run controls (threads and GPUs per process, iterations, warm-up, data check,
-  // parallel init, which rank's time, timeout): taken so that a real run's command line works,
-  // changing none of the model's figures (--gpus-per-node and --nodes give the ranks).
+  // parallel init, which rank's time, timeout): taken so that a real run's command line works.
+  // Only the GPUs a thread drives change a figure: the thread launches each one's kernel in turn
+  // (--gpus-per-node and --nodes give the ranks).
   std::int64_t threads = 1, gpus_per_thread = 1, iters = 20, warmup = 5, check = 1, parallel_init = 0, average = 1,
                timeout = 0;
+  // A host thread's time to launch one GPU's call, us: the median of six single-process runs'
+  // flat small sizes (4 and 8 GPUs a thread, H100 and A100 hosts: 3.8-6.0 us a GPU); docs/nccl.md.
+  double host_launch_us = 4.5;
   // nccl-tests' options that change what it measures in ways this model does not follow: refused
   // away from their defaults (CUDA graphs 0, aggregated calls 1, run cycles 1, CPU time 0), saying
   // why, rather than ignored.
@@ -139,8 +143,8 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
 void refuse_unmodelled(const Options& o) {
   const std::tuple<const char*, std::int64_t, std::int64_t, const char*> refused[] =
       {{"-G", o.graph_launches, 0,
-        "CUDA graphs save host launch cost, which the model does not have (a measured platform latency goes in "
-        "--platform-latency-us)"},
+        "CUDA graphs take the host's launches away and shorten the GPUs' own, which NCCL's latencies include; the "
+        "model does not follow that (-g 1, or a smaller --host-launch-us, leaves the launches out)"},
        {"-m", o.agg_iters, 1, "the model times one call at a time, not calls aggregated in a group"},
        {"-N", o.run_cycles, 1, "the model's table is the same every cycle"},
        {"-C", o.cputime, 0, "the model reports the GPUs' time, not the CPU's"}};
@@ -196,6 +200,11 @@ int run(Options o) {
   if (!takes_op(sweep.collective)) ops = {ReduceOp::kSum};
   // The roots, first to last; nccl-tests reads -r for a broadcast and a reduce only.
   check_machine(machine);  // its ranks name the roots
+  if (o.threads < 1 || o.gpus_per_thread < 1 || o.threads * o.gpus_per_thread > o.gpus_per_node) {
+    throw Error(fmt::format("-t {} -g {}: a process drives threads x GPUs a thread of one node's {} GPUs "
+                            "(--gpus-per-node); expected each 1 or more, their product at most {}",
+                            o.threads, o.gpus_per_thread, o.gpus_per_node, o.gpus_per_node));
+  }
   std::uint32_t first_root = 0, last_root = 0;
   if (rooted(sweep.collective)) {
     if (o.root < -1 || o.root >= static_cast<std::int64_t>(machine.ranks())) {
@@ -227,6 +236,8 @@ int run(Options o) {
   cost(o.calibration.nvls_chunk_us, "--nvls-chunk-us");
   cost(o.calibration.tree_message_us, "--tree-message-us");
   cost(o.calibration.ll_proxy_scan_ns, "--ll-proxy-scan-ns", "ns");
+  cost(o.host_launch_us, "--host-launch-us");
+  sweep.host_issue_us = static_cast<double>(o.gpus_per_thread) * o.host_launch_us;
   rate(o.calibration.p2p_channel_gb_per_s, "--p2p-channel-gb-per-s");
   // One sweep per type, operation and root, in nccl-tests' order, under one table. Each type and
   // operation leaves NCCL its own algorithms.
@@ -285,12 +296,16 @@ Command add_nccl_tests_command(CLI::App& app) {
   cmd->add_option("-r,--root", o->root, "Broadcast's and reduce's root rank, or -1 for each in turn")
       ->capture_default_str();
   for (const auto& [flags, field] :
-       {std::pair{"-t,--nthreads", &Options::threads}, std::pair{"-g,--ngpus", &Options::gpus_per_thread},
-        std::pair{"-n,--iters", &Options::iters}, std::pair{"-w,--warmup_iters", &Options::warmup},
-        std::pair{"-c,--check", &Options::check}, std::pair{"-p,--parallel_init", &Options::parallel_init},
-        std::pair{"-a,--average", &Options::average}, std::pair{"-T,--timeout", &Options::timeout}}) {
+       {std::pair{"-t,--nthreads", &Options::threads}, std::pair{"-n,--iters", &Options::iters},
+        std::pair{"-w,--warmup_iters", &Options::warmup}, std::pair{"-c,--check", &Options::check},
+        std::pair{"-p,--parallel_init", &Options::parallel_init}, std::pair{"-a,--average", &Options::average},
+        std::pair{"-T,--timeout", &Options::timeout}}) {
     cmd->add_option(flags, (*o).*field, "As nccl-tests takes it; the model's figures do not depend on it");
   }
+  cmd->add_option("-g,--ngpus", o->gpus_per_thread,
+                  "GPUs a thread drives, as nccl-tests takes it: the thread launches each one's call in turn, so a "
+                  "call takes at least -g x --host-launch-us")
+      ->capture_default_str();
   for (const auto& [flags, field] :
        {std::pair{"-G,--cudagraph", &Options::graph_launches}, std::pair{"-m,--agg_iters", &Options::agg_iters},
         std::pair{"-N,--run_cycles", &Options::run_cycles}, std::pair{"-C,--report_cputime", &Options::cputime}}) {
@@ -310,6 +325,9 @@ Command add_nccl_tests_command(CLI::App& app) {
   cmd->add_option("--platform-latency-us", o->platform_latency_us,
                   "Added to every call's time, not to NCCL's choice: an 8-byte call's measured time less this "
                   "table's")
+      ->capture_default_str();
+  cmd->add_option("--host-launch-us", o->host_launch_us,
+                  "A host thread's time to launch one GPU's call, us: a call takes at least -g times this")
       ->capture_default_str();
   cmd->add_option("--ring-efficiency", o->calibration.ring_efficiency,
                   "The share of NVLink's rate rings reach (default: the GPU preset's, 0.816 on H100; docs/nccl.md)");

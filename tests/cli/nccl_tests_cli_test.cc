@@ -250,12 +250,47 @@ TEST(NcclTestsCommand, TakesARealRunsCommandLine) {
   // What would measure something the model does not follow is refused, saying why.
   const CommandResult graph = run_binary({"nccl-tests", "all_reduce", "-G", "1"});
   EXPECT_EQ(graph.exit_code, 1);
-  EXPECT_THAT(graph.err, HasSubstr("-G 1: CUDA graphs save host launch cost"));
+  EXPECT_THAT(graph.err, HasSubstr("-G 1: CUDA graphs take the host's launches away"));
   const CommandResult aggregated = run_binary({"nccl-tests", "all_reduce", "-m", "4"});
   EXPECT_EQ(aggregated.exit_code, 1);
   EXPECT_THAT(aggregated.err, HasSubstr("-m 4: the model times one call at a time"));
   EXPECT_THAT(run_binary({"nccl-tests", "all_reduce", "-N", "2"}).err, HasSubstr("-N 2:"));
   EXPECT_THAT(run_binary({"nccl-tests", "all_reduce", "-C", "1"}).err, HasSubstr("-C 1:"));
+}
+
+TEST(NcclTestsCommand, AThreadLaunchingSeveralGpusSetsAFloor) {
+  // One thread launching 8 GPUs' calls in turn issues a call every 8 x 4.5 us = 36 us: an 8-byte
+  // all-reduce, 15.0 us on the GPUs, takes 36, and so does 8 KiB (16.2); 8 MiB (82 us of NVLS)
+  // and 8 GiB are the GPUs' time.
+  const std::vector<std::string> base = {"nccl-tests", "all_reduce", "-b", "8", "-e", "8G", "-f", "1024"};
+  std::vector<std::string> eight = base;
+  eight.insert(eight.end(), {"-g", "8"});
+  const CommandResult one = run_binary(base);
+  const CommandResult r = run_binary(eight);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(one.out, HasSubstr("      -1    15.00"));
+  EXPECT_THAT(one.out, ::testing::Not(HasSubstr("the host's")));
+  EXPECT_THAT(r.out, HasSubstr("      -1    36.00    0.00    0.00    N/A    36.00"));
+  EXPECT_THAT(r.out, HasSubstr("# 2 of the 4 sizes take the host's 36 us to launch a call, not the GPUs' time"));
+  const auto last_rows = [](const std::string& out) {
+    const std::size_t from = out.find("     8388608  ");
+    return out.substr(from, out.find("# Out of bounds") - from);
+  };
+  EXPECT_EQ(last_rows(r.out), last_rows(one.out));
+  // A faster host: 8 x 1.5 = 12 us, under the GPUs' 15.
+  eight.insert(eight.end(), {"--host-launch-us", "1.5"});
+  EXPECT_EQ(run_binary(eight).out, one.out);
+  // An empty collective launches nothing: an all-gather of 8 bytes over 8 ranks stays at 0.
+  const CommandResult empty = run_binary({"nccl-tests", "all_gather", "-b", "8", "-e", "8", "-g", "8"});
+  EXPECT_THAT(empty.out, HasSubstr("      -1     0.00"));
+  // Threads x GPUs a thread drive one node's GPUs at most.
+  const CommandResult many = run_binary({"nccl-tests", "all_reduce", "-t", "2", "-g", "8"});
+  EXPECT_EQ(many.exit_code, 1);
+  EXPECT_THAT(many.err, HasSubstr("-t 2 -g 8: a process drives threads x GPUs a thread of one node's 8 GPUs"));
+  EXPECT_EQ(run_binary({"nccl-tests", "all_reduce", "-g", "0"}).exit_code, 1);
+  const CommandResult negative = run_binary({"nccl-tests", "all_reduce", "--host-launch-us", "-1"});
+  EXPECT_EQ(negative.exit_code, 1);
+  EXPECT_THAT(negative.err, HasSubstr("--host-launch-us -1: expected us, 0 or more"));
 }
 
 TEST(NcclTestsCommand, BadInputSaysWhatWasExpected) {

@@ -1,5 +1,7 @@
 #include "system/nccl/sweep.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -62,9 +64,11 @@ std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& 
       row.time_us = model.tuning().machine().platform_latency_us;
     } else {
       const Timing t = model.time(o.collective, bytes);
-      row.time_us = t.us;
+      // Launches and GPU work overlap from one call to the next: the slower of the two sets the
+      // pace. An empty collective launches nothing, so it has no such floor.
+      row.time_us = std::max(t.us, o.host_issue_us);
       row.choice = t.choice;
-      row.algbw = static_cast<double>(bytes) / 1e3 / t.us;  // GB/s
+      row.algbw = static_cast<double>(bytes) / 1e3 / row.time_us;  // GB/s
       row.busbw = row.algbw * bus_factor(o.collective, ranks);
     }
     rows.push_back(row);
@@ -82,6 +86,13 @@ std::string sweep_table(const AchievedModel& model, const SweepOptions& o, const
                                 m.nodes, m.gpus_per_node, m.gpu->name);
   if (m.nodes > 1) out += fmt::format(", {} x {} NICs per node", m.nics_per_node, m.nic->name);
   out += fmt::format("; NCCL 2.30's choice of algorithm and protocol, timed by chakrasim's model (docs/nccl.md)\n");
+  const auto host_bound = std::count_if(rows.begin(), rows.end(), [&](const SweepRow& r) {
+    return !r.empty && o.host_issue_us > 0 && r.time_us == o.host_issue_us;
+  });
+  if (host_bound > 0) {
+    out += fmt::format("# {} of the {} sizes take the host's {:g} us to launch a call, not the GPUs' time\n",
+                       host_bound, rows.size(), o.host_issue_us);
+  }
   out += "#\n";
   out += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place      "
                      "    \n",

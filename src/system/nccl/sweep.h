@@ -21,6 +21,9 @@ struct SweepOptions {
   DataType type = DataType::kFloat;  // -d
   ReduceOp op = ReduceOp::kSum;      // -o
   std::uint32_t root = 0;            // -r: broadcast's and reduce's root
+  // The host's time to issue one iteration's calls, us: nccl-tests times calls back to back, so
+  // a call that the GPUs finish sooner still takes this (one thread launching -g GPUs' kernels).
+  double host_issue_us = 0;
 };
 
 struct SweepRow {
