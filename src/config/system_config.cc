@@ -334,7 +334,7 @@ const std::vector<Param>& params() {
       {"nccl-nic-efficiency", "number in (0, 1]", "the NIC preset's",
        "NCCL model: the share of a NIC's line rate NCCL reaches",
        [](const Json& v, Context& c) { c.out.system.nccl.nic_efficiency = get_share(c, "nccl-nic-efficiency", v); }},
-      {"nccl-nvls-efficiency", "number in (0, 1]", "the GPU preset's (0.744; B200, GB200 0.648)",
+      {"nccl-nvls-efficiency", "number in (0, 1]", "the GPU preset's (0.744)",
        "NCCL model: the share of NVLink's rate NVLS reaches, before each loop's fixed cost",
        [](const Json& v, Context& c) { c.out.system.nccl.nvls_efficiency = get_share(c, "nccl-nvls-efficiency", v); }},
       {"nccl-nvls-tree-efficiency", "number in (0, 1]", "0.91",
@@ -342,7 +342,8 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) {
          c.out.system.nccl.nvls_tree_efficiency = get_share(c, "nccl-nvls-tree-efficiency", v, "NVLS's NVLink rate");
        }},
-      {"nccl-nvls-chunk-us", "number, us", "0.6", "NCCL model: NVLS's fixed cost per chunk of a loop",
+      {"nccl-nvls-chunk-us", "number, us", "the GPU preset's (0.6; B200, GB200 1.217)",
+       "NCCL model: NVLS's fixed cost per chunk of a loop",
        [](const Json& v, Context& c) { c.out.system.nccl.nvls_chunk_us = get_number(c, "nccl-nvls-chunk-us", v); }},
       {"nccl-tree-message-us", "number, us", "0.27", "NCCL model: a tree's fixed cost per network message",
        [](const Json& v, Context& c) { c.out.system.nccl.tree_message_us = get_number(c, "nccl-tree-message-us", v); }},

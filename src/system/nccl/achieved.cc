@@ -121,7 +121,8 @@ NvlsTime AchievedModel::nvls_time(Collective c, Algorithm a, std::uint64_t bytes
       nvls_chunking(m, a, tuning_.graph(Algorithm::kNvls).channels, bytes,
                     tuning_.bandwidth(Collective::kAllReduce, Algorithm::kNvls, Protocol::kSimple));
   return nccl::nvls_time(chunking, nvls_stages(c, a, m.nodes), bytes, nvls_nvlink_gb_per_s(c, a),
-                         nvls_network_gb_per_s(a), efficiencies_.nvls_chunk_us * chunking.heads);
+                         nvls_network_gb_per_s(a),
+                         efficiencies_.nvls_chunk_us.value_or(m.gpu->nvls_chunk_us) * chunking.heads);
 }
 
 double AchievedModel::tree_messages_us(Protocol p, std::uint64_t bytes) const {
@@ -207,7 +208,9 @@ std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol
 
 double AchievedModel::latency_us(Collective c, Algorithm a, Protocol p) const {
   const double levels_us = a == Algorithm::kNvlsTree ? tuning_.nvls_tree_levels_latency_us(p) : 0.0;
-  return tuning_.latency_us(c, a, p) - levels_us;
+  const double ll_steps_us =
+      p == Protocol::kLL ? tuning_.intra_steps(c, a, p) * tuning_.machine().gpu->ll_step_latency_us : 0.0;
+  return tuning_.latency_us(c, a, p) - levels_us + ll_steps_us;
 }
 
 Timing AchievedModel::time(Collective c, std::uint64_t bytes) const {

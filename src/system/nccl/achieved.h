@@ -30,12 +30,12 @@ struct Efficiencies {
   // The share of the scale-up rate rings reach; unset, the GPU preset's (hardware.h: 0.816 on
   // H100, from 8x H100 ring all-reduce busbw 367 GB/s of 450).
   std::optional<double> ring;
-  // NVLS: the NVLink side's share before each loop's fixed cost (unset, the GPU preset's), and
-  // that cost per chunk a channel takes in a loop (one per head, a head per GPU up to NCCL's 32),
-  // both from 8x H100 all-reduce sweeps (docs/nccl.md); at 8 GPUs, 128 KiB chunks: 450 x 0.744 x
-  // 8 / 9 = 297.6 GB/s a loop of 16 MiB, 56.4 us, + 8 x 0.6 us: 480 GB/s busbw.
+  // NVLS: the NVLink side's share before each loop's fixed cost, and that cost per chunk a
+  // channel takes in a loop (one per head, a head per GPU up to NCCL's 32); unset, the GPU
+  // preset's, from 8x H100 all-reduce sweeps (docs/nccl.md): at 8 GPUs, 128 KiB chunks, 450 x
+  // 0.744 x 8 / 9 = 297.6 GB/s a loop of 16 MiB, 56.4 us, + 8 x 0.6 us: 480 GB/s busbw.
   std::optional<double> nvls;
-  double nvls_chunk_us = 0.6;
+  std::optional<double> nvls_chunk_us;
   // NVLS-tree's NVLink side (a node's NVLS reduce-scatter and all-gather, across nodes) as a
   // share of NVLS's in one node: three 2 x 8 H100 all-reduce sweeps, where the NICs have room,
   // peak at 0.91 of one node's NVLS rate (busbw 469, not 512). NCCL's NVLS-tree kernel gives

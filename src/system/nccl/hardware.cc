@@ -15,21 +15,27 @@ namespace {
 // from 8x H100 anchors and sweeps (a ring's 0.816: busbw 367 of 450; NVLS's 0.744: 480 at 8 GiB);
 // Ampere's ring from two 8x A100 SXM nodes' all-reduce sweeps (busbw 233 and 235 of 300 at 4-8
 // GiB: 0.78); Blackwell's ring from an 8x B200 node's sweeps (all-gather busbw 664 of
-// 900 at 8 GiB: 0.738; reduce-scatter, all-to-all and send/receive within 2% of it), its NVLS as
-// NCCL's own NVLS efficiency has Blackwell against Hopper (0.74 / 0.85 of 0.744). docs/nccl.md.
+// 900 at 8 GiB: 0.738; reduce-scatter, all-to-all and send/receive within 2% of it), its NVLS
+// Hopper's share once its loops pay Blackwell's slower step (below). docs/nccl.md.
 constexpr double kAmpereRing = 0.78;
-constexpr double kBlackwellRing = 0.738, kBlackwellNvls = 0.744 * 0.74 / 0.85;
+constexpr double kBlackwellRing = 0.738;
 // MI300X's rings (RCCL's, on the xGMI mesh) from AMD's own 8x MI300X all-reduce sweep: busbw 319.0
 // of 448 at 16 GB (0.712). Its links carry 45.1-47.2 GB/s each of 64 all at once, and AMD reads
 // the slowest as setting a ring's pace (7 x 45.2 = 316). docs/nccl.md.
 constexpr double kMi300xRing = 0.712;
-// Blackwell's calls take longer than NCCL's constants say, where Hopper's DGX-like nodes take
-// what they say: the 8x B200 node's all-gather, reduce-scatter and all-reduce all start 5.3 us
-// above NCCL's floor (5.25-5.31); two 2 x 8 B200 clusters start 11 and 16 us above it, where
-// H100s and H200s of the same kind of cloud start 5 above. Its send/receive starts 2.12 us above
-// (the mean of 8-512 B) and its all-to-all 3.92 (128 B-2 KiB): 1.86 a call and 0.129 for each of
-// the 2 and 16 sends and receives the two enqueue. docs/nccl.md.
-constexpr double kBlackwellCallUs = 5.3, kBlackwellP2pCallUs = 1.86, kBlackwellP2pOpUs = 0.129;
+// Blackwell's steps between GPUs of a node take twice NCCL's constant, where Hopper's DGX-like
+// nodes take what it says. The 8x B200 node's all-gather and reduce-scatter (7 LL steps) start
+// 5.3 us above NCCL's floor, its all-reduce (14) 9.6: 0.617 us more a step, 1.0 a call. The one
+// ratio, 1.03 times NCCL's 0.6, doubles NVLS's cost per chunk (its fences and the switch's
+// barrier): with Hopper's share, the node's NVLS all-reduce sizes (4 MB-16 GB) fit within 10%.
+// A 2 x 8 B200 cluster's tree, 14 steps in its nodes, starts where this puts it (35.1 us, measured
+// 35.5-36.5). Its send/receive starts 2.12 us above NCCL's floor (the mean of 8-512 B) and its
+// all-to-all 3.92 (128 B-2 KiB): 1.86 a call and 0.129 for each of the 2 and 16 sends and
+// receives the two enqueue. docs/nccl.md.
+constexpr double kNcclLlStepUs = 0.6, kBlackwellCallUs = 1.0, kBlackwellLlStepUs = 0.617;
+constexpr double kBlackwellNvlsChunkUs =
+    GpuPreset{}.nvls_chunk_us * (kNcclLlStepUs + kBlackwellLlStepUs) / kNcclLlStepUs;
+constexpr double kBlackwellP2pCallUs = 1.86, kBlackwellP2pOpUs = 0.129;
 // An all-to-all through the NVSwitches: 0.776 of the links with many channels a peer, from two
 // 8x H100 clusters (busbw 345-348 GB/s of 450 at 4-16 GiB, 32 channels a peer; 0.951 of a
 // ring's). Ampere's keeps Hopper's ratio to its ring (0.78 x 0.951); Blackwell's is Hopper's:
@@ -43,8 +49,9 @@ constexpr GpuPreset kB200 = {.name = "B200",
                              .link_gb_per_s = 50.0,
                              .nccl_link_gb_per_s = 40.1,
                              .ring_efficiency = kBlackwellRing,
-                             .nvls_efficiency = kBlackwellNvls,
+                             .nvls_chunk_us = kBlackwellNvlsChunkUs,
                              .call_latency_us = kBlackwellCallUs,
+                             .ll_step_latency_us = kBlackwellLlStepUs,
                              .p2p_call_latency_us = kBlackwellP2pCallUs,
                              .p2p_op_latency_us = kBlackwellP2pOpUs};
 // GB200 NVL72: the B200 in a domain of 72.

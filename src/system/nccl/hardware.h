@@ -27,11 +27,16 @@ struct GpuPreset {
   // fixed cost (achieved.h's Efficiencies, where a system file may set its own).
   double ring_efficiency = 0.816;
   double nvls_efficiency = 0.744;
+  // NVLS's fixed cost per chunk a channel takes in a loop, us (its fences and the switch's
+  // barrier: nvls_pipeline.h).
+  double nvls_chunk_us = 0.6;
   // What each call costs this generation beyond NCCL's latency constants, which NCCL keeps the
-  // same for Hopper and Blackwell: a collective's, and an all-to-all's or send/receive's, which
-  // grows with the sends and receives the call enqueues (nccl-tests' all-to-all: one of each to
-  // every rank, itself too; its send/receive: one of each).
+  // same for Hopper and Blackwell: a collective's, an LL step's between two GPUs of a node (each
+  // step NCCL's latency counts there, TuningModel::intra_steps, beyond its 0.6 us), and an
+  // all-to-all's or send/receive's, which grows with the sends and receives the call enqueues
+  // (nccl-tests' all-to-all: one of each to every rank, itself too; its send/receive: one of each).
   double call_latency_us = 0;
+  double ll_step_latency_us = 0;
   double p2p_call_latency_us = 0;
   double p2p_op_latency_us = 0;
   // The share of the scale-up rate an all-to-all through the NVSwitches reaches with many channels

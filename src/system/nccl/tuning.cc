@@ -310,6 +310,7 @@ void TuningModel::tune(Collective coll) {
       double intra_lat = kHopLatency[intra_hop][ai][pi];
       const double inter_lat = per_node == 1 ? kHopLatency[kNetHop][static_cast<std::size_t>(Algorithm::kTree)][pi]
                                              : kHopLatency[kNetHop][ai][pi];
+      double intra_steps = 0;
       switch (a) {
         case Algorithm::kRing: {
           if (coll == Collective::kBroadcast || coll == Collective::kReduce) {
@@ -323,24 +324,37 @@ void TuningModel::tune(Collective coll) {
                   simple ? kHopLatency[hop][static_cast<std::size_t>(Algorithm::kTree)][pi] : kHopLatency[hop][ai][pi];
               latency += steps * step;
             }
+            if (nodes == 1) intra_steps = g.same_channels ? 1 : steps;
           } else {
             double net_overhead = 0;  // posting each network send, us
             if (nodes > 1) net_overhead = (machine_.amd_cpu ? 2.0 : 1.0) * (simple ? 3 : 1);
             intra_lat = std::max(intra_lat, net_overhead);
             const double inter_steps = nodes == 1 ? 0 : all_reduce ? 2 * (nodes - 1) : nodes - 1;
             latency += (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
+            intra_steps = steps - inter_steps;
           }
           break;
         }
         case Algorithm::kTree:
           if (all_reduce) latency += 2 * ((per_node - 1) * intra_lat + log_nodes * inter_lat);
+          if (all_reduce) intra_steps = 2 * (per_node - 1);
           break;
         case Algorithm::kCollNetDirect:
           latency += 2 * (std::min(1.0, per_node - 1) * intra_lat + (per_node - 1) * 0.4) + inter_lat;
+          intra_steps = 2 * std::min(1.0, per_node - 1);
           break;
-        case Algorithm::kCollNetChain: latency += 2 * (per_node - 1) * intra_lat + inter_lat; break;
-        case Algorithm::kNvls: latency = intra_lat + (nodes > 1 ? inter_lat : 0); break;
-        case Algorithm::kNvlsTree: latency += intra_lat + nvls_tree_levels_latency_us(p); break;
+        case Algorithm::kCollNetChain:
+          latency += 2 * (per_node - 1) * intra_lat + inter_lat;
+          intra_steps = 2 * (per_node - 1);
+          break;
+        case Algorithm::kNvls:
+          latency = intra_lat + (nodes > 1 ? inter_lat : 0);
+          intra_steps = 1;
+          break;
+        case Algorithm::kNvlsTree:
+          latency += intra_lat + nvls_tree_levels_latency_us(p);
+          intra_steps = 1;
+          break;
         case Algorithm::kPat:
           if (gather_scatter) latency += log_nodes * (inter_lat / 3.5) + ranks * 2.8;
           break;
@@ -358,6 +372,7 @@ void TuningModel::tune(Collective coll) {
       bandwidth_[index(coll)][ai][pi] = on ? bus : 0;
       unswitched_bandwidth_[index(coll)][ai][pi] = bus;
       latency_[index(coll)][ai][pi] = latency;
+      intra_steps_[index(coll)][ai][pi] = g.nvlink ? intra_steps : 0;
     }
   }
 }
