@@ -55,8 +55,9 @@ struct Options {
   // (--gpus-per-node and --nodes give the ranks).
   std::int64_t threads = 1, gpus_per_thread = 1, iters = 20, warmup = 5, check = 1, parallel_init = 0, average = 1,
                timeout = 0;
-  // A host thread's time to launch one GPU's call, us: the median of six single-process runs'
-  // flat small sizes (4 and 8 GPUs a thread, H100 and A100 hosts: 3.8-6.0 us a GPU); docs/nccl.md.
+  // A host thread's time to launch one GPU's call, us: the median of seven single-process runs'
+  // flat small sizes (2, 4 and 8 GPUs a thread; H100, A100 and RTX 4090 hosts: 3.8-6.0 us a GPU);
+  // docs/nccl.md.
   double host_launch_us = 4.5;
   // nccl-tests' options that change what it measures in ways this model does not follow: refused
   // away from their defaults (CUDA graphs 0, aggregated calls 1, run cycles 1, CPU time 0), saying
@@ -200,7 +201,8 @@ int run(Options o) {
   if (!takes_op(sweep.collective)) ops = {ReduceOp::kSum};
   // The roots, first to last; nccl-tests reads -r for a broadcast and a reduce only.
   check_machine(machine);  // its ranks name the roots
-  if (o.threads < 1 || o.gpus_per_thread < 1 || o.threads * o.gpus_per_thread > o.gpus_per_node) {
+  if (o.threads < 1 || o.gpus_per_thread < 1 || o.threads > o.gpus_per_node ||
+      o.gpus_per_thread > o.gpus_per_node / o.threads) {
     throw Error(fmt::format("-t {} -g {}: a process drives threads x GPUs a thread of one node's {} GPUs "
                             "(--gpus-per-node); expected each 1 or more, their product at most {}",
                             o.threads, o.gpus_per_thread, o.gpus_per_node, o.gpus_per_node));

@@ -271,7 +271,11 @@ TEST(NcclTestsCommand, AThreadLaunchingSeveralGpusSetsAFloor) {
   EXPECT_THAT(one.out, HasSubstr("      -1    15.00"));
   EXPECT_THAT(one.out, ::testing::Not(HasSubstr("the host's")));
   EXPECT_THAT(r.out, HasSubstr("      -1    36.00    0.00    0.00    N/A    36.00"));
-  EXPECT_THAT(r.out, HasSubstr("# 2 of the 4 sizes take the host's 36 us to launch a call, not the GPUs' time"));
+  // Its bandwidths are the floor's: 8 KiB in 36 us, 0.23 GB/s, bus 0.40.
+  EXPECT_THAT(r.out, HasSubstr("        8192          2048     float     sum      -1    36.00    0.23    0.40    N/A   "
+                               " "
+                               "36.00    0.23    0.40"));
+  EXPECT_THAT(r.out, HasSubstr("# 2 of the 4 rows take the host's 36 us to launch a call, not the GPUs' time"));
   const auto last_rows = [](const std::string& out) {
     const std::size_t from = out.find("     8388608  ");
     return out.substr(from, out.find("# Out of bounds") - from);
@@ -280,14 +284,25 @@ TEST(NcclTestsCommand, AThreadLaunchingSeveralGpusSetsAFloor) {
   // A faster host: 8 x 1.5 = 12 us, under the GPUs' 15.
   eight.insert(eight.end(), {"--host-launch-us", "1.5"});
   EXPECT_EQ(run_binary(eight).out, one.out);
-  // An empty collective launches nothing: an all-gather of 8 bytes over 8 ranks stays at 0.
+  // The GPUs a thread drives set it, not the threads: -t 2 -g 4 launches 4 a thread, 18 us.
+  const CommandResult threads = run_binary({"nccl-tests", "all_reduce", "-b", "8", "-e", "8", "-t", "2", "-g", "4"});
+  EXPECT_THAT(threads.out, HasSubstr("      -1    18.00"));
+  // An empty collective launches nothing: an all-gather of 8 bytes over 8 ranks stays at 0. An
+  // empty send/receive still launches its send and receive.
   const CommandResult empty = run_binary({"nccl-tests", "all_gather", "-b", "8", "-e", "8", "-g", "8"});
   EXPECT_THAT(empty.out, HasSubstr("      -1     0.00"));
+  const CommandResult empty_p2p = run_binary({"nccl-tests", "sendrecv", "-b", "0", "-e", "0", "-g", "8"});
+  EXPECT_THAT(empty_p2p.out, HasSubstr("      -1    36.00"));
   // Threads x GPUs a thread drive one node's GPUs at most.
   const CommandResult many = run_binary({"nccl-tests", "all_reduce", "-t", "2", "-g", "8"});
   EXPECT_EQ(many.exit_code, 1);
   EXPECT_THAT(many.err, HasSubstr("-t 2 -g 8: a process drives threads x GPUs a thread of one node's 8 GPUs"));
   EXPECT_EQ(run_binary({"nccl-tests", "all_reduce", "-g", "0"}).exit_code, 1);
+  // A product past 2^63 does not wrap into a small one.
+  const CommandResult huge = run_binary({"nccl-tests", "all_reduce", "-t", "4294967296", "-g", "4294967296"});
+  EXPECT_EQ(huge.exit_code, 1);
+  EXPECT_THAT(huge.err, HasSubstr("-t 4294967296 -g 4294967296: a process drives"));
+  EXPECT_EQ(run_binary({"nccl-tests", "all_reduce", "--host-launch-us", "nan"}).exit_code, 1);
   const CommandResult negative = run_binary({"nccl-tests", "all_reduce", "--host-launch-us", "-1"});
   EXPECT_EQ(negative.exit_code, 1);
   EXPECT_THAT(negative.err, HasSubstr("--host-launch-us -1: expected us, 0 or more"));

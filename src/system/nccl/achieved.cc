@@ -208,8 +208,12 @@ std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol
 
 double AchievedModel::latency_us(Collective c, Algorithm a, Protocol p) const {
   const double levels_us = a == Algorithm::kNvlsTree ? tuning_.nvls_tree_levels_latency_us(p) : 0.0;
+  // A slower LL step than NCCL's constant shows where NCCL's latency has not already allowed for
+  // it: a ring across nodes paces its steps in a node by the network's posts when those are slower.
+  const TuningModel::IntraSteps steps = tuning_.intra_steps(c, a, p);
   const double ll_steps_us =
-      p == Protocol::kLL ? tuning_.intra_steps(c, a, p) * tuning_.machine().gpu->ll_step_latency_us : 0.0;
+      p == Protocol::kLL ? steps.count * std::max(0.0, tuning_.machine().gpu->ll_step_latency_us - steps.slack_us)
+                         : 0.0;
   return tuning_.latency_us(c, a, p) - levels_us + ll_steps_us;
 }
 

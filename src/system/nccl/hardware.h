@@ -32,7 +32,8 @@ struct GpuPreset {
   double nvls_chunk_us = 0.6;
   // What each call costs this generation beyond NCCL's latency constants, which NCCL keeps the
   // same for Hopper and Blackwell: a collective's, an LL step's between two GPUs of a node (each
-  // step NCCL's latency counts there, TuningModel::intra_steps, beyond its 0.6 us), and an
+  // step NCCL's latency counts there, TuningModel::intra_steps, beyond its 0.6 us, less what NCCL
+  // already charges a step beyond that), and an
   // all-to-all's or send/receive's, which grows with the sends and receives the call enqueues
   // (nccl-tests' all-to-all: one of each to every rank, itself too; its send/receive: one of each).
   double call_latency_us = 0;

@@ -90,8 +90,8 @@ std::string sweep_table(const AchievedModel& model, const SweepOptions& o, const
     return !r.empty && o.host_issue_us > 0 && r.time_us == o.host_issue_us;
   });
   if (host_bound > 0) {
-    out += fmt::format("# {} of the {} sizes take the host's {:g} us to launch a call, not the GPUs' time\n",
-                       host_bound, rows.size(), o.host_issue_us);
+    out += fmt::format("# {} of the {} rows take the host's {:g} us to launch a call, not the GPUs' time\n", host_bound,
+                       rows.size(), o.host_issue_us);
   }
   out += "#\n";
   out += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place      "

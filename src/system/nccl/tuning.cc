@@ -310,7 +310,7 @@ void TuningModel::tune(Collective coll) {
       double intra_lat = kHopLatency[intra_hop][ai][pi];
       const double inter_lat = per_node == 1 ? kHopLatency[kNetHop][static_cast<std::size_t>(Algorithm::kTree)][pi]
                                              : kHopLatency[kNetHop][ai][pi];
-      double intra_steps = 0;
+      double intra_steps = 0, intra_slack = 0;
       switch (a) {
         case Algorithm::kRing: {
           if (coll == Collective::kBroadcast || coll == Collective::kReduce) {
@@ -328,6 +328,7 @@ void TuningModel::tune(Collective coll) {
           } else {
             double net_overhead = 0;  // posting each network send, us
             if (nodes > 1) net_overhead = (machine_.amd_cpu ? 2.0 : 1.0) * (simple ? 3 : 1);
+            intra_slack = std::max(0.0, net_overhead - intra_lat);
             intra_lat = std::max(intra_lat, net_overhead);
             const double inter_steps = nodes == 1 ? 0 : all_reduce ? 2 * (nodes - 1) : nodes - 1;
             latency += (steps - inter_steps) * intra_lat + inter_steps * inter_lat;
@@ -372,7 +373,7 @@ void TuningModel::tune(Collective coll) {
       bandwidth_[index(coll)][ai][pi] = on ? bus : 0;
       unswitched_bandwidth_[index(coll)][ai][pi] = bus;
       latency_[index(coll)][ai][pi] = latency;
-      intra_steps_[index(coll)][ai][pi] = g.nvlink ? intra_steps : 0;
+      if (g.nvlink) intra_steps_[index(coll)][ai][pi] = {intra_steps, intra_slack};
     }
   }
 }

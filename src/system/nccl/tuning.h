@@ -69,9 +69,14 @@ class TuningModel {
 
   // Latency in us and algorithm bandwidth in GB/s NCCL gives the pair (0: not available).
   double latency_us(Collective c, Algorithm a, Protocol p) const { return latency_[index(c)][idx(a)][idx(p)]; }
-  // The steps inside a node that latency counts, each at NCCL's hop latency over NVLink (or PCI):
-  // a ring's steps less its network ones, a tree's chain up and down, one for NVLS.
-  double intra_steps(Collective c, Algorithm a, Protocol p) const { return intra_steps_[index(c)][idx(a)][idx(p)]; }
+  // The steps inside a node over NVLink that latency counts (a ring's steps less its network
+  // ones, a tree's chain up and down, one for NVLS), and what it charges each beyond the link's
+  // hop latency: a ring across nodes charges each the network's post overhead where that is more.
+  struct IntraSteps {
+    double count = 0;
+    double slack_us = 0;
+  };
+  IntraSteps intra_steps(Collective c, Algorithm a, Protocol p) const { return intra_steps_[index(c)][idx(a)][idx(p)]; }
   double bandwidth(Collective c, Algorithm a, Protocol p) const { return bandwidth_[index(c)][idx(a)][idx(p)]; }
   // The bandwidth NCCL's model gives the pair whether or not it is switched off here (by NCCL_ALGO,
   // NCCL_PROTO, or where NCCL would not run it): what a protocol's ratio to another is taken from.
@@ -120,7 +125,8 @@ class TuningModel {
   int generation_ = 2;  // NCCL's index: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
   std::array<Graph, kAlgorithms> graphs_{};
   std::array<std::array<std::array<double, kProtocols>, kAlgorithms>, kCollectives> latency_{}, bandwidth_{},
-      unswitched_bandwidth_{}, intra_steps_{};
+      unswitched_bandwidth_{};
+  std::array<std::array<std::array<IntraSteps, kProtocols>, kAlgorithms>, kCollectives> intra_steps_{};
 };
 
 // The graphs NCCL's search would find on `machine` (see the header comment).
