@@ -25,8 +25,8 @@ constexpr double kBlackwellRing = 0.738;
 constexpr double kMi300xRing = 0.712;
 // Blackwell's steps between GPUs of a node take twice NCCL's constant, where Hopper's DGX-like
 // nodes take what it says. The 8x B200 node's all-gather and reduce-scatter (7 LL steps) start
-// 5.3 us above NCCL's floor, its all-reduce (14) 9.6: 0.617 us more a step, 1.0 a call. The one
-// ratio, 1.03 times NCCL's 0.6, doubles NVLS's cost per chunk (its fences and the switch's
+// 5.3 us above NCCL's floor, its all-reduce (14) 9.6: 0.617 us more a step, 1.0 a call. The
+// same ratio of steps, 1.217 / 0.6, scales NVLS's cost per chunk (its fences and the switch's
 // barrier): with Hopper's share, the node's NVLS all-reduce sizes (4 MB-16 GB) fit within 10%.
 // A 2 x 8 B200 cluster's tree, 14 steps in its nodes, starts where this puts it (35.1 us, measured
 // 35.5-36.5). Its send/receive starts 2.12 us above NCCL's floor (the mean of 8-512 B) and its

@@ -31,11 +31,11 @@ struct GpuPreset {
   // barrier: nvls_pipeline.h).
   double nvls_chunk_us = 0.6;
   // What each call costs this generation beyond NCCL's latency constants, which NCCL keeps the
-  // same for Hopper and Blackwell: a collective's, an LL step's between two GPUs of a node (each
-  // step NCCL's latency counts there, TuningModel::intra_steps, beyond its 0.6 us, less what NCCL
-  // already charges a step beyond that), and an
-  // all-to-all's or send/receive's, which grows with the sends and receives the call enqueues
-  // (nccl-tests' all-to-all: one of each to every rank, itself too; its send/receive: one of each).
+  // same for Hopper and Blackwell: a collective's; an LL step's between two GPUs of a node, beyond
+  // NCCL's 0.6 us (each step NCCL's latency counts there, TuningModel::intra_steps, less what it
+  // already charges a step beyond that); and an all-to-all's or send/receive's, which grows with
+  // the sends and receives the call enqueues (nccl-tests' all-to-all: one of each to every rank,
+  // itself too; its send/receive: one of each).
   double call_latency_us = 0;
   double ll_step_latency_us = 0;
   double p2p_call_latency_us = 0;

@@ -337,8 +337,10 @@ void TuningModel::tune(Collective coll) {
           break;
         }
         case Algorithm::kTree:
-          if (all_reduce) latency += 2 * ((per_node - 1) * intra_lat + log_nodes * inter_lat);
-          if (all_reduce) intra_steps = 2 * (per_node - 1);
+          if (all_reduce) {
+            latency += 2 * ((per_node - 1) * intra_lat + log_nodes * inter_lat);
+            intra_steps = 2 * (per_node - 1);
+          }
           break;
         case Algorithm::kCollNetDirect:
           latency += 2 * (std::min(1.0, per_node - 1) * intra_lat + (per_node - 1) * 0.4) + inter_lat;
