@@ -38,6 +38,31 @@ TEST(NcclTestsCommand, PrintsASweepAsNcclTestsDoes) {
   EXPECT_THAT(broadcast.out, HasSubstr("        1024           256     float    none       0"));
 }
 
+TEST(NcclTestsCommand, OnMi300xsRcclsMscclSchedulesTakeTheirSizes) {
+  // RCCL's all-pairs schedules (msccl.h): LL from 1 KiB, Simple from 512 KiB to 16 MiB; RCCL's
+  // own ring below and above. In doubles 1 KiB is too few elements for the schedule's chunks.
+  const CommandResult r =
+      run_binary({"nccl-tests", "all_reduce", "-b", "512", "-e", "32M", "-f", "2", "--gpu", "MI300X"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(RCCL's MSCCL schedules first)"));
+  const auto row = [&](const std::string& size) {
+    const std::size_t at = r.out.find("\n" + size);
+    return at == std::string::npos ? std::string() : r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_THAT(row("         512"), HasSubstr("Ring/LL"));
+  EXPECT_THAT(row("        1024"), HasSubstr("MSCCL/LL"));
+  EXPECT_THAT(row("      524288"), HasSubstr("MSCCL/Simple"));
+  EXPECT_THAT(row("    16777216"), HasSubstr("MSCCL/Simple"));
+  EXPECT_THAT(row("    33554432"), HasSubstr("Ring/Simple"));
+  const CommandResult doubles =
+      run_binary({"nccl-tests", "all_reduce", "-b", "1K", "-e", "1K", "-d", "double", "--gpu", "MI300X"});
+  EXPECT_THAT(doubles.out, HasSubstr("Ring/LL\n"));
+  // NCCL_ALGO without MSCCL leaves RCCL its own algorithms.
+  const CommandResult ring =
+      run_binary({"nccl-tests", "all_reduce", "-b", "1M", "-e", "1M", "--gpu", "MI300X", "--algo", "Ring"});
+  EXPECT_THAT(ring.out, ::testing::Not(HasSubstr("MSCCL/")));
+}
+
 TEST(NcclTestsCommand, SystemAndNetworkFilesReplaceThePresets) {
   // A node of 4 GPUs on a 200 GB/s switch, 2 nodes on 25 GB/s NICs; the system file asks for
   // rings with Simple. The ring is bound by the NICs: 4 x 25 x 0.94 = 94 GB/s busbw, less the

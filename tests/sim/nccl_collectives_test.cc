@@ -459,6 +459,35 @@ TEST(NcclCollectives, ABlackwellCallWaitsItsGenerationsLatencyAsCostAndAsTraffic
   EXPECT_NEAR(traffic_us, cost_us + 14 * 0.5, 0.1);
 }
 
+TEST(NcclCollectives, OnMi300xsRcclsAllPairsScheduleRunsAsAnExchange) {
+  // 4 MiB all-reduces of 8 MI300Xs run RCCL's MSCCL all-pairs (msccl.h). As cost, the model's
+  // time. As traffic on an idle node (flow, 448 GB/s a GPU each way, 250 ns a link), each member
+  // waits the schedule's latency and sends each other 2 x 4 MiB / 8 at its share of the links:
+  // the model's time and a message's two links, within 2%.
+  std::vector<chakra::TraceBuilder> ranks(8);
+  for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, 4 << 20);
+  sim::Inputs in = inputs_of(ranks, 8);
+  in.network = network_of({{DimensionKind::kSwitch, 8, 448e9 / 1073741824.0, 250}});
+  in.system = system_of("ring", 1, 1, 1);
+  in.backend = "flow";
+  in.system.nccl.gpu = "MI300X";
+  in.system.collectives = system::CollectiveModel::kNccl;
+  const sim::Result cost = sim::simulate(in);
+  in.system.collectives = system::CollectiveModel::kNcclTraffic;
+  const sim::Result traffic = sim::simulate(in);
+  ASSERT_TRUE(cost.all_finished() && traffic.all_finished());
+  const nccl::Timing model =
+      nccl::AchievedModel(nccl::dgx("MI300X"), Enabled::all()).time(nccl::Collective::kAllReduce, 4 << 20);
+  ASSERT_EQ(model.choice.algorithm, nccl::Algorithm::kMsccl);
+  EXPECT_NEAR(static_cast<double>(cost.npus[0].finish_ns) / 1000, model.us, 0.002);
+  Tick last = 0;
+  for (const sim::NpuResult& n : traffic.npus) last = std::max(last, n.finish_ns);
+  const double traffic_us = static_cast<double>(last) / 1000;
+  EXPECT_GE(traffic_us, model.us);
+  EXPECT_LE(traffic_us, (model.us + 0.5) * 1.02) << model.us;
+  EXPECT_EQ(traffic.messages, 8u * 7);  // one message to each other member
+}
+
 TEST(NcclCollectives, ABlackwellAllToAllWaitsForEachSendAndReceiveItEnqueues) {
   // An all-to-all of 8 B200s enqueues 16 sends and receives: 1.86 us + 16 x 0.129 beyond NCCL's
   // LL p2p latency (7.2 us), as cost and as traffic, whose 8-byte pieces then take a link's 250

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "system/nccl/call_channels.h"
+#include "system/nccl/msccl.h"
 #include "system/nccl/p2p_channels.h"
 
 namespace chakrasim::system::nccl {
@@ -60,6 +61,10 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
       // What a large call reaches: the NVLink side less its per-loop cost, or the NICs.
       simple = std::min(nvls_nvlink_gb_per_s(c, a) * nvls_time(c, a, kLargeCallBytes).nvlink_share,
                         nvls_network_gb_per_s(a));
+      break;
+    case Algorithm::kMsccl:
+      // All-pairs: each GPU's links carry bus-factor x bytes, at the schedule's share of them.
+      simple = scale_up * kAllPairsSimpleShare / bus_factor(c, m.ranks());
       break;
     case Algorithm::kCollNetDirect:
     case Algorithm::kCollNetChain: {
@@ -195,6 +200,11 @@ std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol
     return tuning_.p2p_latency_us(p) + m.added_latency_us(true, m.p2p_ops(c == Collective::kAllToAll)) + first_step_us +
            data_us;
   }
+  if (a == Algorithm::kMsccl) {
+    const MscclSchedule* s = tuning_.msccl_schedule(c, bytes);
+    if (s == nullptr || s->protocol != p) return std::nullopt;
+    return latency_us(c, a, p) + tuning_.machine().added_latency_us(false) + b / (1000 * algorithm_gb_per_s(c, a, p));
+  }
   if (tuning_.bandwidth(c, a, p) <= 0) return std::nullopt;
   if (a == Algorithm::kNvls || a == Algorithm::kNvlsTree) {
     const NvlsTime t = nvls_time(c, a, bytes);
@@ -207,6 +217,7 @@ std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol
 }
 
 double AchievedModel::latency_us(Collective c, Algorithm a, Protocol p) const {
+  if (a == Algorithm::kMsccl) return msccl_latency_us(p);
   const double levels_us = a == Algorithm::kNvlsTree ? tuning_.nvls_tree_levels_latency_us(p) : 0.0;
   // A slower LL step than NCCL's constant shows where NCCL's latency has not already allowed for
   // it: a ring across nodes paces its steps in a node by the network's posts when those are slower.

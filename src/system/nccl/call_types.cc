@@ -91,6 +91,9 @@ void restrict_to_call(Enabled& enabled, Collective c, DataType type, ReduceOp op
     switch_off(enabled, c, Algorithm::kPat);
   }
   enabled.ring_last = is_float8(type) && machine.ranks() > 8;
+  enabled.element_bytes = element_bytes(type);
+  // RCCL's MSCCL schedules reduce with sum, product, min and max only (not avg or premulsum).
+  if (op == ReduceOp::kAvg || op == ReduceOp::kMulSum) switch_off(enabled, c, Algorithm::kMsccl);
 }
 
 void check_call(Collective c, DataType type, const Machine& machine) {

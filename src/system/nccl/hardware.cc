@@ -86,7 +86,8 @@ const std::array<GpuPreset, 6> kGpus = {{
      .nvswitch = false,
      .nvls = false,
      .default_nic = "roce400",
-     .ring_efficiency = kMi300xRing},
+     .ring_efficiency = kMi300xRing,
+     .msccl_schedules = kRcclMi300xSchedules},
 }};
 
 const std::array<NicPreset, 5> kNics = {{

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/sim_time.h"
 #include "system/nccl/call_types.h"
+#include "system/nccl/msccl.h"
 
 namespace chakrasim::system::nccl {
 namespace {
@@ -339,6 +340,12 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
               TrafficShape::ring(collective, b, members, g, m.nodes > 1 ? std::min(m.nics_per_node, kRingChannels) : 1);
           break;
         case Algorithm::kPat: t.shape = TrafficShape::pat(collective, b, n); break;
+        case Algorithm::kMsccl:
+          // All-pairs: every member sends each other member its share of the buffer, then its
+          // reduced share: 2 x bytes / n to each, at the schedule's share of the links.
+          t.shape = TrafficShape::exchange(2 * b / n, n);
+          t.node_share = kAllPairsSimpleShare * protocol;
+          break;
         case Algorithm::kTree:
           t.shape = TrafficShape::tree(b, members, g, m.nodes > 1 ? std::min(m.nics_per_node, kTreeChannels) : 1);
           // The proxies post each network message while the members wait (tree_messages.h).

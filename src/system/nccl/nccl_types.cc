@@ -17,9 +17,8 @@ constexpr std::array<const char*, kCollectives> kCollectiveNames = {"broadcast",
 // NCCL's own spellings of the five it tunes (ncclFuncStr), for NCCL_ALGO's prefixes.
 constexpr std::array<const char*, 5> kNcclFunctionNames = {"Broadcast", "Reduce", "AllGather", "ReduceScatter",
                                                            "AllReduce"};
-constexpr std::array<const char*, kAlgorithms> kAlgorithmNames = {"Tree",         "Ring", "CollnetDirect",
-                                                                  "CollnetChain", "NVLS", "NVLSTree",
-                                                                  "PAT"};
+constexpr std::array<const char*, kAlgorithms> kAlgorithmNames = {"Tree", "Ring",     "CollnetDirect", "CollnetChain",
+                                                                  "NVLS", "NVLSTree", "PAT",           "MSCCL"};
 constexpr std::array<const char*, kProtocols> kProtocolNames = {"LL", "LL128", "Simple"};
 
 template <std::size_t N>

@@ -23,8 +23,9 @@ enum class Collective : std::uint8_t {
 };
 inline constexpr std::size_t kCollectives = 7;
 // NCCL's algorithms, in its order (ncclAlgoStr).
-enum class Algorithm : std::uint8_t { kTree, kRing, kCollNetDirect, kCollNetChain, kNvls, kNvlsTree, kPat };
-inline constexpr std::size_t kAlgorithms = 7;
+// kMsccl: RCCL's MSCCL schedules (msccl.h), which run before RCCL's own choice where they apply.
+enum class Algorithm : std::uint8_t { kTree, kRing, kCollNetDirect, kCollNetChain, kNvls, kNvlsTree, kPat, kMsccl };
+inline constexpr std::size_t kAlgorithms = 8;
 // NCCL's protocols: LL (8-byte stores, half of them flags), LL128 (128-byte lines, 8 bytes of
 // flag each) and Simple (bulk copies with a fence per chunk).
 enum class Protocol : std::uint8_t { kLL, kLL128, kSimple };
@@ -51,6 +52,8 @@ struct Enabled {
   // NCCL ranks the ring last (its predicted time x 1024) for an 8-bit float call over more than
   // 8 ranks: a long ring of roundings loses precision (call_types.h sets it).
   bool ring_last = false;
+  // The call's element size: an MSCCL schedule needs a whole number of elements in each chunk.
+  std::uint32_t element_bytes = 4;
   static Enabled all();
 };
 // Applies an NCCL_ALGO (`algorithms` true) or NCCL_PROTO value as NCCL 2.30 reads it: a comma

@@ -361,6 +361,7 @@ void TuningModel::tune(Collective coll) {
         case Algorithm::kPat:
           if (gather_scatter) latency += log_nodes * (inter_lat / 3.5) + ranks * 2.8;
           break;
+        case Algorithm::kMsccl: break;  // no graph: never reached (RCCL's schedules, msccl.h)
       }
       // What is switched off: by the user, or by NCCL where it does not apply.
       bool on = enabled_.algorithms[index(coll)][ai] && enabled_.protocols[index(coll)][pi];
@@ -402,6 +403,13 @@ std::optional<double> TuningModel::predicted_us(Collective c, Algorithm a, Proto
   return latency + static_cast<double>(bytes) / (1000 * bw);
 }
 
+const MscclSchedule* TuningModel::msccl_schedule(Collective c, std::uint64_t bytes) const {
+  if (!enabled_.algorithms[index(c)][idx(Algorithm::kMsccl)]) return nullptr;
+  const MscclSchedule* s = find_msccl_schedule(machine_.gpu->msccl_schedules, c, machine_.ranks(), machine_.nodes,
+                                               bytes, enabled_.element_bytes);
+  return s != nullptr && enabled_.protocols[index(c)][idx(s->protocol)] ? s : nullptr;
+}
+
 double TuningModel::p2p_latency_us(Protocol p) const {
   const std::size_t ring = idx(Algorithm::kRing);
   const Hop hop = machine_.nodes > 1 ? kNetHop : graphs_[ring].nvlink ? kNvlinkHop : kPciHop;
@@ -416,6 +424,8 @@ TuningModel::Choice TuningModel::choose(Collective c, std::uint64_t bytes) const
     const std::uint64_t per_peer = c == Collective::kAllToAll ? bytes / machine_.ranks() : bytes;
     return {Algorithm::kRing, per_peer <= kP2pLLThresholdBytes ? Protocol::kLL : Protocol::kSimple, true};
   }
+  // RCCL runs an MSCCL schedule that takes the call before its own model is asked.
+  if (const MscclSchedule* s = msccl_schedule(c, bytes)) return {Algorithm::kMsccl, s->protocol, false};
   std::optional<Choice> best;
   double best_us = std::numeric_limits<double>::infinity();
   for (std::size_t ai = 0; ai < kAlgorithms; ++ai) {

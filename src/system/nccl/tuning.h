@@ -94,6 +94,9 @@ class TuningModel {
   // What NCCL runs for a call of `bytes` (the buffer nccl-tests sizes: the all-reduce's, the
   // all-gather's output). Throws Error when NCCL_ALGO / NCCL_PROTO leave nothing available.
   Choice choose(Collective c, std::uint64_t bytes) const;
+  // The MSCCL schedule the GPU's library runs for the call (msccl.h), if it has one and NCCL_ALGO
+  // (MSCCL among the algorithms) and NCCL_PROTO leave it on; else nullptr.
+  const MscclSchedule* msccl_schedule(Collective c, std::uint64_t bytes) const;
 
   // NCCL's point-to-point path (all-to-all, send/receive) has no tuning table: its latency here is
   // a ring's fixed cost plus one step over the network, and LL's within a node, Simple's 1 us

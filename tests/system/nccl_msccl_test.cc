@@ -1,0 +1,97 @@
+// RCCL's MSCCL schedules (msccl.h): which calls they take, and their time.
+#include <gtest/gtest.h>
+
+#include "system/nccl/achieved.h"
+#include "system/nccl/call_types.h"
+#include "system/nccl/msccl.h"
+#include "system/nccl_test_support.h"
+
+namespace chakrasim::system::nccl {
+namespace {
+
+constexpr std::uint64_t kKiB = 1024, kMiB = kKiB * 1024;
+
+const MscclSchedule* mi300x_schedule(std::uint64_t bytes, std::uint32_t element_bytes = 4, std::uint32_t ranks = 8,
+                                     std::uint32_t nodes = 1, Collective c = Collective::kAllReduce) {
+  return find_msccl_schedule(kRcclMi300xSchedules, c, ranks, nodes, bytes, element_bytes);
+}
+
+TEST(Msccl, RcclsSchedulesTakeTheSizesTheyName) {
+  // 1 KiB-64 KiB: LL on 4 channels; to 512 KiB less a byte: LL on 8; 512 KiB-16 MiB: Simple.
+  ASSERT_NE(mi300x_schedule(kKiB), nullptr);
+  EXPECT_EQ(mi300x_schedule(kKiB)->protocol, Protocol::kLL);
+  EXPECT_EQ(mi300x_schedule(64 * kKiB)->channels, 4u);
+  EXPECT_EQ(mi300x_schedule(128 * kKiB)->channels, 8u);
+  EXPECT_EQ(mi300x_schedule(128 * kKiB)->protocol, Protocol::kLL);
+  EXPECT_EQ(mi300x_schedule(512 * kKiB)->protocol, Protocol::kSimple);
+  EXPECT_EQ(mi300x_schedule(16 * kMiB)->protocol, Protocol::kSimple);
+  EXPECT_EQ(mi300x_schedule(16 * kMiB + 2 * kKiB), nullptr);  // beyond the last: RCCL's ring
+}
+
+TEST(Msccl, AScheduleNeedsWholeElementsInEachChunkAndItsRanksInOneNode) {
+  // 512 B of floats is 128 elements: not a whole one in each of 256 chunks. 1 KiB of doubles
+  // neither; 2 KiB of them is.
+  EXPECT_EQ(mi300x_schedule(512), nullptr);
+  EXPECT_EQ(mi300x_schedule(kKiB, 8), nullptr);
+  EXPECT_NE(mi300x_schedule(2 * kKiB, 8), nullptr);
+  EXPECT_EQ(mi300x_schedule(kKiB + 2, 4), nullptr);  // not a whole number of floats
+  EXPECT_EQ(mi300x_schedule(kMiB, 4, 4), nullptr);   // written for 8 ranks
+  EXPECT_EQ(mi300x_schedule(kMiB, 4, 8, 2), nullptr);
+  EXPECT_EQ(mi300x_schedule(kMiB, 4, 8, 1, Collective::kAllGather), nullptr);
+}
+
+TEST(Msccl, OnEightMi300xsRcclRunsTheScheduleAndNvidiasGpusNever) {
+  const AchievedModel mi300x(dgx("MI300X"), Enabled::all());
+  const Timing middle = mi300x.time(Collective::kAllReduce, 4 * kMiB);
+  EXPECT_EQ(middle.choice.algorithm, Algorithm::kMsccl);
+  EXPECT_EQ(middle.choice.protocol, Protocol::kSimple);
+  EXPECT_EQ(mi300x.time(Collective::kAllReduce, 32 * kMiB).choice.algorithm, Algorithm::kRing);
+  EXPECT_EQ(mi300x.time(Collective::kAllReduce, 256).choice.algorithm, Algorithm::kRing);
+  for (const char* gpu : {"H100", "A100", "B200"}) {
+    EXPECT_NE(AchievedModel(dgx(gpu), Enabled::all()).time(Collective::kAllReduce, 4 * kMiB).choice.algorithm,
+              Algorithm::kMsccl)
+        << gpu;
+  }
+}
+
+TEST(Msccl, NcclAlgoNcclProtoAndTheCallsReductionSwitchItOff) {
+  Enabled ring = Enabled::all();
+  apply_enable_list(ring, "Ring", true, "test");
+  EXPECT_EQ(AchievedModel(dgx("MI300X"), ring).time(Collective::kAllReduce, 4 * kMiB).choice.algorithm,
+            Algorithm::kRing);
+  Enabled no_ll = Enabled::all();
+  apply_enable_list(no_ll, "^LL", false, "test");
+  const AchievedModel simple_only(dgx("MI300X"), no_ll);
+  EXPECT_NE(simple_only.time(Collective::kAllReduce, 64 * kKiB).choice.algorithm, Algorithm::kMsccl);
+  EXPECT_EQ(simple_only.time(Collective::kAllReduce, 4 * kMiB).choice.algorithm, Algorithm::kMsccl);
+  for (const auto& [op, msccl] : {std::pair{ReduceOp::kSum, true}, {ReduceOp::kMax, true}, {ReduceOp::kAvg, false}}) {
+    Enabled call = Enabled::all();
+    restrict_to_call(call, Collective::kAllReduce, DataType::kFloat, op, dgx("MI300X"));
+    EXPECT_EQ(AchievedModel(dgx("MI300X"), call).time(Collective::kAllReduce, 4 * kMiB).choice.algorithm ==
+                  Algorithm::kMsccl,
+              msccl);
+  }
+  Enabled doubles = Enabled::all();
+  restrict_to_call(doubles, Collective::kAllReduce, DataType::kDouble, ReduceOp::kSum, dgx("MI300X"));
+  EXPECT_NE(AchievedModel(dgx("MI300X"), doubles).time(Collective::kAllReduce, kKiB).choice.algorithm,
+            Algorithm::kMsccl);
+}
+
+TEST(Msccl, AllPairsTakesRcclsLatencyForTwoStepsAndItsShareOfTheLinks) {
+  // Each GPU's links carry 2 x 7/8 of the buffer at 0.511 of MI300X's 7 x 64 GB/s (LL: half).
+  // Latency, RCCL's MI300X constants: Simple 17 + 2 x 2.1 us, LL 12 + 2 x 0.8 us.
+  const AchievedModel mi300x(dgx("MI300X"), Enabled::all());
+  const double simple_gb_per_s = 448 * 0.511;
+  const double b = 4.0 * kMiB;
+  EXPECT_NEAR(mi300x.time(Collective::kAllReduce, 4 * kMiB).us, 21.2 + b * 1.75 / (1000 * simple_gb_per_s), 1e-9);
+  const double small = 128.0 * kKiB;
+  EXPECT_NEAR(mi300x.time(Collective::kAllReduce, 128 * kKiB).us, 13.6 + small * 1.75 / (500 * simple_gb_per_s), 1e-9);
+  // AMD's two 8x MI300X sweeps (docs/nccl.md): 13.1-13.7 us flat from 1 KiB to 8 KiB; 51.7 and
+  // 53.0 us at 4 MiB; 148.8 and 149.9 at 16 MiB.
+  EXPECT_NEAR(mi300x.time(Collective::kAllReduce, kKiB).us, 13.4, 0.3);
+  EXPECT_NEAR(mi300x.time(Collective::kAllReduce, 4 * kMiB).us, 52.4, 52.4 * 0.03);
+  EXPECT_NEAR(mi300x.time(Collective::kAllReduce, 16 * kMiB).us, 149.4, 149.4 * 0.01);
+}
+
+}  // namespace
+}  // namespace chakrasim::system::nccl
