@@ -93,5 +93,24 @@ TEST(Msccl, AllPairsTakesRcclsLatencyForTwoStepsAndItsShareOfTheLinks) {
   EXPECT_NEAR(mi300x.time(Collective::kAllReduce, 16 * kMiB).us, 149.4, 149.4 * 0.01);
 }
 
+TEST(Rccl, KeepsLL128OffOnMi300xUnlessNcclProtoIsSet) {
+  // RCCL enables LL128 by default only on MI250X: on 4 MI300X (no MSCCL schedule for 4) a
+  // 512 KiB all-reduce is LL's or Simple's, where NCCL's model on that mesh would take LL128.
+  // With NCCL_PROTO set, RCCL follows the list, LL128 too.
+  const AchievedModel rccl(dgx("MI300X", 4), Enabled::all());
+  EXPECT_NE(rccl.time(Collective::kAllReduce, 512 * kKiB).choice.protocol, Protocol::kLL128);
+  Enabled listed = Enabled::all();
+  apply_enable_list(listed, "LL128", false, "test");
+  EXPECT_EQ(AchievedModel(dgx("MI300X", 4), listed).time(Collective::kAllReduce, 512 * kKiB).choice.protocol,
+            Protocol::kLL128);
+  Enabled not_ll = Enabled::all();
+  apply_enable_list(not_ll, "^LL", false, "test");
+  EXPECT_EQ(AchievedModel(dgx("MI300X", 4), not_ll).time(Collective::kAllReduce, 512 * kKiB).choice.protocol,
+            Protocol::kLL128);
+  // NVIDIA's GPUs keep it by default.
+  EXPECT_EQ(AchievedModel(dgx("H100", 8, 2), Enabled::all()).time(Collective::kAllGather, 2 * kMiB).choice.protocol,
+            Protocol::kLL128);
+}
+
 }  // namespace
 }  // namespace chakrasim::system::nccl

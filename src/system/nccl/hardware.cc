@@ -87,6 +87,7 @@ const std::array<GpuPreset, 6> kGpus = {{
      .nvls = false,
      .default_nic = "roce400",
      .ring_efficiency = kMi300xRing,
+     .ll128_by_default = false,
      .msccl_schedules = kRcclMi300xSchedules},
 }};
 

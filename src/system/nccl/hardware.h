@@ -47,6 +47,8 @@ struct GpuPreset {
   // a peer: every GPU sends to every other at once, and that reaches less of the links than a
   // ring's one peer each (achieved.h's Efficiencies::all_to_all has the curve).
   double all_to_all_efficiency = 0.776;
+  // Its library runs LL128 unless NCCL_PROTO is set (NCCL from Ampere on; RCCL only on MI250X).
+  bool ll128_by_default = true;
   // The MSCCL schedules its collective library runs by default (RCCL's on MI300X; none in NCCL).
   std::span<const MscclSchedule> msccl_schedules{};
   double scale_up_gb_per_s() const { return link_gb_per_s * scale_up_links; }

@@ -98,6 +98,7 @@ void apply_enable_list(Enabled& enabled, std::string_view value, bool algorithms
       enabled.protocols[coll][i] = on;
     }
   };
+  if (!algorithms) enabled.protocols_set = true;
   const std::vector<std::string_view> entries = split(value, ';');
   for (std::size_t n = 0; n < entries.size(); ++n) {
     std::string_view entry = entries[n];

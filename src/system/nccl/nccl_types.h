@@ -52,6 +52,9 @@ struct Enabled {
   // NCCL ranks the ring last (its predicted time x 1024) for an 8-bit float call over more than
   // 8 ranks: a long ring of roundings loses precision (call_types.h sets it).
   bool ring_last = false;
+  // NCCL_PROTO was given: a library that keeps LL128 off by default (RCCL on MI300X) then runs it
+  // where the list leaves it on.
+  bool protocols_set = false;
   // The call's element size: an MSCCL schedule needs a whole number of elements in each chunk.
   std::uint32_t element_bytes = 4;
   static Enabled all();

@@ -373,6 +373,8 @@ void TuningModel::tune(Collective coll) {
       if (nvls && !all_reduce && machine_.gpus_per_node > kMaxNvlsArity) on = false;
       // LL128 only over NVLink (NCCL enables it by default on Ampere and later).
       if (p == Protocol::kLL128 && (!g.nvlink || generation_ < 1)) on = false;
+      // RCCL keeps LL128 off by default on MI300X (it enables it only on MI250X).
+      if (p == Protocol::kLL128 && !machine_.gpu->ll128_by_default && !enabled_.protocols_set) on = false;
       bandwidth_[index(coll)][ai][pi] = on ? bus : 0;
       unswitched_bandwidth_[index(coll)][ai][pi] = bus;
       latency_[index(coll)][ai][pi] = latency;
