@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "system/nccl/achieved.h"
+#include "system/nccl/call_channels.h"
 #include "system/nccl/p2p_channels.h"
 #include "system/nccl_test_support.h"
 
@@ -35,9 +36,14 @@ TEST(NcclP2p, APeerStartsOnTheChannelsEveryRankCanHaveAndDoublesOnlyPast32Chunks
   EXPECT_EQ(channels(16 * kGiB), 32u);
   // Fewer ranks share the 32 channels among fewer: 2 GPUs start on 16.
   EXPECT_EQ(p2p_op_channels(dgx("H100", 2), kH100NodeChannels, 64 * kMiB), 16u);
-  // In a full mesh (MI300X: a link to each peer) a peer may take 2 channels, and starts on them.
-  EXPECT_EQ(p2p_op_channels(dgx("MI300X"), kH100NodeChannels, 64 * kMiB), 2u);
-  EXPECT_EQ(p2p_op_channels(dgx("MI300X"), kH100NodeChannels, kGiB), 2u);
+  // In a full mesh (MI300X: a link to each peer) RCCL gives a peer 4 channels a link, twice that
+  // in one node: 8 of the 64 p2p channels its communicator's 56 (its table's 28 rings, doubled)
+  // round up to, from the start. Across nodes they are not doubled.
+  EXPECT_EQ(comm_channels(dgx("MI300X"), 2, 20.0), 56u);
+  EXPECT_EQ(comm_channels(dgx("MI300X", 4), 2, 20.0), 4u);  // not the table's full node: the search's
+  EXPECT_EQ(p2p_op_channels(dgx("MI300X"), 56, 64 * kMiB), 8u);
+  EXPECT_EQ(p2p_op_channels(dgx("MI300X"), 56, kGiB), 8u);
+  EXPECT_EQ(p2p_op_channels(dgx("MI300X", 8, 2), 56, kGiB), 4u);
   // Across nodes a peer over the network may take one channel per 14 GB/s of its NIC (NDR's 50:
   // 4), and 16 ranks start on 2 of 32; network chunks are 128 KiB, a part at most one.
   const Machine two = dgx("H100", 8, 2);

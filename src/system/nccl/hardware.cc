@@ -87,6 +87,9 @@ const std::array<GpuPreset, 6> kGpus = {{
      .nvls = false,
      .default_nic = "roce400",
      .ring_efficiency = kMi300xRing,
+     .table_ring_channels = 28,
+     .p2p_channels_per_link = 4,
+     .p2p_doubled_in_one_node = true,
      .ll128_by_default = false,
      .msccl_schedules = kRcclMi300xSchedules},
 }};
