@@ -310,6 +310,13 @@ TEST(NcclAchieved, OnEightMi300xsARingReachesWhatAmdMeasured) {
   // send/receive and all-to-all reach the links: 45.6 to one peer, 7 x 45.6 = 319 busbw to all.
   EXPECT_NEAR(busbw(mi300x, Collective::kSendRecv, 16 * kGiB), 64 * 0.712, 0.5);
   EXPECT_NEAR(busbw(mi300x, Collective::kAllToAll, 16 * kGiB), 7 * 64 * 0.712, 7 * 0.5);
+  // In a full mesh a GPU reaches the others of its node over one link each: 4 MI300X use 3 of
+  // their 7 links (AMD: with 2 or 4 GPUs only a fraction of the node's bandwidth is used).
+  const AchievedModel four(dgx("MI300X", 4), Enabled::all());
+  EXPECT_NEAR(busbw(four, Collective::kAllReduce, 16 * kGiB), 3 * 64 * 0.712, 0.5);
+  EXPECT_EQ(dgx("MI300X", 4).scale_up_gb_per_s(), 3 * 64.0);
+  EXPECT_EQ(dgx("MI300X", 1, 2).scale_up_gb_per_s(), 64.0);  // a lone GPU: never zero
+  EXPECT_EQ(dgx("H100", 4).scale_up_gb_per_s(), 450.0);      // through switches: all 18 links
 }
 
 TEST(NcclAchieved, AcrossNodesAnNdrNicCarries46To48GBs) {

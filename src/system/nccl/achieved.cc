@@ -40,7 +40,7 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
   const Machine& m = tuning_.machine();
   constexpr double kUnlimited = std::numeric_limits<double>::infinity();
   const double gpus = m.gpus_per_node;
-  const double scale_up = m.gpus_per_node > 1 ? m.gpu->scale_up_gb_per_s() : kUnlimited;
+  const double scale_up = m.gpus_per_node > 1 ? m.scale_up_gb_per_s() : kUnlimited;
   // What a node's NICs carry out (and in) together.
   const double network = m.nodes > 1 ? nics_gb_per_s() : kUnlimited;
   const double ring_bus = std::min(scale_up * ring_share(), network);
@@ -174,7 +174,7 @@ double AchievedModel::p2p_gb_per_s(Collective c, Protocol p, std::uint64_t bytes
   const double n = m.ranks(), gpus = m.gpus_per_node;
   const double wire = p == Protocol::kLL ? 0.5 : p == Protocol::kLL128 ? 120.0 / 128.0 : 1.0;
   if (c == Collective::kAllToAll) {
-    const double scale_up = m.gpu->scale_up_gb_per_s() * all_to_all_share(bytes);
+    const double scale_up = m.scale_up_gb_per_s() * all_to_all_share(bytes);
     // Per byte of a GPU's buffer: (G-1)/n of it over its links, the rest over the node's NICs,
     // which carry G GPUs' worth. With PXN across nodes a GPU's links also carry its pieces for
     // the other rails to their rail's GPU: (G-1)/G of the buffer in all.

@@ -14,6 +14,7 @@
 // differs from running NCCL's search on a real machine.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -38,6 +39,13 @@ struct Machine {
   // model's). NCCL's constants fit DGX-like nodes; cloud and shared hosts show more.
   double platform_latency_us = 0;
   std::uint32_t ranks() const { return gpus_per_node * nodes; }
+  // What one GPU's scale-up links carry to the other GPUs of its node, GB/s: all of them through
+  // NVSwitches; in a full mesh (MI300X) only the links to GPUs in the node, one to each (at least
+  // one, for a lone GPU whose links carry nothing).
+  double scale_up_gb_per_s() const {
+    if (gpu->nvswitch) return gpu->scale_up_gb_per_s();
+    return gpu->link_gb_per_s * std::max(1u, std::min(gpu->scale_up_links, gpus_per_node - 1));
+  }
   // What a call takes beyond NCCL's model: the platform's latency and the GPU generation's; a
   // point-to-point call's grows with the `p2p_ops` sends and receives it enqueues.
   double added_latency_us(bool point_to_point, std::uint32_t p2p_ops = 0) const {
