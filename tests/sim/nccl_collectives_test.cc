@@ -459,13 +459,11 @@ TEST(NcclCollectives, ABlackwellCallWaitsItsGenerationsLatencyAsCostAndAsTraffic
   EXPECT_NEAR(traffic_us, cost_us + 14 * 0.5, 0.1);
 }
 
-TEST(NcclCollectives, OnMi300xsRcclsAllPairsScheduleRunsAsAnExchange) {
-  // 4 MiB all-reduces of 8 MI300Xs run RCCL's MSCCL all-pairs (msccl.h). As cost, the model's
-  // time. As traffic on an idle node (flow, 448 GB/s a GPU each way, 250 ns a link), each member
-  // waits the schedule's latency and sends each other 2 x 4 MiB / 8 at its share of the links:
-  // the model's time and a message's two links, within 2%.
+// Eight MI300Xs run an all-reduce of `bytes` as NCCL's cost and as its traffic: both against the
+// model (the test below).
+void all_pairs_cost_and_traffic(std::uint64_t bytes) {
   std::vector<chakra::TraceBuilder> ranks(8);
-  for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, 4 << 20);
+  for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, bytes);
   sim::Inputs in = inputs_of(ranks, 8);
   in.network = network_of({{DimensionKind::kSwitch, 8, 448e9 / 1073741824.0, 250}});
   in.system = system_of("ring", 1, 1, 1);
@@ -475,9 +473,9 @@ TEST(NcclCollectives, OnMi300xsRcclsAllPairsScheduleRunsAsAnExchange) {
   const sim::Result cost = sim::simulate(in);
   in.system.collectives = system::CollectiveModel::kNcclTraffic;
   const sim::Result traffic = sim::simulate(in);
-  ASSERT_TRUE(cost.all_finished() && traffic.all_finished());
+  ASSERT_TRUE(cost.all_finished() && traffic.all_finished()) << bytes;
   const nccl::Timing model =
-      nccl::AchievedModel(nccl::dgx("MI300X"), Enabled::all()).time(nccl::Collective::kAllReduce, 4 << 20);
+      nccl::AchievedModel(nccl::dgx("MI300X"), Enabled::all()).time(nccl::Collective::kAllReduce, bytes);
   ASSERT_EQ(model.choice.algorithm, nccl::Algorithm::kMsccl);
   EXPECT_NEAR(static_cast<double>(cost.npus[0].finish_ns) / 1000, model.us, 0.002);
   Tick last = 0;
@@ -486,6 +484,16 @@ TEST(NcclCollectives, OnMi300xsRcclsAllPairsScheduleRunsAsAnExchange) {
   EXPECT_GE(traffic_us, model.us);
   EXPECT_LE(traffic_us, (model.us + 0.5) * 1.02) << model.us;
   EXPECT_EQ(traffic.messages, 8u * 7);  // one message to each other member
+}
+
+TEST(NcclCollectives, OnMi300xsRcclsAllPairsScheduleRunsAsAnExchange) {
+  // 4 MiB (Simple) and 256 KiB (LL: half the share) all-reduces of 8 MI300Xs run RCCL's MSCCL
+  // all-pairs (msccl.h). As cost, the model's time. As traffic on an idle node (flow, 448 GB/s a
+  // GPU each way, 250 ns a link), each member waits the schedule's latency and sends each other
+  // 2 x bytes / 8 at its share of the links: the model's time and a message's two links, within 2%.
+  for (const std::uint64_t bytes : {std::uint64_t{4} << 20, std::uint64_t{256} << 10}) {
+    all_pairs_cost_and_traffic(bytes);
+  }
 }
 
 TEST(NcclCollectives, ABlackwellAllToAllWaitsForEachSendAndReceiveItEnqueues) {

@@ -35,7 +35,10 @@ TEST(Msccl, AScheduleNeedsWholeElementsInEachChunkAndItsRanksInOneNode) {
   EXPECT_EQ(mi300x_schedule(kKiB, 8), nullptr);
   EXPECT_NE(mi300x_schedule(2 * kKiB, 8), nullptr);
   EXPECT_EQ(mi300x_schedule(kKiB + 2, 4), nullptr);  // not a whole number of floats
-  EXPECT_EQ(mi300x_schedule(kMiB, 4, 4), nullptr);   // written for 8 ranks
+  // Past 64 KiB, 512 chunks: 65 KiB of floats (16640) is 256-whole, not 512-whole.
+  EXPECT_EQ(mi300x_schedule(65 * kKiB), nullptr);
+  EXPECT_NE(mi300x_schedule(66 * kKiB), nullptr);
+  EXPECT_EQ(mi300x_schedule(kMiB, 4, 4), nullptr);  // written for 8 ranks
   EXPECT_EQ(mi300x_schedule(kMiB, 4, 8, 2), nullptr);
   EXPECT_EQ(mi300x_schedule(kMiB, 4, 8, 1, Collective::kAllGather), nullptr);
 }
@@ -54,17 +57,23 @@ TEST(Msccl, OnEightMi300xsRcclRunsTheScheduleAndNvidiasGpusNever) {
   }
 }
 
-TEST(Msccl, NcclAlgoNcclProtoAndTheCallsReductionSwitchItOff) {
+TEST(Msccl, NcclAlgoAndTheCallsReductionSwitchItOffNcclProtoDoesNot) {
   Enabled ring = Enabled::all();
   apply_enable_list(ring, "Ring", true, "test");
   EXPECT_EQ(AchievedModel(dgx("MI300X"), ring).time(Collective::kAllReduce, 4 * kMiB).choice.algorithm,
             Algorithm::kRing);
+  // RCCL's scheduler does not read NCCL_PROTO: an LL schedule runs with LL "off".
   Enabled no_ll = Enabled::all();
   apply_enable_list(no_ll, "^LL", false, "test");
-  const AchievedModel simple_only(dgx("MI300X"), no_ll);
-  EXPECT_NE(simple_only.time(Collective::kAllReduce, 64 * kKiB).choice.algorithm, Algorithm::kMsccl);
-  EXPECT_EQ(simple_only.time(Collective::kAllReduce, 4 * kMiB).choice.algorithm, Algorithm::kMsccl);
-  for (const auto& [op, msccl] : {std::pair{ReduceOp::kSum, true}, {ReduceOp::kMax, true}, {ReduceOp::kAvg, false}}) {
+  const Timing small = AchievedModel(dgx("MI300X"), no_ll).time(Collective::kAllReduce, 64 * kKiB);
+  EXPECT_EQ(small.choice.algorithm, Algorithm::kMsccl);
+  EXPECT_EQ(small.choice.protocol, Protocol::kLL);
+  for (const auto& [op, msccl] : {std::pair{ReduceOp::kSum, true},
+                                  {ReduceOp::kProd, true},
+                                  {ReduceOp::kMax, true},
+                                  {ReduceOp::kMin, true},
+                                  {ReduceOp::kAvg, false},
+                                  {ReduceOp::kMulSum, false}}) {
     Enabled call = Enabled::all();
     restrict_to_call(call, Collective::kAllReduce, DataType::kFloat, op, dgx("MI300X"));
     EXPECT_EQ(AchievedModel(dgx("MI300X"), call).time(Collective::kAllReduce, 4 * kMiB).choice.algorithm ==
@@ -91,6 +100,11 @@ TEST(Msccl, AllPairsTakesRcclsLatencyForTwoStepsAndItsShareOfTheLinks) {
   EXPECT_NEAR(mi300x.time(Collective::kAllReduce, kKiB).us, 13.4, 0.3);
   EXPECT_NEAR(mi300x.time(Collective::kAllReduce, 4 * kMiB).us, 52.4, 52.4 * 0.03);
   EXPECT_NEAR(mi300x.time(Collective::kAllReduce, 16 * kMiB).us, 149.4, 149.4 * 0.01);
+  // A platform's latency is added as to any call.
+  Machine slower = dgx("MI300X");
+  slower.platform_latency_us = 5;
+  EXPECT_NEAR(AchievedModel(slower, Enabled::all()).time(Collective::kAllReduce, 4 * kMiB).us,
+              mi300x.time(Collective::kAllReduce, 4 * kMiB).us + 5, 1e-9);
 }
 
 TEST(Rccl, KeepsLL128OffOnMi300xUnlessNcclProtoIsSet) {
@@ -106,6 +120,11 @@ TEST(Rccl, KeepsLL128OffOnMi300xUnlessNcclProtoIsSet) {
   Enabled not_ll = Enabled::all();
   apply_enable_list(not_ll, "^LL", false, "test");
   EXPECT_EQ(AchievedModel(dgx("MI300X", 4), not_ll).time(Collective::kAllReduce, 512 * kKiB).choice.protocol,
+            Protocol::kLL128);
+  // NCCL_ALGO is not NCCL_PROTO: LL128 stays off.
+  Enabled ring = Enabled::all();
+  apply_enable_list(ring, "Ring", true, "test");
+  EXPECT_NE(AchievedModel(dgx("MI300X", 4), ring).time(Collective::kAllReduce, 512 * kKiB).choice.protocol,
             Protocol::kLL128);
   // NVIDIA's GPUs keep it by default.
   EXPECT_EQ(AchievedModel(dgx("H100", 8, 2), Enabled::all()).time(Collective::kAllGather, 2 * kMiB).choice.protocol,

@@ -314,6 +314,8 @@ TEST(NcclAchieved, OnEightMi300xsARingReachesWhatAmdMeasured) {
   // their 7 links (AMD: with 2 or 4 GPUs only a fraction of the node's bandwidth is used).
   const AchievedModel four(dgx("MI300X", 4), Enabled::all());
   EXPECT_NEAR(busbw(four, Collective::kAllReduce, 16 * kGiB), 3 * 64 * 0.712, 0.5);
+  // Its all-to-all too, on RCCL's 24 channels for 4 ranks (8 a peer): the 3 links bind.
+  EXPECT_NEAR(busbw(four, Collective::kAllToAll, 16 * kGiB), 3 * 64 * 0.712, 0.5);
   EXPECT_EQ(dgx("MI300X", 4).scale_up_gb_per_s(), 3 * 64.0);
   EXPECT_EQ(dgx("MI300X", 1, 2).scale_up_gb_per_s(), 64.0);  // a lone GPU: never zero
   EXPECT_EQ(dgx("H100", 4).scale_up_gb_per_s(), 450.0);      // through switches: all 18 links

@@ -25,9 +25,13 @@ std::uint64_t channel_threshold_bytes(Algorithm a, Protocol p, std::uint32_t ran
 }  // namespace
 
 std::uint32_t comm_channels(const Machine& machine, std::uint32_t ring_graph_channels, double ring_graph_gb_per_s) {
-  const bool table = machine.gpu->table_ring_channels > 0 && machine.gpus_per_node == machine.gpu->domain;
-  const std::uint32_t rings = table ? machine.gpu->table_ring_channels : ring_graph_channels;
+  const GpuPreset& gpu = *machine.gpu;
+  const bool table = gpu.table_ring_channels > 0 && machine.nodes == 1 && machine.gpus_per_node == gpu.domain;
+  const std::uint32_t rings = table ? gpu.table_ring_channels : ring_graph_channels;
   std::uint32_t channels = std::min(kMaxChannels, 2 * std::max(rings, 1u));
+  const std::uint32_t ranks = machine.ranks();
+  if (ranks == 2) channels = std::max(channels, gpu.min_channels_two_ranks);
+  if (ranks == 4) channels = std::max(channels, gpu.min_channels_four_ranks);
   if (machine.gpu->compute_capability >= 90 && machine.nodes > 1 && ring_graph_gb_per_s > 45.0 && channels < 16) {
     channels *= 2;
   }

@@ -24,8 +24,8 @@ struct Machine;
 
 // The channels NCCL's communicator runs collectives on, from its ring graph's: twice the graph's,
 // twice again on Hopper and later across nodes when the graph runs over 45 GB/s a channel and
-// holds fewer than 8. Where the GPU's library lists its rings for a full node (RCCL's MI300X),
-// twice those.
+// holds fewer than 8. Where the GPU's library lists its rings for one full node (RCCL's MI300X),
+// twice those; and at least the library's least for 2 and 4 ranks (RCCL's MI300X: 32 and 24).
 std::uint32_t comm_channels(const Machine& machine, std::uint32_t ring_graph_channels, double ring_graph_gb_per_s);
 
 // The channels NCCL runs a ring or tree call of `bytes` on (NCCL's nBytes: an all-gather's

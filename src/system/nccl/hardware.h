@@ -47,12 +47,15 @@ struct GpuPreset {
   // a peer: every GPU sends to every other at once, and that reaches less of the links than a
   // ring's one peer each (achieved.h's Efficiencies::all_to_all has the curve).
   double all_to_all_efficiency = 0.776;
-  // The rings its library runs on a full node where the library takes them from a table of its
+  // The rings its library runs on one full node where the library takes them from a table of its
   // own rather than NCCL's search (0: the search's); the communicator holds twice as many
-  // channels. RCCL's topology model for 8 MI300X lists 28.
+  // channels. RCCL's topology model for one node of 8 MI300X lists 28.
   std::uint32_t table_ring_channels = 0;
-  // The p2p channels a peer on a scale-up link may take a link (NCCL 2; RCCL 4 on MI300X, twice
-  // that within one node).
+  // The least channels its library gives a communicator of 2 and of 4 ranks (0: none). RCCL's
+  // MI300X: 32 and 24, as its start-up code sets them.
+  std::uint32_t min_channels_two_ranks = 0, min_channels_four_ranks = 0;
+  // The p2p channels a peer on a scale-up link may take a link in one node (NCCL 2; RCCL 4 on
+  // MI300X, twice that). Across nodes a network peer's 2 are the least.
   std::uint32_t p2p_channels_per_link = 2;
   bool p2p_doubled_in_one_node = false;
   // Its library runs LL128 unless NCCL_PROTO is set (NCCL from Ampere on; RCCL only on MI250X).

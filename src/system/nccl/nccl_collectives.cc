@@ -344,7 +344,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
           // All-pairs: every member sends each other member its share of the buffer, then its
           // reduced share: 2 x bytes / n to each, at the schedule's share of the links.
           t.shape = TrafficShape::exchange(2 * b / n, n);
-          t.node_share = kAllPairsSimpleShare * protocol;
+          t.node_share = msccl_link_share(t.choice.protocol);
           break;
         case Algorithm::kTree:
           t.shape = TrafficShape::tree(b, members, g, m.nodes > 1 ? std::min(m.nics_per_node, kTreeChannels) : 1);

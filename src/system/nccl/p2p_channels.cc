@@ -41,9 +41,10 @@ P2pShape p2p_shape(const Machine& m, std::uint32_t communicator_channels) {
   s.p2p_channels = p2p_channels;
   s.network = m.nodes > 1;
   // A peer over NVLink may take two channels a link to it (every link through NVSwitches, one in a
-  // full mesh; RCCL's MI300X four, twice that in one node); over the network, one for every 14
-  // GB/s of the GPU's NIC (at least 1): the least over the peers.
-  std::uint32_t per_peer = m.gpu->p2p_channels_per_link * (m.gpu->nvswitch ? m.gpu->scale_up_links : 1);
+  // full mesh; in one node of RCCL's MI300X four, twice that); over the network, one for every 14
+  // GB/s of the GPU's NIC (at least 1): the least over the peers, so across nodes two a link.
+  const std::uint32_t per_link = m.nodes == 1 ? m.gpu->p2p_channels_per_link : 2;
+  std::uint32_t per_peer = per_link * (m.gpu->nvswitch ? m.gpu->scale_up_links : 1);
   if (m.nodes > 1) {
     const auto nic_gb_per_s = static_cast<std::uint32_t>(m.nic->line_gb_per_s);
     per_peer = std::min(per_peer, std::max(1u, (nic_gb_per_s + 13) / static_cast<std::uint32_t>(kNetChannelGbPerS)));

@@ -86,7 +86,10 @@ std::string sweep_table(const AchievedModel& model, const SweepOptions& o, const
                                 m.nodes, m.gpus_per_node, m.gpu->name);
   if (m.nodes > 1) out += fmt::format(", {} x {} NICs per node", m.nics_per_node, m.nic->name);
   out += fmt::format("; NCCL 2.30's choice of algorithm and protocol{}, timed by chakrasim's model (docs/nccl.md)\n",
-                     m.gpu->msccl_schedules.empty() ? "" : " (RCCL's MSCCL schedules first)");
+                     std::any_of(rows.begin(), rows.end(),
+                                 [](const SweepRow& r) { return !r.empty && r.choice.algorithm == Algorithm::kMsccl; })
+                         ? " (RCCL's MSCCL schedules first)"
+                         : "");
   const auto host_bound = std::count_if(rows.begin(), rows.end(), [&](const SweepRow& r) {
     return !r.empty && o.host_issue_us > 0 && r.time_us == o.host_issue_us;
   });

@@ -407,9 +407,9 @@ std::optional<double> TuningModel::predicted_us(Collective c, Algorithm a, Proto
 
 const MscclSchedule* TuningModel::msccl_schedule(Collective c, std::uint64_t bytes) const {
   if (!enabled_.algorithms[index(c)][idx(Algorithm::kMsccl)]) return nullptr;
-  const MscclSchedule* s = find_msccl_schedule(machine_.gpu->msccl_schedules, c, machine_.ranks(), machine_.nodes,
-                                               bytes, enabled_.element_bytes);
-  return s != nullptr && enabled_.protocols[index(c)][idx(s->protocol)] ? s : nullptr;
+  // RCCL's scheduler reads neither NCCL_PROTO nor NCCL_ALGO; here MSCCL is one of the algorithms.
+  return find_msccl_schedule(machine_.gpu->msccl_schedules, c, machine_.ranks(), machine_.nodes, bytes,
+                             enabled_.element_bytes);
 }
 
 double TuningModel::p2p_latency_us(Protocol p) const {

@@ -103,7 +103,7 @@ class TuningModel {
   // all-gather's output). Throws Error when NCCL_ALGO / NCCL_PROTO leave nothing available.
   Choice choose(Collective c, std::uint64_t bytes) const;
   // The MSCCL schedule the GPU's library runs for the call (msccl.h), if it has one and NCCL_ALGO
-  // (MSCCL among the algorithms) and NCCL_PROTO leave it on; else nullptr.
+  // (MSCCL among the algorithms) leaves it on; else nullptr. NCCL_PROTO does not reach it.
   const MscclSchedule* msccl_schedule(Collective c, std::uint64_t bytes) const;
 
   // NCCL's point-to-point path (all-to-all, send/receive) has no tuning table: its latency here is
