@@ -90,8 +90,7 @@ const std::array<GpuPreset, 6> kGpus = {{
      .table_ring_channels = 28,
      .min_channels_two_ranks = 32,
      .min_channels_four_ranks = 24,
-     .p2p_channels_per_link = 4,
-     .p2p_doubled_in_one_node = true,
+     .p2p_channels_per_link = 8,
      .ll128_by_default = false,
      .msccl_schedules = kRcclMi300xSchedules},
 }};

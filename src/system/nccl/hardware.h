@@ -54,10 +54,9 @@ struct GpuPreset {
   // The least channels its library gives a communicator of 2 and of 4 ranks (0: none). RCCL's
   // MI300X: 32 and 24, as its start-up code sets them.
   std::uint32_t min_channels_two_ranks = 0, min_channels_four_ranks = 0;
-  // The p2p channels a peer on a scale-up link may take a link in one node (NCCL 2; RCCL 4 on
-  // MI300X, twice that). Across nodes a network peer's 2 are the least.
+  // The p2p channels a peer on a scale-up link may take a link in one node (NCCL 2; RCCL's MI300X
+  // 8: 4, doubled in one node). Across nodes a network peer's 2 are the least.
   std::uint32_t p2p_channels_per_link = 2;
-  bool p2p_doubled_in_one_node = false;
   // Its library runs LL128 unless NCCL_PROTO is set (NCCL from Ampere on; RCCL only on MI250X).
   bool ll128_by_default = true;
   // The MSCCL schedules its collective library runs by default (RCCL's on MI300X; none in NCCL).

@@ -2,10 +2,9 @@
 // runs instead of its own algorithms for the sizes each program names. RCCL ships them for one
 // node of 8 MI300X and uses them by default (RCCL_MSCCL_ENABLE); NCCL has none. As RCCL's source
 // of the ROCm 6.3 era (2.21.5) ships them (tools/msccl-algorithms, read to learn them), the
-// all-reduce's are "all-pairs":
-// every GPU sends each other GPU that GPU's eighth of the buffer, reduces the eighths it
-// receives, and sends its reduced eighth to every other GPU. Two steps where a ring takes 14,
-// each GPU's links carrying 2 x 7/8 of the buffer, as a ring's do.
+// all-reduce's are "all-pairs": every GPU sends each other GPU that GPU's eighth of the buffer,
+// reduces the eighths it receives, and sends its reduced eighth to every other GPU. Two steps
+// where a ring takes 14, each GPU's links carrying 2 x 7/8 of the buffer, as a ring's do.
 //
 // A schedule runs where RCCL's scheduler would pick it: the collective, the number of ranks, the
 // size in its range, and a whole number of elements in each of its chunks (RCCL checks

@@ -41,8 +41,8 @@ P2pShape p2p_shape(const Machine& m, std::uint32_t communicator_channels) {
   s.p2p_channels = p2p_channels;
   s.network = m.nodes > 1;
   // A peer over NVLink may take two channels a link to it (every link through NVSwitches, one in a
-  // full mesh; in one node of RCCL's MI300X four, twice that); over the network, one for every 14
-  // GB/s of the GPU's NIC (at least 1): the least over the peers, so across nodes two a link.
+  // full mesh; in one node of RCCL's MI300X eight); over the network, one for every 14 GB/s of
+  // the GPU's NIC (at least 1): the least over the peers, so across nodes two a link.
   const std::uint32_t per_link = m.nodes == 1 ? m.gpu->p2p_channels_per_link : 2;
   std::uint32_t per_peer = per_link * (m.gpu->nvswitch ? m.gpu->scale_up_links : 1);
   if (m.nodes > 1) {
@@ -55,7 +55,6 @@ P2pShape p2p_shape(const Machine& m, std::uint32_t communicator_channels) {
     while (per_peer * ((ranks + kPeersPerBatch - 1) / kPeersPerBatch) > p2p_channels && per_peer > 1) per_peer /= 2;
     s.chunk = kNetChunk;
   } else {
-    if (m.gpu->p2p_doubled_in_one_node) per_peer *= 2;
     per_peer = std::min(per_peer, p2p_channels);
   }
   s.per_peer = per_peer;
