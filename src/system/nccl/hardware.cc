@@ -78,8 +78,8 @@ const std::array<GpuPreset, 6> kGpus = {{
     kB200,
     nvl72(kB200),
     {.name = "MI300X",
-     .description = "MI300X: 7 Infinity Fabric links of 64 GB/s, one to each other GPU of 8 (no switch; rings "
-                    "calibrated to AMD's RCCL all-reduce, the rest NCCL's model uncalibrated)",
+     .description = "MI300X: 7 Infinity Fabric links of 64 GB/s, one to each other GPU of 8 (no switch); RCCL's "
+                    "channels, LL128 default and MSCCL all-reduce schedules; rings calibrated to AMD's RCCL sweeps",
      .scale_up_links = 7,
      .link_gb_per_s = 64.0,
      .nccl_link_gb_per_s = 40.0,
