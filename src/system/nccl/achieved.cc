@@ -63,9 +63,9 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
                         nvls_network_gb_per_s(a));
       break;
     case Algorithm::kMsccl:
-      // All-pairs: each GPU's links carry bus-factor x bytes, at the schedule's share of them.
-      simple = scale_up * kAllPairsSimpleShare / bus_factor(c, m.ranks());
-      break;
+      // All-pairs: each GPU's links carry bus-factor x bytes, at the schedule's share of them for
+      // the protocol (msccl.h), not NCCL's ratios.
+      return scale_up * msccl_link_share(p) / bus_factor(c, m.ranks());
     case Algorithm::kCollNetDirect:
     case Algorithm::kCollNetChain: {
       // Reduce-scatter and all-gather within the node, the network reducing the rest.
@@ -200,12 +200,12 @@ std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol
     return tuning_.p2p_latency_us(p) + m.added_latency_us(true, m.p2p_ops(c == Collective::kAllToAll)) + first_step_us +
            data_us;
   }
-  if (a == Algorithm::kMsccl) {
+  if (a == Algorithm::kMsccl) {  // no NCCL bandwidth: the schedule the call takes, if any
     const MscclSchedule* s = tuning_.msccl_schedule(c, bytes);
     if (s == nullptr || s->protocol != p) return std::nullopt;
-    return latency_us(c, a, p) + tuning_.machine().added_latency_us(false) + b / (1000 * algorithm_gb_per_s(c, a, p));
+  } else if (tuning_.bandwidth(c, a, p) <= 0) {
+    return std::nullopt;
   }
-  if (tuning_.bandwidth(c, a, p) <= 0) return std::nullopt;
   if (a == Algorithm::kNvls || a == Algorithm::kNvlsTree) {
     const NvlsTime t = nvls_time(c, a, bytes);
     return latency_us(c, a, p) + tuning_.machine().added_latency_us(false) + t.fill_us + t.transfer_us;

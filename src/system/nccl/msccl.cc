@@ -9,6 +9,8 @@ namespace {
 double base_latency_us(Protocol p) { return p == Protocol::kSimple ? 17.0 : 12.0; }
 double step_latency_us(Protocol p) { return p == Protocol::kSimple ? 2.1 : 0.8; }
 
+constexpr double kAllPairsSimpleShare = 0.511;
+
 }  // namespace
 
 const MscclSchedule* find_msccl_schedule(std::span<const MscclSchedule> schedules, Collective c, std::uint32_t ranks,

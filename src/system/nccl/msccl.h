@@ -48,9 +48,9 @@ const MscclSchedule* find_msccl_schedule(std::span<const MscclSchedule> schedule
 // cost of a step between two GPUs of a node (its MI300X tuning), for the all-pairs' two steps.
 double msccl_latency_us(Protocol protocol);
 
-// The share of a GPU's scale-up rate an all-pairs schedule's Simple reaches, its LL half of that
-// (half of each LL store is a flag). From AMD's two 8x MI300X all-reduce sweeps (docs/nccl.md).
-inline constexpr double kAllPairsSimpleShare = 0.511;
+// The share of a GPU's scale-up rate an all-pairs schedule reaches in `protocol`: 0.511 in
+// Simple, from AMD's two 8x MI300X all-reduce sweeps (docs/nccl.md); LL half of that (half of
+// each LL store is a flag).
 double msccl_link_share(Protocol protocol);
 
 }  // namespace chakrasim::system::nccl
