@@ -65,6 +65,34 @@ TEST(NcclTrafficShape, ARingMovesTheBusFactorOfTheBuffer) {
   }
 }
 
+TEST(NcclTrafficShape, ARingCrossesBetweenNodesOnOneRail) {
+  // NCCL's ring leaves a node and enters the next by one NIC, so its hop between nodes loads no
+  // GPU's links: each channel's hop joins the members of one place in their nodes, and a
+  // member's links carry 7 of the 8 hops a ring makes in its node. With an odd count of nodes
+  // the hop back to the first node changes rail once. And each channel enters a node at another
+  // member, so that the hops out are spread over the node's GPUs.
+  const double b = 64 * kMiB;
+  for (const std::uint32_t nodes : {2u, 3u, 4u}) {
+    const std::uint32_t n = nodes * 8;
+    const TrafficShape ring = TrafficShape::ring(Collective::kAllGather, b, first_npus(n), 8, 8);
+    std::vector<std::uint32_t> off_rail(ring.streams(), 0), exits(8, 0);
+    std::vector<Move> moves;
+    for (std::uint32_t m = 0; m < n; ++m) {
+      for (std::uint32_t stream = 0; stream < ring.streams(); ++stream) {
+        moves.clear();
+        ring.moves(m, stream, 0, moves);
+        for (const Move& move : moves) {
+          if (!move.send || move.peer / 8 == m / 8) continue;
+          if (move.peer % 8 != m % 8) ++off_rail[stream];
+          if (m < 8) ++exits[m];
+        }
+      }
+    }
+    for (const std::uint32_t hops : off_rail) EXPECT_EQ(hops, nodes % 2) << nodes << " nodes";
+    for (const std::uint32_t e : exits) EXPECT_EQ(e, ring.streams() / 8) << nodes << " nodes";
+  }
+}
+
 TEST(NcclTrafficShape, PatMovesTheRingsBytesInLog2Steps) {
   // PAT (one GPU a node): ceil(log2 n) steps carrying Bruck's n - 1 blocks in all, each member
   // sending (n-1)/n of the buffer, as a ring; the all-gather's first step goes farthest with one

@@ -43,7 +43,12 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
   const double scale_up = m.gpus_per_node > 1 ? m.scale_up_gb_per_s() : kUnlimited;
   // What a node's NICs carry out (and in) together.
   const double network = m.nodes > 1 ? nics_gb_per_s() : kUnlimited;
-  const double ring_bus = std::min(scale_up * ring_share(), network);
+  // Across nodes each ring leaves a node once, by a NIC: of its G hops in a node G - 1 cross the
+  // GPUs' links, so with the rings' exits spread over the node's GPUs a GPU's links carry
+  // (G - 1) / G of its sends.
+  const double ring_links =
+      m.nodes > 1 && gpus > 1 ? scale_up * ring_share() * gpus / (gpus - 1) : scale_up * ring_share();
+  const double ring_bus = std::min(ring_links, network);
   double simple = 0;
   switch (a) {
     case Algorithm::kRing:

@@ -174,15 +174,22 @@ TrafficShape TrafficShape::ring(Collective collective, double bytes, const std::
   r.shift.assign(steps, 1);
   r.blocks.assign(steps, 1);
   r.piece_bytes = (rooted ? bytes / (n - 1) : bytes / n) / streams;
-  // Channel c (streams c x kSlices on) starts each node at its c-th member.
+  // Channel c (streams c x kSlices on) enters each node at another member. Its hop between two
+  // nodes goes NIC to NIC, on one rail: a GPU's links do not carry it (NCCL's ring leaves a node
+  // and enters the next at GPUs of the same NIC). So the nodes take turns: the even ones from
+  // their c-th member up to the (c-1)-th, the odd ones from the (c-1)-th down to the c-th, and
+  // each hop between nodes joins members of one place (all of them with an even count of nodes).
   const std::vector<std::vector<std::uint32_t>> by_node = members_by_node(members, gpus_per_node);
   r.order.assign(streams, {});
   r.place.assign(streams, std::vector<std::uint32_t>(n));
   for (std::uint32_t s = 0; s < streams; ++s) {
     const std::uint32_t c = s / kSlices;
-    for (const std::vector<std::uint32_t>& node : by_node) {
-      for (std::size_t j = 0; j < node.size(); ++j) {
-        const std::uint32_t i = node[(j + c) % node.size()];
+    for (std::size_t k = 0; k < by_node.size(); ++k) {
+      const std::vector<std::uint32_t>& node = by_node[k];
+      const std::size_t size = node.size();
+      for (std::size_t j = 0; j < size; ++j) {
+        const std::size_t at = k % 2 == 0 ? (c + j) % size : (c + 2 * size - 1 - j) % size;
+        const std::uint32_t i = node[at];
         r.place[s][i] = static_cast<std::uint32_t>(r.order[s].size());
         r.order[s].push_back(i);
       }
