@@ -175,10 +175,11 @@ TrafficShape TrafficShape::ring(Collective collective, double bytes, const std::
   r.blocks.assign(steps, 1);
   r.piece_bytes = (rooted ? bytes / (n - 1) : bytes / n) / streams;
   // Channel c (streams c x kSlices on) enters each node at another member. Its hop between two
-  // nodes goes NIC to NIC, on one rail: a GPU's links do not carry it (NCCL's ring leaves a node
-  // and enters the next at GPUs of the same NIC). So the nodes take turns: the even ones from
-  // their c-th member up to the (c-1)-th, the odd ones from the (c-1)-th down to the c-th, and
-  // each hop between nodes joins members of one place (all of them with an even count of nodes).
+  // nodes goes NIC to NIC on one rail, and no GPU's links carry it: NCCL's ring leaves a node
+  // and enters the next through NICs of one rail, each reading or writing its GPU over PCIe. A
+  // rail here is a place in the node, so the nodes take turns: the even ones from their c-th
+  // member up to the (c-1)-th, the odd ones from the (c-1)-th down to the c-th, and each hop
+  // between nodes joins members of one place (all of them with an even count of nodes).
   const std::vector<std::vector<std::uint32_t>> by_node = members_by_node(members, gpus_per_node);
   r.order.assign(streams, {});
   r.place.assign(streams, std::vector<std::uint32_t>(n));
