@@ -536,6 +536,30 @@ TEST(NcclCollectives, OnMi300xsRcclsAllPairsScheduleRunsAsAnExchange) {
   }
 }
 
+TEST(NcclCollectives, ARunsAllReduceIsInPlaceAndTakesRcclsInPlaceSchedules) {
+  // A trace's all-reduce is PyTorch's, in place: of 12 MiB on 8 MI300Xs RCCL runs its ring there
+  // (its in-place schedules skip 11-14 MiB, msccl.h), where an out-of-place call would take the
+  // all-pairs schedule.
+  constexpr std::uint64_t bytes = std::uint64_t{12} << 20;
+  std::vector<chakra::TraceBuilder> ranks(8);
+  for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, bytes);
+  sim::Inputs in = inputs_of(ranks, 8);
+  in.network = network_of({{DimensionKind::kSwitch, 8, 448e9 / 1073741824.0, 250}});
+  in.system = system_of("ring", 1, 1, 1);
+  in.system.nccl.gpu = "MI300X";
+  in.system.collectives = system::CollectiveModel::kNccl;
+  const sim::Result cost = sim::simulate(in);
+  ASSERT_TRUE(cost.all_finished());
+  Enabled in_place = Enabled::all();
+  in_place.in_place = true;
+  const nccl::Timing ring =
+      nccl::AchievedModel(nccl::dgx("MI300X"), in_place).time(nccl::Collective::kAllReduce, bytes);
+  ASSERT_EQ(ring.choice.algorithm, nccl::Algorithm::kRing);
+  EXPECT_NEAR(static_cast<double>(cost.npus[0].finish_ns) / 1000, ring.us, 0.002);
+  EXPECT_GT(ring.us,
+            nccl::AchievedModel(nccl::dgx("MI300X"), Enabled::all()).time(nccl::Collective::kAllReduce, bytes).us);
+}
+
 TEST(NcclCollectives, ABlackwellAllToAllWaitsForEachSendAndReceiveItEnqueues) {
   // An all-to-all of 8 B200s enqueues 16 sends and receives: 1.86 us + 16 x 0.129 beyond NCCL's
   // LL p2p latency (7.2 us), as cost and as traffic, whose 8-byte pieces then take a link's 250

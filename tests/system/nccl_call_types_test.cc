@@ -215,10 +215,10 @@ TEST(NcclCallTypes, AnEmptyCallRunsNothing) {
   const std::vector<SweepRow> rows = run_sweep(model, o);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_TRUE(rows[0].empty);
-  EXPECT_EQ(rows[0].time_us, 2.5);
-  EXPECT_EQ(rows[0].algbw, 0.0);
+  EXPECT_EQ(rows[0].out_of_place.time_us, 2.5);
+  EXPECT_EQ(rows[0].out_of_place.algbw, 0.0);
   EXPECT_FALSE(rows[1].empty);
-  EXPECT_GT(rows[1].time_us, 10.0);
+  EXPECT_GT(rows[1].out_of_place.time_us, 10.0);
   const std::string table = sweep_table(model, o, {rows[0]}, true);
   EXPECT_THAT(table, HasSubstr("     2.50    0.00    0.00    N/A  -\n"));
   // An all-to-all of no element too (NCCL 2.30's own all-to-all); a send/receive still posts an
@@ -230,7 +230,7 @@ TEST(NcclCallTypes, AnEmptyCallRunsNothing) {
   const std::vector<SweepRow> posted = run_sweep(model, o);
   EXPECT_EQ(posted[0].count, 0u);
   EXPECT_FALSE(posted[0].empty);
-  EXPECT_GT(posted[0].time_us, 2.5);
+  EXPECT_GT(posted[0].out_of_place.time_us, 2.5);
 }
 
 }  // namespace

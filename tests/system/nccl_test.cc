@@ -3,6 +3,7 @@
 // (docs/nccl.md); tolerances are said at each.
 #include <string>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -551,9 +552,10 @@ TEST(NcclAchieved, ShapeOfASweep) {
   o.max_bytes = 16 * kGiB;
   const std::vector<SweepRow> rows = run_sweep(model, o);
   ASSERT_EQ(rows.size(), 32u);  // 8 B to 16 GiB by 2
-  for (std::size_t i = 1; i < rows.size(); ++i) EXPECT_GE(rows[i].time_us, rows[i - 1].time_us);
-  EXPECT_NEAR(rows[0].time_us, 6.6 + 14 * 0.6 + 14 / (1000 * 0.327 * 36.7), 1e-9);
-  EXPECT_LT(rows[10].busbw, 0.01 * rows.back().busbw);  // 8 KiB
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    EXPECT_GE(rows[i].out_of_place.time_us, rows[i - 1].out_of_place.time_us);
+  EXPECT_NEAR(rows[0].out_of_place.time_us, 6.6 + 14 * 0.6 + 14 / (1000 * 0.327 * 36.7), 1e-9);
+  EXPECT_LT(rows[10].out_of_place.busbw, 0.01 * rows.back().out_of_place.busbw);  // 8 KiB
 }
 
 // ---- nccl-tests' table --------------------------------------------------------------------
@@ -593,6 +595,32 @@ TEST(NcclTestsTable, ColumnsAndSizesAsNcclTestsPrintsThem) {
                 run_sweep(model, bad);
               }),
               HasSubstr("expected -b <= -e"));
+}
+
+TEST(NcclTestsTable, TheInPlaceColumnIsTheInPlaceCall) {
+  // nccl-tests times each size out of place, then in place. RCCL runs its MSCCL schedule for an
+  // 8-MI300X all-reduce of 12 MiB out of place and its ring in place (msccl.h): the columns
+  // differ there, the algorithm column names both, and the footer averages both columns, as
+  // nccl-tests averages every call it times. At 8 MiB both run the schedule.
+  const AchievedModel model(dgx("MI300X"), Enabled::all());
+  SweepOptions o;
+  o.min_bytes = 8 * kMiB;
+  o.max_bytes = 12 * kMiB;
+  o.factor = 0;
+  o.step_bytes = 4 * kMiB;
+  const std::vector<SweepRow> rows = run_sweep(model, o);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].in_place.choice.algorithm, Algorithm::kMsccl);
+  EXPECT_EQ(rows[0].in_place.time_us, rows[0].out_of_place.time_us);
+  EXPECT_EQ(rows[1].out_of_place.choice.algorithm, Algorithm::kMsccl);
+  EXPECT_EQ(rows[1].in_place.choice.algorithm, Algorithm::kRing);
+  EXPECT_NE(rows[1].in_place.time_us, rows[1].out_of_place.time_us);
+  const std::string table = sweep_table(model, o, rows, true);
+  EXPECT_THAT(table, HasSubstr("N/A  MSCCL/Simple\n"));
+  EXPECT_THAT(table, HasSubstr("N/A  MSCCL/Simple (in place: Ring/Simple)\n"));
+  const double average =
+      (rows[0].out_of_place.busbw + rows[0].in_place.busbw + rows[1].out_of_place.busbw + rows[1].in_place.busbw) / 4;
+  EXPECT_THAT(table, HasSubstr(fmt::format("# Avg bus bandwidth    : {:g} ", average)));
 }
 
 TEST(NcclPresets, NamesAndErrors) {

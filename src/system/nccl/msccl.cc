@@ -14,12 +14,13 @@ constexpr double kAllPairsSimpleShare = 0.511;
 }  // namespace
 
 const MscclSchedule* find_msccl_schedule(std::span<const MscclSchedule> schedules, Collective c, std::uint32_t ranks,
-                                         std::uint32_t nodes, std::uint64_t bytes, std::uint32_t element_bytes) {
+                                         std::uint32_t nodes, std::uint64_t bytes, std::uint32_t element_bytes,
+                                         bool in_place) {
   if (nodes != 1 || element_bytes == 0 || bytes % element_bytes != 0) return nullptr;
   const std::uint64_t count = bytes / element_bytes;
   for (const MscclSchedule& s : schedules) {
-    if (s.collective == c && s.gpus == ranks && count > 0 && count % s.chunks_per_loop == 0 && bytes >= s.min_bytes &&
-        bytes <= s.max_bytes) {
+    if (s.collective == c && s.in_place == in_place && s.gpus == ranks && count > 0 && count % s.chunks_per_loop == 0 &&
+        bytes >= s.min_bytes && bytes <= s.max_bytes) {
       return &s;
     }
   }

@@ -29,20 +29,27 @@ struct MscclSchedule {
   std::uint32_t chunks_per_loop = 512;  // the buffer is cut into this many chunks a loop
   std::uint64_t min_bytes = 0;          // the sizes it takes, both ends included
   std::uint64_t max_bytes = 0;
+  bool in_place = false;  // it takes calls whose output is their input, or else the others
 };
 
-// RCCL's out-of-place all-reduce schedules for 8 MI300X (its in-place ones cover the same sizes,
-// but for 11-14 MiB, which they leave to RCCL's ring; this model uses the out-of-place ones).
-inline constexpr std::array<MscclSchedule, 3> kRcclMi300xSchedules = {{
-    {Collective::kAllReduce, Protocol::kLL, 8, 4, 256, 0, 65536},
-    {Collective::kAllReduce, Protocol::kLL, 8, 8, 512, 65537, 524287},
-    {Collective::kAllReduce, Protocol::kSimple, 8, 8, 512, 524288, 16777216},
+// RCCL's all-reduce schedules for 8 MI300X, out of place and in place: the same programs and
+// sizes, but in place RCCL ships none for 11-14 MiB (11534337-14680064 bytes), which it leaves
+// to its ring.
+inline constexpr std::array<MscclSchedule, 7> kRcclMi300xSchedules = {{
+    {Collective::kAllReduce, Protocol::kLL, 8, 4, 256, 0, 65536, false},
+    {Collective::kAllReduce, Protocol::kLL, 8, 8, 512, 65537, 524287, false},
+    {Collective::kAllReduce, Protocol::kSimple, 8, 8, 512, 524288, 16777216, false},
+    {Collective::kAllReduce, Protocol::kLL, 8, 4, 256, 0, 65536, true},
+    {Collective::kAllReduce, Protocol::kLL, 8, 8, 512, 65537, 524287, true},
+    {Collective::kAllReduce, Protocol::kSimple, 8, 8, 512, 524288, 11534336, true},
+    {Collective::kAllReduce, Protocol::kSimple, 8, 8, 512, 14680065, 16777216, true},
 }};
 
 // The schedule RCCL runs for a call of `bytes` in elements of `element_bytes` on `ranks` GPUs in
-// one node, or nullptr (RCCL's own algorithms then).
+// one node, in place or not, or nullptr (RCCL's own algorithms then).
 const MscclSchedule* find_msccl_schedule(std::span<const MscclSchedule> schedules, Collective c, std::uint32_t ranks,
-                                         std::uint32_t nodes, std::uint64_t bytes, std::uint32_t element_bytes);
+                                         std::uint32_t nodes, std::uint64_t bytes, std::uint32_t element_bytes,
+                                         bool in_place);
 
 // RCCL's latency for an all-pairs schedule in `protocol`, us: its fixed cost of a call and its
 // cost of a step between two GPUs of a node (its MI300X tuning), for the all-pairs' two steps.

@@ -201,6 +201,9 @@ const AchievedModel& NcclCollectives::model_for(const std::vector<NpuId>& member
       restrict_to_call(enabled, static_cast<Collective>(c), machine_.type, machine_.op, m);
     }
     enabled.ring_last = ring_last;
+    // A trace does not say whether a call's output is its input; PyTorch's all-reduce, the one
+    // collective with schedules apart for in-place calls (RCCL's MSCCL), always is.
+    enabled.in_place = true;
     model = std::make_unique<AchievedModel>(m, enabled, machine_.efficiencies);
   }
   return *model;

@@ -57,6 +57,9 @@ struct Enabled {
   bool protocols_set = false;
   // The call's element size: an MSCCL schedule needs a whole number of elements in each chunk.
   std::uint32_t element_bytes = 4;
+  // The call writes its result over its input (nccl-tests' in-place column; PyTorch's all-reduce):
+  // RCCL's MSCCL keeps schedules apart for such calls.
+  bool in_place = false;
   static Enabled all();
 };
 // Applies an NCCL_ALGO (`algorithms` true) or NCCL_PROTO value as NCCL 2.30 reads it: a comma

@@ -44,6 +44,9 @@ std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& 
     throw Error("a sweep that never grows; expected a factor (-f) of 2 or more, or a step (-i) above 0");
   }
   const std::uint32_t ranks = model.tuning().machine().ranks();
+  Enabled in_place = model.tuning().enabled();
+  in_place.in_place = true;
+  const AchievedModel in_place_model(model.tuning().machine(), in_place, model.efficiencies());
   std::vector<SweepRow> rows;
   for (std::uint64_t size = o.min_bytes; size <= o.max_bytes;) {
     if (rows.size() >= kSweepLimit) {
@@ -61,15 +64,18 @@ std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& 
       // NCCL discards an empty collective, its all-to-all too (enqueue.cc; it still posts an
       // empty send and receive): the host's share of a call is all it takes.
       row.empty = true;
-      row.time_us = model.tuning().machine().platform_latency_us;
+      row.out_of_place.time_us = row.in_place.time_us = model.tuning().machine().platform_latency_us;
     } else {
-      const Timing t = model.time(o.collective, bytes);
-      // Launches and GPU work overlap from one call to the next: the slower of the two sets the
-      // pace. An empty collective launches nothing, so it has no such floor.
-      row.time_us = std::max(t.us, o.host_issue_us);
-      row.choice = t.choice;
-      row.algbw = static_cast<double>(bytes) / 1e3 / row.time_us;  // GB/s
-      row.busbw = row.algbw * bus_factor(o.collective, ranks);
+      for (const auto& [column, column_model] :
+           {std::pair{&row.out_of_place, &model}, {&row.in_place, &in_place_model}}) {
+        const Timing t = column_model->time(o.collective, bytes);
+        // Launches and GPU work overlap from one call to the next: the slower of the two sets the
+        // pace. An empty collective launches nothing, so it has no such floor.
+        column->time_us = std::max(t.us, o.host_issue_us);
+        column->choice = t.choice;
+        column->algbw = static_cast<double>(bytes) / 1e3 / column->time_us;  // GB/s
+        column->busbw = column->algbw * bus_factor(o.collective, ranks);
+      }
     }
     rows.push_back(row);
     const std::uint64_t next = o.factor > 1 ? size * o.factor : size + o.step_bytes;
@@ -87,11 +93,14 @@ std::string sweep_table(const AchievedModel& model, const SweepOptions& o, const
   if (m.nodes > 1) out += fmt::format(", {} x {} NICs per node", m.nics_per_node, m.nic->name);
   out += fmt::format("; NCCL 2.30's choice of algorithm and protocol{}, timed by chakrasim's model (docs/nccl.md)\n",
                      std::any_of(rows.begin(), rows.end(),
-                                 [](const SweepRow& r) { return !r.empty && r.choice.algorithm == Algorithm::kMsccl; })
+                                 [](const SweepRow& r) {
+                                   return !r.empty && (r.out_of_place.choice.algorithm == Algorithm::kMsccl ||
+                                                       r.in_place.choice.algorithm == Algorithm::kMsccl);
+                                 })
                          ? " (RCCL's MSCCL schedules first)"
                          : "");
   const auto host_bound = std::count_if(rows.begin(), rows.end(), [&](const SweepRow& r) {
-    return !r.empty && o.host_issue_us > 0 && r.time_us == o.host_issue_us;
+    return !r.empty && o.host_issue_us > 0 && r.out_of_place.time_us == o.host_issue_us;
   });
   if (host_bound > 0) {
     out += fmt::format("# {} of the {} rows take the host's {:g} us to launch a call, not the GPUs' time\n", host_bound,
@@ -108,23 +117,31 @@ std::string sweep_table(const AchievedModel& model, const SweepOptions& o, const
   out += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}\n",
                      "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
   double busbw_sum = 0;
+  const auto body = [](const SweepTiming& t) {
+    return fmt::format("  {}  {}  {}    N/A", fixed(t.time_us, 7), fixed(t.algbw, 6), fixed(t.busbw, 6));
+  };
+  const auto choice = [](const TuningModel::Choice& c) {
+    return c.point_to_point ? fmt::format("P2P/{}", protocol_name(c.protocol))
+                            : fmt::format("{}/{}", algorithm_name(c.algorithm), protocol_name(c.protocol));
+  };
   for (const SweepRow& r : rows) {
-    const std::string body =
-        fmt::format("  {}  {}  {}    N/A", fixed(r.time_us, 7), fixed(r.algbw, 6), fixed(r.busbw, 6));
     const std::string root = rooted(o.collective) ? std::to_string(r.root) : "-1";
     out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}", r.size, r.count, data_type_name(r.type),
-                       takes_op(o.collective) ? reduce_op_name(r.op) : "none", root, body, body);
+                       takes_op(o.collective) ? reduce_op_name(r.op) : "none", root, body(r.out_of_place),
+                       body(r.in_place));
     if (algorithms) {
-      out += r.empty ? std::string("  -")
-             : r.choice.point_to_point
-                 ? fmt::format("  P2P/{}", protocol_name(r.choice.protocol))
-                 : fmt::format("  {}/{}", algorithm_name(r.choice.algorithm), protocol_name(r.choice.protocol));
+      const std::string out_of_place = choice(r.out_of_place.choice), in_place = choice(r.in_place.choice);
+      out += r.empty                    ? std::string("  -")
+             : out_of_place == in_place ? "  " + out_of_place
+                                        : fmt::format("  {} (in place: {})", out_of_place, in_place);
     }
     out += "\n";
-    busbw_sum += r.busbw;
+    busbw_sum += r.out_of_place.busbw + r.in_place.busbw;
   }
   out += fmt::format("# {:<20} : 0 OK\n", "Out of bounds values");
-  out += fmt::format("# {:<20} : {:g} \n", "Avg bus bandwidth", rows.empty() ? 0.0 : busbw_sum / rows.size());
+  // nccl-tests averages every call it times, in place and out of place.
+  out += fmt::format("# {:<20} : {:g} \n", "Avg bus bandwidth",
+                     rows.empty() ? 0.0 : busbw_sum / (2.0 * static_cast<double>(rows.size())));
   out += "#\n";
   return out;
 }

@@ -26,11 +26,17 @@ struct SweepOptions {
   double host_issue_us = 0;
 };
 
+// One column of a row: the call out of place or in place (the same but where the library has
+// schedules apart for in-place calls: RCCL's MSCCL, msccl.h).
+struct SweepTiming {
+  double time_us = 0, algbw = 0, busbw = 0;
+  TuningModel::Choice choice;
+};
+
 struct SweepRow {
   std::uint64_t size = 0;   // bytes, as nccl-tests prints it (its per-rank pieces made whole)
   std::uint64_t count = 0;  // elements of the call's parameter
-  double time_us = 0, algbw = 0, busbw = 0;
-  TuningModel::Choice choice;
+  SweepTiming out_of_place, in_place;
   bool empty = false;  // a collective of no element: NCCL returns at once and runs nothing
   DataType type = DataType::kFloat;
   ReduceOp op = ReduceOp::kSum;
@@ -42,9 +48,9 @@ struct SweepRow {
 // that never ends).
 std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& options);
 // The table, headed as nccl-tests heads it with the machine and the model named above it, and
-// its footer (the average bus bandwidth over every row: several sweeps' rows, of several types,
-// operations or roots, print one after another, as nccl-tests' "all" does). `algorithms` adds a
-// column naming each row's choice.
+// its footer (the average bus bandwidth over both columns of every row: several sweeps' rows, of
+// several types, operations or roots, print one after another, as nccl-tests' "all" does).
+// `algorithms` adds a column naming each row's choice (and the in-place one where it differs).
 std::string sweep_table(const AchievedModel& model, const SweepOptions& options, const std::vector<SweepRow>& rows,
                         bool algorithms);
 

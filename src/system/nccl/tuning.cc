@@ -409,7 +409,7 @@ const MscclSchedule* TuningModel::msccl_schedule(Collective c, std::uint64_t byt
   if (!enabled_.algorithms[index(c)][idx(Algorithm::kMsccl)]) return nullptr;
   // RCCL's scheduler reads neither NCCL_PROTO nor NCCL_ALGO; here MSCCL is one of the algorithms.
   return find_msccl_schedule(machine_.gpu->msccl_schedules, c, machine_.ranks(), machine_.nodes, bytes,
-                             enabled_.element_bytes);
+                             enabled_.element_bytes, enabled_.in_place);
 }
 
 double TuningModel::p2p_latency_us(Protocol p) const {

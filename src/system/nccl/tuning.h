@@ -122,6 +122,7 @@ class TuningModel {
 
   const Graph& graph(Algorithm a) const { return graphs_[idx(a)]; }
   const Machine& machine() const { return machine_; }
+  const Enabled& enabled() const { return enabled_; }
 
  private:
   static std::size_t index(Collective c) { return static_cast<std::size_t>(c); }
