@@ -217,38 +217,42 @@ TEST(NcclCollectives, AsTrafficAcrossNodesEachNicCarriesAChannel) {
 }
 
 TEST(NcclCollectives, AsTrafficAcrossNodesARingsLinksCarryAllButItsHopOut) {
-  // 2 nodes of 8 H100s (450 GB/s of NVLink a GPU) with an XDR 800G NIC each (100 GB/s): the
-  // NVLinks bind the ring. Each of the 8 channels' rings leaves a node once, by a NIC, so 7 of
-  // its 8 hops in a node cross NVLink: traffic and cost both run at NVLink x 8/7 (the cost as
+  // 2 and 3 nodes of 8 H100s (450 GB/s of NVLink a GPU) with an XDR 800G NIC each (100 GB/s):
+  // the NVLinks bind the ring. Each of the 8 channels' rings leaves a node once, by a NIC, so 7
+  // of its 8 hops in a node cross NVLink: traffic and cost both run at NVLink x 8/7 (the cost as
   // achieved.cc draws it, the traffic by the links it crosses), where a ring in one node has all
   // 8 hops on NVLink.
-  std::vector<chakra::TraceBuilder> ranks(16);
-  for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, 256 << 20);
-  sim::Inputs in = inputs_of(ranks, 16);
-  in.network = network_of({{DimensionKind::kSwitch, 8, 450e9 / 1073741824.0, 250},
-                           {DimensionKind::kSwitch, 2, 100e9 / 1073741824.0, 1500}});
-  in.backend = "congestion-aware";
-  in.system.nccl.algo = "Ring";
-  in.system.nccl.nic = "xdr800";
-  const Tick cost_ns = sim::simulate(in).npus[0].finish_ns;
-  in.system.collectives = system::CollectiveModel::kNcclTraffic;
-  const sim::Result traffic = sim::simulate(in);
-  ASSERT_TRUE(traffic.all_finished());
-  // The model's time grows by the bus bytes at NVLink x 0.816 x 8/7 = 419.7 GB/s: from 256 to 512
-  // MiB by 2 x 15/16 x 256 MiB / 419.7 = 1199 us.
-  nccl::Machine machine = nccl::dgx("H100", 8, 2);
-  machine.nic = &nccl::nic_preset("xdr800");
-  Enabled ring = Enabled::all();
-  nccl::apply_enable_list(ring, "Ring", true, "test");
-  const nccl::AchievedModel model(machine, ring);
-  const auto ar = nccl::Collective::kAllReduce;
-  const double model_us = model.time(ar, 256 << 20).us;
-  EXPECT_NEAR(model.time(ar, 512 << 20).us - model_us, 2.0 * 15 / 16 * (256 << 20) / (1000 * 450 * 0.816 * 8 / 7),
-              0.01);
-  EXPECT_NEAR(static_cast<double>(cost_ns) / 1000, model_us, 0.01);
-  // The traffic on the links it crosses: within 2% (a ring whose hop between nodes also crossed
-  // NVLink would be 11% slower).
-  EXPECT_NEAR(static_cast<double>(traffic.npus[0].finish_ns) / static_cast<double>(cost_ns), 1.0, 0.02);
+  for (const std::uint32_t nodes : {2u, 3u}) {
+    const std::uint32_t npus = 8 * nodes;
+    std::vector<chakra::TraceBuilder> ranks(npus);
+    for (auto& r : ranks) r.collective("ar", chakra::CommType::kAllReduce, 256 << 20);
+    sim::Inputs in = inputs_of(ranks, npus);
+    in.network = network_of({{DimensionKind::kSwitch, 8, 450e9 / 1073741824.0, 250},
+                             {DimensionKind::kSwitch, nodes, 100e9 / 1073741824.0, 1500}});
+    in.backend = "congestion-aware";
+    in.system.nccl.algo = "Ring";
+    in.system.nccl.nic = "xdr800";
+    const Tick cost_ns = sim::simulate(in).npus[0].finish_ns;
+    in.system.collectives = system::CollectiveModel::kNcclTraffic;
+    const sim::Result traffic = sim::simulate(in);
+    ASSERT_TRUE(traffic.all_finished());
+    // The model's time grows by the bus bytes at NVLink x 0.816 x 8/7 = 419.7 GB/s: on 2 nodes,
+    // from 256 to 512 MiB by 2 x 15/16 x 256 MiB / 419.7 = 1199 us.
+    nccl::Machine machine = nccl::dgx("H100", 8, nodes);
+    machine.nic = &nccl::nic_preset("xdr800");
+    Enabled ring = Enabled::all();
+    nccl::apply_enable_list(ring, "Ring", true, "test");
+    const nccl::AchievedModel model(machine, ring);
+    const auto ar = nccl::Collective::kAllReduce;
+    const double model_us = model.time(ar, 256 << 20).us;
+    const double n = npus;
+    EXPECT_NEAR(model.time(ar, 512 << 20).us - model_us, 2.0 * (n - 1) / n * (256 << 20) / (1000 * 450 * 0.816 * 8 / 7),
+                0.01);
+    EXPECT_NEAR(static_cast<double>(cost_ns) / 1000, model_us, 0.01);
+    // The traffic on the links it crosses: within 2% (a ring whose hop between nodes also crossed
+    // NVLink would be 11% slower).
+    EXPECT_NEAR(static_cast<double>(traffic.npus[0].finish_ns) / static_cast<double>(cost_ns), 1.0, 0.02) << nodes;
+  }
 }
 
 TEST(NcclCollectives, AsTrafficItMeetsOtherTrafficOnTheLinks) {

@@ -364,7 +364,7 @@ TEST(NcclAchieved, EachAlgorithmIsBoundByItsBusiestLink) {
       AchievedModel(dgx("H100"), Enabled::all()).algorithm_gb_per_s(ar, Algorithm::kRing, Protocol::kSimple);
   // Ring: bus bandwidth min(ring's NVLink, NICs) over the bus factor 2(n-1)/n. Across nodes a
   // ring leaves each node by a NIC: 7 of its 8 hops in a node cross NVLink, so the NVLinks carry
-  // 7/8 of a GPU's sends and allow ring x 8/7 = 418.6; the NICs' 376 bind.
+  // 7/8 of a GPU's sends and allow ring x 8/7 = 419.7; the NICs' 376 bind.
   EXPECT_DOUBLE_EQ(four.algorithm_gb_per_s(ar, Algorithm::kRing, Protocol::kSimple),
                    std::min(ring * 8 / 7, nics) / (2.0 * 31 / 32));
   // Tree: a chain's GPU sends the buffer twice; two nodes send it once each way between them
@@ -403,10 +403,15 @@ TEST(NcclAchieved, EachAlgorithmIsBoundByItsBusiestLink) {
   EXPECT_DOUBLE_EQ(AchievedModel(wide, Enabled::all()).p2p_gb_per_s(Collective::kAllToAll, Protocol::kSimple, kGiB),
                    all_to_all * 32 / 7);
   // With NICs to spare the ring's NVLinks bind: 7 of a node's 8 hops, ring x 8/7; in one node
-  // every hop crosses NVLink.
+  // every hop crosses NVLink. With 4 NICs for 8 GPUs the rings leave by 4 of them, and the other
+  // 4 carry every hop of theirs: ring alone.
   EXPECT_DOUBLE_EQ(AchievedModel(wide, Enabled::all()).algorithm_gb_per_s(ar, Algorithm::kRing, Protocol::kSimple),
                    ring * 8 / 7 / (2.0 * 31 / 32));
   EXPECT_DOUBLE_EQ(one_node_ring, ring / (2.0 * 7 / 8));
+  Machine wide_few = dgx("H100", 8, 4, 4);
+  wide_few.nic = &fast;
+  EXPECT_DOUBLE_EQ(AchievedModel(wide_few, Enabled::all()).algorithm_gb_per_s(ar, Algorithm::kRing, Protocol::kSimple),
+                   ring / (2.0 * 31 / 32));
   // LL keeps NCCL's ratio to Simple: ring LL is min(141, bus / 2) against bus in NCCL's model.
   const AchievedModel one(dgx(), Enabled::all());
   EXPECT_DOUBLE_EQ(one.algorithm_gb_per_s(ar, Algorithm::kRing, Protocol::kLL),
@@ -621,6 +626,10 @@ TEST(NcclTestsTable, TheInPlaceColumnIsTheInPlaceCall) {
   const double average =
       (rows[0].out_of_place.busbw + rows[0].in_place.busbw + rows[1].out_of_place.busbw + rows[1].in_place.busbw) / 4;
   EXPECT_THAT(table, HasSubstr(fmt::format("# Avg bus bandwidth    : {:g} ", average)));
+  // The columns are the sweep's, whatever the model was made for.
+  Enabled in_place = Enabled::all();
+  in_place.in_place = true;
+  EXPECT_EQ(run_sweep(AchievedModel(dgx("MI300X"), in_place), o)[1].out_of_place.choice.algorithm, Algorithm::kMsccl);
 }
 
 TEST(NcclPresets, NamesAndErrors) {

@@ -65,31 +65,79 @@ TEST(NcclTrafficShape, ARingMovesTheBusFactorOfTheBuffer) {
   }
 }
 
-TEST(NcclTrafficShape, ARingCrossesBetweenNodesOnOneRail) {
-  // NCCL's ring leaves a node and enters the next by one NIC, so its hop between nodes loads no
-  // GPU's links: each channel's hop joins the members of one place in their nodes, and a
-  // member's links carry 7 of the 8 hops a ring makes in its node. With an odd count of nodes
-  // the hop back to the first node changes rail once. And each channel enters a node at another
-  // member, so that the hops out are spread over the node's GPUs.
-  const double b = 64 * kMiB;
-  for (const std::uint32_t nodes : {2u, 3u, 4u}) {
-    const std::uint32_t n = nodes * 8;
-    const TrafficShape ring = TrafficShape::ring(Collective::kAllGather, b, first_npus(n), 8, 8);
-    std::vector<std::uint32_t> off_rail(ring.streams(), 0), exits(8, 0);
-    std::vector<Move> moves;
-    for (std::uint32_t m = 0; m < n; ++m) {
-      for (std::uint32_t stream = 0; stream < ring.streams(); ++stream) {
-        moves.clear();
-        ring.moves(m, stream, 0, moves);
-        for (const Move& move : moves) {
-          if (!move.send || move.peer / 8 == m / 8) continue;
-          if (move.peer % 8 != m % 8) ++off_rail[stream];
-          if (m < 8) ++exits[m];
-        }
+// Per stream, each member's peer at a ring's first step: the ring's order, read from its moves.
+std::vector<std::vector<std::uint32_t>> ring_successors(const TrafficShape& ring, std::uint32_t members) {
+  std::vector<std::vector<std::uint32_t>> next(ring.streams(), std::vector<std::uint32_t>(members, members));
+  std::vector<Move> moves;
+  for (std::uint32_t m = 0; m < members; ++m) {
+    for (std::uint32_t stream = 0; stream < ring.streams(); ++stream) {
+      moves.clear();
+      ring.moves(m, stream, 0, moves);
+      for (const Move& move : moves) {
+        if (move.send) next[stream][m] = move.peer;
       }
     }
-    for (const std::uint32_t hops : off_rail) EXPECT_EQ(hops, nodes % 2) << nodes << " nodes";
-    for (const std::uint32_t e : exits) EXPECT_EQ(e, ring.streams() / 8) << nodes << " nodes";
+  }
+  return next;
+}
+
+TEST(NcclTrafficShape, ARingCrossesBetweenNodesOnOneRail) {
+  // NCCL's ring leaves a node and enters the next by NICs of one rail, so its hop between nodes
+  // loads no GPU's links: each channel's hop joins the members of one place in their nodes, and a
+  // member's links carry 7 of the 8 hops a ring makes in its node. With an odd count of nodes the
+  // last two close the ring on the rails too; with 2 members a node they cannot, and the hop back
+  // to the first node changes rail once. Each channel enters a node at another member, so that
+  // every member of every node leaves it in as many channels. And each stream's order is one
+  // cycle through every member.
+  struct Case {
+    std::uint32_t nodes, gpus, channels, off_rail;
+  };
+  for (const Case& k : std::vector<Case>{{2, 8, 8, 0},
+                                         {3, 8, 8, 0},
+                                         {4, 8, 8, 0},
+                                         {5, 8, 8, 0},
+                                         {3, 4, 4, 0},
+                                         {3, 2, 2, 1},
+                                         {5, 3, 3, 0}}) {
+    const std::uint32_t n = k.nodes * k.gpus;
+    const TrafficShape ring = TrafficShape::ring(Collective::kAllGather, 64 * kMiB, first_npus(n), k.gpus, k.channels);
+    const auto next = ring_successors(ring, n);
+    std::vector<std::uint32_t> exits(n, 0);
+    for (std::uint32_t stream = 0; stream < ring.streams(); ++stream) {
+      std::uint32_t off_rail = 0, at = 0;
+      for (std::uint32_t hop = 0; hop < n; ++hop) {
+        const std::uint32_t to = next[stream][at];
+        ASSERT_LT(to, n);
+        if (to / k.gpus != at / k.gpus) {
+          ++exits[at];
+          if (to % k.gpus != at % k.gpus) ++off_rail;
+        }
+        at = to;
+        EXPECT_TRUE(hop == n - 1 ? at == 0 : at != 0) << "not one cycle through all " << n;
+      }
+      EXPECT_EQ(off_rail, k.off_rail) << k.nodes << " nodes of " << k.gpus;
+    }
+    for (const std::uint32_t e : exits) EXPECT_EQ(e, ring.streams() / k.gpus) << k.nodes << " nodes of " << k.gpus;
+  }
+  // Fewer channels than GPUs (NICs): the exits fall on as many members of each node.
+  const TrafficShape four = TrafficShape::ring(Collective::kAllGather, 64 * kMiB, first_npus(16), 8, 4);
+  const auto next = ring_successors(four, 16);
+  std::vector<std::uint32_t> exits(16, 0);
+  for (std::uint32_t stream = 0; stream < four.streams(); ++stream) {
+    for (std::uint32_t m = 0; m < 16; ++m) exits[m] += next[stream][m] / 8 != m / 8;
+  }
+  EXPECT_EQ(std::count(exits.begin(), exits.end(), 0u), 8);
+  // Nodes holding different counts of the call's members (a group): still one cycle.
+  const std::vector<NpuId> uneven = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  const TrafficShape mixed = TrafficShape::ring(Collective::kAllGather, 64 * kMiB, uneven, 8, 3);
+  const auto mixed_next = ring_successors(mixed, 11);
+  for (std::uint32_t stream = 0; stream < mixed.streams(); ++stream) {
+    std::uint32_t at = 0;
+    for (std::uint32_t hop = 0; hop < 11; ++hop) {
+      at = mixed_next[stream][at];
+      ASSERT_LT(at, 11u);
+      EXPECT_TRUE(hop == 10 ? at == 0 : at != 0);
+    }
   }
 }
 

@@ -44,10 +44,10 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
   // What a node's NICs carry out (and in) together.
   const double network = m.nodes > 1 ? nics_gb_per_s() : kUnlimited;
   // Across nodes each ring leaves a node once, by a NIC: of its G hops in a node G - 1 cross the
-  // GPUs' links, so with the rings' exits spread over the node's GPUs a GPU's links carry
-  // (G - 1) / G of its sends.
-  const double ring_links =
-      m.nodes > 1 && gpus > 1 ? scale_up * ring_share() * gpus / (gpus - 1) : scale_up * ring_share();
+  // GPUs' links. With a NIC a GPU (or two) NCCL's rings leave by every GPU alike, so a GPU's links
+  // carry (G - 1) / G of its sends; with fewer NICs the GPUs away from them carry all of theirs.
+  const bool exits_spread = m.nodes > 1 && gpus > 1 && m.nics_per_node % m.gpus_per_node == 0;
+  const double ring_links = exits_spread ? scale_up * ring_share() * gpus / (gpus - 1) : scale_up * ring_share();
   const double ring_bus = std::min(ring_links, network);
   double simple = 0;
   switch (a) {

@@ -202,7 +202,9 @@ const AchievedModel& NcclCollectives::model_for(const std::vector<NpuId>& member
     }
     enabled.ring_last = ring_last;
     // A trace does not say whether a call's output is its input; PyTorch's all-reduce, the one
-    // collective with schedules apart for in-place calls (RCCL's MSCCL), always is.
+    // collective with schedules apart for in-place calls (RCCL's MSCCL), always is. The flag is
+    // the run's, for every collective: a library's in-place schedules for another collective
+    // would need the trace to say.
     enabled.in_place = true;
     model = std::make_unique<AchievedModel>(m, enabled, machine_.efficiencies);
   }

@@ -44,8 +44,10 @@ std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& 
     throw Error("a sweep that never grows; expected a factor (-f) of 2 or more, or a step (-i) above 0");
   }
   const std::uint32_t ranks = model.tuning().machine().ranks();
-  Enabled in_place = model.tuning().enabled();
+  Enabled out_of_place = model.tuning().enabled(), in_place = out_of_place;
+  out_of_place.in_place = false;
   in_place.in_place = true;
+  const AchievedModel out_of_place_model(model.tuning().machine(), out_of_place, model.efficiencies());
   const AchievedModel in_place_model(model.tuning().machine(), in_place, model.efficiencies());
   std::vector<SweepRow> rows;
   for (std::uint64_t size = o.min_bytes; size <= o.max_bytes;) {
@@ -67,7 +69,7 @@ std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& 
       row.out_of_place.time_us = row.in_place.time_us = model.tuning().machine().platform_latency_us;
     } else {
       for (const auto& [column, column_model] :
-           {std::pair{&row.out_of_place, &model}, {&row.in_place, &in_place_model}}) {
+           {std::pair{&row.out_of_place, &out_of_place_model}, {&row.in_place, &in_place_model}}) {
         const Timing t = column_model->time(o.collective, bytes);
         // Launches and GPU work overlap from one call to the next: the slower of the two sets the
         // pace. An empty collective launches nothing, so it has no such floor.
@@ -100,7 +102,8 @@ std::string sweep_table(const AchievedModel& model, const SweepOptions& o, const
                          ? " (RCCL's MSCCL schedules first)"
                          : "");
   const auto host_bound = std::count_if(rows.begin(), rows.end(), [&](const SweepRow& r) {
-    return !r.empty && o.host_issue_us > 0 && r.out_of_place.time_us == o.host_issue_us;
+    return !r.empty && o.host_issue_us > 0 &&
+           (r.out_of_place.time_us == o.host_issue_us || r.in_place.time_us == o.host_issue_us);
   });
   if (host_bound > 0) {
     out += fmt::format("# {} of the {} rows take the host's {:g} us to launch a call, not the GPUs' time\n", host_bound,

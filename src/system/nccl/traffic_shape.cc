@@ -38,6 +38,30 @@ std::vector<std::vector<std::uint32_t>> members_by_node(const std::vector<NpuId>
   return by_node;
 }
 
+// The place in its node (among the call's members there) of the j-th member channel c's ring
+// visits in node k of `nodes`, each of `size` members. Channel c enters each node at another
+// place, so that the hops out of a node are spread over its GPUs. Its hop between two nodes goes
+// NIC to NIC on one rail, which no GPU's links carry: NCCL's ring leaves a node and enters the
+// next through NICs of one rail, each reading or writing its GPU over PCIe. A rail here is a
+// place, so the nodes take turns: the even ones run from place c up to c-1, the odd ones from c-1
+// down to c. With an odd count of nodes (3 or more, of 3 or more members) the last two close the
+// ring instead: from c-1 down to c+2 then c and c+1, and from c+1 up to c. Every hop between
+// nodes then joins two members of one place.
+std::size_t ring_place(std::uint32_t c, std::size_t k, std::size_t nodes, std::size_t size, std::size_t j) {
+  const auto wrap = [size](std::int64_t place) {
+    const auto s = static_cast<std::int64_t>(size);
+    return static_cast<std::size_t>(((place % s) + s) % s);
+  };
+  const auto up = static_cast<std::int64_t>(j), from = static_cast<std::int64_t>(c);
+  const bool odd_close = nodes % 2 == 1 && nodes >= 3 && size >= 3;
+  if (odd_close && k == nodes - 2) {
+    const auto last = static_cast<std::int64_t>(size) - 2;
+    return up < last ? wrap(from - 1 - up) : wrap(from + up - last);
+  }
+  if (odd_close && k == nodes - 1) return wrap(from + 1 + up);
+  return k % 2 == 0 ? wrap(from + up) : wrap(from - 1 - up);
+}
+
 // NCCL's double binary tree over `count` positions (src/graph/trees.cc, read to learn it): the
 // first tree in order, a position's height its lowest set bit, its parent the position with
 // the next bit set above it (or cleared, past the end), 0 the root with one child; the second the
@@ -174,12 +198,6 @@ TrafficShape TrafficShape::ring(Collective collective, double bytes, const std::
   r.shift.assign(steps, 1);
   r.blocks.assign(steps, 1);
   r.piece_bytes = (rooted ? bytes / (n - 1) : bytes / n) / streams;
-  // Channel c (streams c x kSlices on) enters each node at another member. Its hop between two
-  // nodes goes NIC to NIC on one rail, and no GPU's links carry it: NCCL's ring leaves a node
-  // and enters the next through NICs of one rail, each reading or writing its GPU over PCIe. A
-  // rail here is a place in the node, so the nodes take turns: the even ones from their c-th
-  // member up to the (c-1)-th, the odd ones from the (c-1)-th down to the c-th, and each hop
-  // between nodes joins members of one place (all of them with an even count of nodes).
   const std::vector<std::vector<std::uint32_t>> by_node = members_by_node(members, gpus_per_node);
   r.order.assign(streams, {});
   r.place.assign(streams, std::vector<std::uint32_t>(n));
@@ -187,10 +205,8 @@ TrafficShape TrafficShape::ring(Collective collective, double bytes, const std::
     const std::uint32_t c = s / kSlices;
     for (std::size_t k = 0; k < by_node.size(); ++k) {
       const std::vector<std::uint32_t>& node = by_node[k];
-      const std::size_t size = node.size();
-      for (std::size_t j = 0; j < size; ++j) {
-        const std::size_t at = k % 2 == 0 ? (c + j) % size : (c + 2 * size - 1 - j) % size;
-        const std::uint32_t i = node[at];
+      for (std::size_t j = 0; j < node.size(); ++j) {
+        const std::uint32_t i = node[ring_place(c, k, by_node.size(), node.size(), j)];
         r.place[s][i] = static_cast<std::uint32_t>(r.order[s].size());
         r.order[s].push_back(i);
       }

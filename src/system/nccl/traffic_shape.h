@@ -91,8 +91,9 @@ struct Staged {
 
 class TrafficShape {
  public:
-  // NCCL's ring for `collective` of `bytes` (nccl-tests' size): `channels` rings, each starting
-  // every node at another member, each in NCCL's 8 slices.
+  // NCCL's ring for `collective` of `bytes` (nccl-tests' size): `channels` rings, each entering
+  // every node at another member and crossing between nodes on one rail (traffic_shape.cc's
+  // ring_place), each in NCCL's 8 slices.
   static TrafficShape ring(Collective collective, double bytes, const std::vector<NpuId>& members,
                            std::uint32_t gpus_per_node, std::uint32_t channels);
   // PAT's all-gather or reduce-scatter (one GPU a node) in NCCL's 8 slices: log2 steps, the
