@@ -341,6 +341,13 @@ TEST(NcclAchieved, AcrossNodesAnNdrNicCarries46To48GBs) {
   }
 }
 
+TEST(NcclAchieved, AcrossTwoDgxA100sARingReachesWhatNvidiaMeasures) {
+  // NVIDIA (nccl#812): two DGX A100s with 8 HDR 200G NICs each reach ring all-reduce busbw 192
+  // GB/s, 24 a NIC: 8 x 25 x 0.96. The NICs bind (the NVLinks allow 300 x 0.78 x 8/7 = 267).
+  const AchievedModel ring(dgx("A100", 8, 2), only("Ring"));
+  EXPECT_NEAR(busbw(ring, Collective::kAllReduce, 8 * kGiB), 192.0, 192.0 * 0.01);
+}
+
 TEST(NcclAchieved, AcrossNodesA400GRoceNicCarriesWhatGcpMeasured) {
   // GCP's 400G RoCE, 2 x 8 GPUs, all-gather at 8 GiB (a ring bound by the NICs): measured 40.7-41.1
   // GB/s a NIC on A3 Ultra (H200, three sweeps) and 45.8 on A4 (B200, one). The preset's 0.85 (50 x

@@ -97,7 +97,9 @@ const std::array<GpuPreset, 6> kGpus = {{
 
 const std::array<NicPreset, 5> kNics = {{
     {"ndr400", "ConnectX-7 InfiniBand NDR, 400 Gb/s", 50.0, 0.94, true, true},
-    {"hdr200", "ConnectX-6 InfiniBand HDR, 200 Gb/s", 25.0, 0.94, true},
+    // HDR: NVIDIA measures ring all-reduce busbw 192 GB/s across two DGX A100s' 8 HDR NICs (24 a
+    // NIC, 0.96; nccl#812); a 2 x 8 A100 cluster's sweep reaches 192-194 at 1-2 GB (docs/nccl.md).
+    {"hdr200", "ConnectX-6 InfiniBand HDR, 200 Gb/s", 25.0, 0.96, true},
     {"xdr800", "ConnectX-8 InfiniBand XDR, 800 Gb/s (efficiency assumed as NDR's)", 100.0, 0.94, true, true},
     // RoCE: GCP's 400G RoCE reaches 0.82 of line rate on A3 Ultra (three 2 x 8 H200 all-gather
     // sweeps) and 0.92 on A4 (a 2 x 8 B200 one); 0.85 fits those and A4's all-reduce best
