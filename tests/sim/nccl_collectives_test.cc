@@ -27,9 +27,12 @@ using nccl::Enabled;
 
 // The model's time for `bytes` of `c` on a machine of `gpus` GPUs a node and `nodes` nodes,
 // truncated to the ns as the run's clock holds it.
+// The model's time for a call as a run makes it: in place (nccl_collectives.cc).
 Tick model_ns(nccl::Collective c, std::uint64_t bytes, std::uint32_t gpus, std::uint32_t nodes) {
-  return static_cast<Tick>(
-      nccl::AchievedModel(nccl::dgx("H100", gpus, nodes, gpus), nccl::Enabled::all()).time(c, bytes).us * 1000);
+  nccl::Enabled in_place = nccl::Enabled::all();
+  in_place.in_place = true;
+  return static_cast<Tick>(nccl::AchievedModel(nccl::dgx("H100", gpus, nodes, gpus), in_place).time(c, bytes).us *
+                           1000);
 }
 
 sim::Inputs inputs_of(std::vector<chakra::TraceBuilder>& ranks, std::uint32_t npus) {

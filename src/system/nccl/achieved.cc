@@ -135,6 +135,12 @@ NvlsTime AchievedModel::nvls_time(Collective c, Algorithm a, std::uint64_t bytes
                          efficiencies_.nvls_chunk_us.value_or(m.gpu->nvls_chunk_us) * chunking.heads);
 }
 
+double AchievedModel::own_shard_copy_us(Collective c, Algorithm a, std::uint64_t bytes) const {
+  if (c != Collective::kAllGather || a != Algorithm::kRing || tuning_.enabled().in_place) return 0;
+  const Machine& m = tuning_.machine();
+  return static_cast<double>(bytes) / m.ranks() / (1000 * m.gpu->hbm_gb_per_s);
+}
+
 double AchievedModel::tree_messages_us(Protocol p, std::uint64_t bytes) const {
   const Machine& m = tuning_.machine();
   if (m.nodes < 2) return 0;
@@ -218,7 +224,8 @@ std::optional<double> AchievedModel::time_us(Collective c, Algorithm a, Protocol
   const double messages_us = a == Algorithm::kTree ? tree_messages_us(p, bytes) : 0.0;
   // The links or, for a small LL call, its few channels: whichever is slower.
   const double data_us = std::max(b / (1000 * algorithm_gb_per_s(c, a, p)), ll_channels_us(c, a, p, bytes));
-  return latency_us(c, a, p) + tuning_.machine().added_latency_us(false) + messages_us + data_us;
+  return latency_us(c, a, p) + tuning_.machine().added_latency_us(false) + messages_us + data_us +
+         own_shard_copy_us(c, a, bytes);
 }
 
 double AchievedModel::latency_us(Collective c, Algorithm a, Protocol p) const {

@@ -53,7 +53,8 @@ constexpr GpuPreset kB200 = {.name = "B200",
                              .call_latency_us = kBlackwellCallUs,
                              .ll_step_latency_us = kBlackwellLlStepUs,
                              .p2p_call_latency_us = kBlackwellP2pCallUs,
-                             .p2p_op_latency_us = kBlackwellP2pOpUs};
+                             .p2p_op_latency_us = kBlackwellP2pOpUs,
+                             .hbm_gb_per_s = 8000};
 // GB200 NVL72: the B200 in a domain of 72.
 constexpr GpuPreset nvl72(GpuPreset b200) {
   b200.name = "GB200";
@@ -65,7 +66,7 @@ constexpr GpuPreset nvl72(GpuPreset b200) {
 const std::array<GpuPreset, 6> kGpus = {{
     {.name = "H100",
      .description = "H100 SXM: 18 NVLink4 links of 25 GB/s to NVSwitch gen3 with NVLink SHARP, 8 per node"},
-    {.name = "H200", .description = "H200 SXM: the H100's NVLink4 and NVSwitch gen3 (more HBM)"},
+    {.name = "H200", .description = "H200 SXM: the H100's NVLink4 and NVSwitch gen3 (more HBM)", .hbm_gb_per_s = 4800},
     {.name = "A100",
      .description = "A100 SXM: 12 NVLink3 links of 25 GB/s to NVSwitch gen2 (no SHARP), 8 per node",
      .compute_capability = 80,
@@ -74,7 +75,8 @@ const std::array<GpuPreset, 6> kGpus = {{
      .nvls = false,
      .default_nic = "hdr200",
      .ring_efficiency = kAmpereRing,
-     .all_to_all_efficiency = kAmpereAllToAll},
+     .all_to_all_efficiency = kAmpereAllToAll,
+     .hbm_gb_per_s = 2039},  // the 80 GB part's
     kB200,
     nvl72(kB200),
     {.name = "MI300X",
@@ -92,6 +94,7 @@ const std::array<GpuPreset, 6> kGpus = {{
      .min_channels_four_ranks = 24,
      .p2p_channels_per_link = 8,
      .ll128_by_default = false,
+     .hbm_gb_per_s = 5300,
      .msccl_schedules = kRcclMi300xSchedules},
 }};
 
