@@ -18,15 +18,15 @@ namespace {
 // efficiencies are assumptions: what large BF16 GEMMs and streaming kernels commonly reach (about
 // 70-80% of peak on NVIDIA parts, lower on MI300X with today's libraries). The scale-up domain
 // and bandwidth, and the NIC, are the hardware presets NCCL's model uses (system/nccl/hardware.h):
-// one table for both. Latencies are per link; a switch path has two.
+// one table for both, and so is the memory bandwidth. Latencies are per link; a switch path has
+// two.
 struct Compute {
   const char* name;
-  double peak_tflops, hbm_gb_per_s, hbm_gib, flops_efficiency, memory_efficiency;
+  double peak_tflops, hbm_gib, flops_efficiency, memory_efficiency;
 };
 constexpr Compute kCompute[] = {
-    {"A100", 312, 2039, 80, 0.75, 0.80},    {"H100", 989, 3350, 80, 0.70, 0.80},
-    {"H200", 989, 4800, 141, 0.70, 0.80},   {"B200", 2250, 8000, 180, 0.70, 0.80},
-    {"GB200", 2500, 8000, 186, 0.70, 0.80}, {"MI300X", 1307, 5300, 192, 0.55, 0.75},
+    {"A100", 312, 80, 0.75, 0.80},   {"H100", 989, 80, 0.70, 0.80},    {"H200", 989, 141, 0.70, 0.80},
+    {"B200", 2250, 180, 0.70, 0.80}, {"GB200", 2500, 186, 0.70, 0.80}, {"MI300X", 1307, 192, 0.55, 0.75},
 };
 
 std::vector<GpuSpec> presets() {
@@ -34,7 +34,7 @@ std::vector<GpuSpec> presets() {
   for (const Compute& c : kCompute) {
     const system::nccl::GpuPreset& gpu = system::nccl::gpu_preset(c.name);
     const system::nccl::NicPreset& nic = system::nccl::nic_preset(gpu.default_nic);
-    out.push_back({c.name, c.peak_tflops, c.hbm_gb_per_s, c.hbm_gib, c.flops_efficiency, c.memory_efficiency,
+    out.push_back({c.name, c.peak_tflops, gpu.hbm_gb_per_s, c.hbm_gib, c.flops_efficiency, c.memory_efficiency,
                    gpu.domain, gpu.scale_up_gb_per_s(), 250, nic.line_gb_per_s, 1500});
   }
   return out;

@@ -60,7 +60,8 @@ struct GpuPreset {
   // Its library runs LL128 unless NCCL_PROTO is set (NCCL from Ampere on; RCCL only on MI250X).
   bool ll128_by_default = true;
   // The GPU's memory bandwidth, GB/s (the vendor's). An out-of-place ring all-gather copies the
-  // GPU's own shard from its input to its output at about this rate (AchievedModel::own_shard_copy_us).
+  // GPU's own shard from its input to its output at about this rate (AchievedModel::own_shard_copy_us);
+  // the LLM generator's compute model reads it too.
   double hbm_gb_per_s = 3350;
   // The MSCCL schedules its collective library runs by default (RCCL's on MI300X; none in NCCL).
   std::span<const MscclSchedule> msccl_schedules{};
