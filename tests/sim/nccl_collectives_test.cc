@@ -25,9 +25,9 @@ using ::testing::HasSubstr;
 namespace nccl = system::nccl;
 using nccl::Enabled;
 
-// The model's time for `bytes` of `c` on a machine of `gpus` GPUs a node and `nodes` nodes,
-// truncated to the ns as the run's clock holds it.
-// The model's time for a call as a run makes it: in place (nccl_collectives.cc).
+// The model's time for `bytes` of `c` on a machine of `gpus` GPUs a node and `nodes` nodes, as a
+// run makes the call (in place: nccl_collectives.cc), truncated to the ns as the run's clock
+// holds it.
 Tick model_ns(nccl::Collective c, std::uint64_t bytes, std::uint32_t gpus, std::uint32_t nodes) {
   nccl::Enabled in_place = nccl::Enabled::all();
   in_place.in_place = true;
@@ -76,6 +76,25 @@ TEST(NcclCollectives, ACollectiveTakesTheModelsTimeFromItsLastMember) {
   for (const sim::NpuResult& n : result.npus) EXPECT_EQ(n.finish_ns, expected);
   // No collective bytes cross the network: the model is the cost alone.
   EXPECT_EQ(result.messages, 0u);
+}
+
+TEST(NcclCollectives, ARunsAllGatherIsInPlace) {
+  // One node of 8 H100s all-gathers 128 MiB shards (a 1 GiB output) on the ring. A trace does
+  // not say whether the shard sits inside the output; a run takes it that it does (FSDP2's and
+  // Megatron's all-gathers), so the ring copies no shard of its own: the in-place time, 40 us
+  // (128 MiB at 3350 GB/s) under nccl-tests' out-of-place column.
+  std::vector<chakra::TraceBuilder> ranks(8);
+  for (auto& r : ranks) r.collective("ag", chakra::CommType::kAllGather, 128 << 20);
+  sim::Inputs in = inputs_of(ranks, 8);
+  in.network = network_of({{DimensionKind::kSwitch, 8, 400, 250}});
+  in.system = system_of("ring", 1, 1, 1);
+  in.system.collectives = system::CollectiveModel::kNccl;
+  const sim::Result result = sim::simulate(in);
+  ASSERT_TRUE(result.all_finished());
+  EXPECT_EQ(result.npus[0].finish_ns, model_ns(nccl::Collective::kAllGather, 1 << 30, 8, 1));
+  const auto out_of_place_ns = static_cast<Tick>(
+      nccl::AchievedModel(nccl::dgx(), Enabled::all()).time(nccl::Collective::kAllGather, 1 << 30).us * 1000);
+  EXPECT_NEAR(static_cast<double>(out_of_place_ns - result.npus[0].finish_ns), (128 << 20) / 3350e3 * 1000, 1.0);
 }
 
 TEST(NcclCollectives, AGroupIsTheMachineItsMembersSpan) {

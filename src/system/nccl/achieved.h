@@ -110,11 +110,12 @@ class AchievedModel {
   // What an all-to-all's first step costs beyond its bytes, us (p2p_channels.h): Simple only.
   double all_to_all_first_step_us(Protocol p, std::uint64_t bytes) const;
   // What an out-of-place ring all-gather's copy of the GPU's own shard adds, us; 0 for other
-  // calls. NCCL's ring all-gather kernel copies the shard from the input to the output in its
-  // first step (directCopySend; in place it only sends it), and on H100 nodes the out-of-place
-  // column is behind the in-place one by about the shard at the GPU's memory bandwidth
-  // (docs/nccl.md). A run's calls are in place (nccl_collectives.cc): it is for nccl-tests'
-  // out-of-place column.
+  // calls. NCCL's ring all-gather kernel copies each chunk of the shard from the input to the
+  // output in the chunk's first step, alongside its send (directCopySend; in place it only
+  // sends), and on H100 and B200 nodes the out-of-place column trails the in-place one by about
+  // the shard at the GPU's memory bandwidth (docs/nccl.md). (With one rank a node and registered
+  // buffers NCCL copies on spare warps instead; nccl-tests registers none.) A run's calls are
+  // in place (nccl_collectives.cc): this is for nccl-tests' out-of-place column.
   double own_shard_copy_us(Collective c, Algorithm a, std::uint64_t bytes) const;
   // The share of a GPU's scale-up rate an NVLS or NVLS-tree call's NVLink side reaches before
   // its per-loop cost.

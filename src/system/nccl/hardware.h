@@ -21,6 +21,10 @@ struct GpuPreset {
   // What NCCL's topology code counts per link (its SM90_NVLINK_BW etc.): the selection model's
   // bandwidths are built from it, the achieved model's from link_gb_per_s.
   double nccl_link_gb_per_s = 20.6;
+  // The GPU's memory bandwidth, GB/s (the vendor's; A100: the 80 GB part's). An out-of-place
+  // ring all-gather copies the GPU's own shard at about this rate (achieved.h), and the LLM
+  // generator's compute model reads it too.
+  double hbm_gb_per_s = 3350;
   bool nvswitch = true;      // all GPUs of a domain on NVSwitches (else a full mesh of direct links)
   bool nvls = true;          // NVLink SHARP: the switches reduce and multicast (NVLS algorithms)
   std::uint32_t domain = 8;  // GPUs one scale-up domain can hold (NVL72: 72)
@@ -59,10 +63,6 @@ struct GpuPreset {
   std::uint32_t p2p_channels_per_link = 2;
   // Its library runs LL128 unless NCCL_PROTO is set (NCCL from Ampere on; RCCL only on MI250X).
   bool ll128_by_default = true;
-  // The GPU's memory bandwidth, GB/s (the vendor's). An out-of-place ring all-gather copies the
-  // GPU's own shard from its input to its output at about this rate (AchievedModel::own_shard_copy_us);
-  // the LLM generator's compute model reads it too.
-  double hbm_gb_per_s = 3350;
   // The MSCCL schedules its collective library runs by default (RCCL's on MI300X; none in NCCL).
   std::span<const MscclSchedule> msccl_schedules{};
   double scale_up_gb_per_s() const { return link_gb_per_s * scale_up_links; }

@@ -201,10 +201,11 @@ const AchievedModel& NcclCollectives::model_for(const std::vector<NpuId>& member
       restrict_to_call(enabled, static_cast<Collective>(c), machine_.type, machine_.op, m);
     }
     enabled.ring_last = ring_last;
-    // A trace does not say whether a call's output is its input; PyTorch's all-reduce, the one
-    // collective with schedules apart for in-place calls (RCCL's MSCCL), always is. The flag is
-    // the run's, for every collective: a library's in-place schedules for another collective
-    // would need the trace to say.
+    // A trace does not say whether a call's output is its input. PyTorch's all-reduce always is
+    // (RCCL's MSCCL keeps schedules apart for such calls); an all-gather is when the caller puts
+    // its shard inside the output, as FSDP2 and Megatron's distributed optimizer do, which spares
+    // the ring the copy of its own shard (achieved.h). The flag is the run's, for every
+    // collective: anything else would need the trace to say.
     enabled.in_place = true;
     model = std::make_unique<AchievedModel>(m, enabled, machine_.efficiencies);
   }

@@ -58,7 +58,8 @@ struct Enabled {
   // The call's element size: an MSCCL schedule needs a whole number of elements in each chunk.
   std::uint32_t element_bytes = 4;
   // The call writes its result over its input (nccl-tests' in-place column; PyTorch's all-reduce):
-  // RCCL's MSCCL keeps schedules apart for such calls.
+  // RCCL's MSCCL keeps schedules apart for such calls, and a ring all-gather does not copy its
+  // own shard.
   bool in_place = false;
   static Enabled all();
 };
