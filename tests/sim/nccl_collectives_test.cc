@@ -29,10 +29,9 @@ using nccl::Enabled;
 // run makes the call (in place: nccl_collectives.cc), truncated to the ns as the run's clock
 // holds it.
 Tick model_ns(nccl::Collective c, std::uint64_t bytes, std::uint32_t gpus, std::uint32_t nodes) {
-  nccl::Enabled in_place = nccl::Enabled::all();
-  in_place.in_place = true;
-  return static_cast<Tick>(nccl::AchievedModel(nccl::dgx("H100", gpus, nodes, gpus), in_place).time(c, bytes).us *
-                           1000);
+  return static_cast<Tick>(
+      nccl::AchievedModel(nccl::dgx("H100", gpus, nodes, gpus), nccl::in_place(Enabled::all())).time(c, bytes).us *
+      1000);
 }
 
 sim::Inputs inputs_of(std::vector<chakra::TraceBuilder>& ranks, std::uint32_t npus) {
@@ -576,10 +575,8 @@ TEST(NcclCollectives, ARunsAllReduceIsInPlaceAndTakesRcclsInPlaceSchedules) {
   in.system.collectives = system::CollectiveModel::kNccl;
   const sim::Result cost = sim::simulate(in);
   ASSERT_TRUE(cost.all_finished());
-  Enabled in_place = Enabled::all();
-  in_place.in_place = true;
-  const nccl::Timing ring =
-      nccl::AchievedModel(nccl::dgx("MI300X"), in_place).time(nccl::Collective::kAllReduce, bytes);
+  const nccl::Timing ring = nccl::AchievedModel(nccl::dgx("MI300X"), nccl::in_place(Enabled::all()))
+                                .time(nccl::Collective::kAllReduce, bytes);
   ASSERT_EQ(ring.choice.algorithm, nccl::Algorithm::kRing);
   EXPECT_NEAR(static_cast<double>(cost.npus[0].finish_ns) / 1000, ring.us, 0.002);
   EXPECT_GT(ring.us,

@@ -31,24 +31,24 @@ TEST(Msccl, RcclsSchedulesTakeTheSizesTheyName) {
 
 TEST(Msccl, InPlaceRcclLeavesElevenToFourteenMibToItsRing) {
   // RCCL's in-place schedules are its out-of-place ones but for 11534337-14680064 bytes.
-  const auto in_place = [](std::uint64_t bytes) {
+  const auto in_place_schedule = [](std::uint64_t bytes) {
     return mi300x_schedule(bytes, 4, 8, 1, Collective::kAllReduce, true);
   };
   for (const std::uint64_t bytes :
        {kKiB, 64 * kKiB, 128 * kKiB, 512 * kKiB, 8 * kMiB, 11 * kMiB, 15 * kMiB, 16 * kMiB}) {
-    ASSERT_NE(in_place(bytes), nullptr) << bytes;
-    EXPECT_EQ(in_place(bytes)->protocol, mi300x_schedule(bytes)->protocol) << bytes;
-    EXPECT_EQ(in_place(bytes)->channels, mi300x_schedule(bytes)->channels) << bytes;
+    ASSERT_NE(in_place_schedule(bytes), nullptr) << bytes;
+    EXPECT_EQ(in_place_schedule(bytes)->protocol, mi300x_schedule(bytes)->protocol) << bytes;
+    EXPECT_EQ(in_place_schedule(bytes)->channels, mi300x_schedule(bytes)->channels) << bytes;
   }
   for (const std::uint64_t bytes : {11 * kMiB + 2 * kKiB, 12 * kMiB, 14 * kMiB}) {
-    EXPECT_EQ(in_place(bytes), nullptr) << bytes;
+    EXPECT_EQ(in_place_schedule(bytes), nullptr) << bytes;
     EXPECT_NE(mi300x_schedule(bytes), nullptr) << bytes;
   }
-  EXPECT_NE(in_place(14 * kMiB + 2 * kKiB), nullptr);
+  EXPECT_NE(in_place_schedule(14 * kMiB + 2 * kKiB), nullptr);
   // The call's model: in place (Enabled::in_place), 12 MiB runs RCCL's ring.
-  Enabled in_place_call = Enabled::all();
-  in_place_call.in_place = true;
-  EXPECT_EQ(AchievedModel(dgx("MI300X"), in_place_call).time(Collective::kAllReduce, 12 * kMiB).choice.algorithm,
+  EXPECT_EQ(AchievedModel(dgx("MI300X"), in_place(Enabled::all()))
+                .time(Collective::kAllReduce, 12 * kMiB)
+                .choice.algorithm,
             Algorithm::kRing);
   EXPECT_EQ(AchievedModel(dgx("MI300X"), Enabled::all()).time(Collective::kAllReduce, 12 * kMiB).choice.algorithm,
             Algorithm::kMsccl);

@@ -215,9 +215,7 @@ TEST(NcclTuning, EnableListsReadAsNcclReadsThem) {
 TEST(NcclAchieved, RingsOnEightH100ReachAbout367GBs) {
   // 8x H100 SXM ring all-reduce, all-gather and reduce-scatter: busbw ~365-370 GB/s at large
   // sizes. The model: 450 GB/s NVLink x 0.816 = 367.2 less the latency at 8 GiB (under 0.2%).
-  Enabled in_place = only("Ring");
-  in_place.in_place = true;
-  const AchievedModel ring(dgx(), only("Ring")), ring_in_place(dgx(), in_place);
+  const AchievedModel ring(dgx(), only("Ring")), ring_in_place(dgx(), in_place(only("Ring")));
   for (const Collective c : {Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter}) {
     const double bw = busbw(ring_in_place, c, 8 * kGiB);
     EXPECT_GE(bw, 365.0) << collective_name(c);
@@ -240,11 +238,9 @@ TEST(NcclAchieved, TheShardsCopyGrowsWithTheShardAndFallsWithTheMemorysRate) {
   // two nodes); 8 GiB over 8 GPUs is 1 GiB at each preset's rate (the vendors': B200's 8000 GB/s
   // copies it in 134.2 us); with any protocol the ring runs. NVLS, PAT and CollNet write no shard
   // this way.
-  Enabled in_place = Enabled::all();
-  in_place.in_place = true;
-  const auto copy_us = [&](const Machine& m, Algorithm a, Protocol p = Protocol::kSimple) {
+  const auto copy_us = [](const Machine& m, Algorithm a, Protocol p = Protocol::kSimple) {
     return *AchievedModel(m, Enabled::all()).time_us(Collective::kAllGather, a, p, 8 * kGiB) -
-           *AchievedModel(m, in_place).time_us(Collective::kAllGather, a, p, 8 * kGiB);
+           *AchievedModel(m, in_place(Enabled::all())).time_us(Collective::kAllGather, a, p, 8 * kGiB);
   };
   EXPECT_NEAR(copy_us(dgx("H100", 4), Algorithm::kRing), 2 * kGiB / 3350e3, 1e-6);
   const std::pair<const char*, double> rates[] = {{"H100", 3350}, {"H200", 4800},  {"A100", 2039},
@@ -316,8 +312,7 @@ TEST(NcclAchieved, OnEightB200sRingsAndNvlsReachWhatAB200NodeMeasured) {
   // drawn; the node measured 677 in place. The copy (1 GiB at 8000 GB/s, 134 us; measured 221)
   // now takes 1.2% off the out-of-place column: 654.6. The share is kept: a larger one fits the
   // node's whole all-gather and reduce-scatter sweeps worse (docs/nccl.md).
-  Enabled ring_in_place = only("Ring");
-  ring_in_place.in_place = true;
+  const Enabled ring_in_place = in_place(only("Ring"));
   for (const char* gpu : {"B200", "GB200"}) {
     EXPECT_NEAR(busbw(AchievedModel(dgx(gpu), ring_in_place), Collective::kAllGather, 8 * kGiB), 664.0, 664.0 * 0.01)
         << gpu;
@@ -679,9 +674,8 @@ TEST(NcclTestsTable, TheInPlaceColumnIsTheInPlaceCall) {
       (rows[0].out_of_place.busbw + rows[0].in_place.busbw + rows[1].out_of_place.busbw + rows[1].in_place.busbw) / 4;
   EXPECT_THAT(table, HasSubstr(fmt::format("# Avg bus bandwidth    : {:g} ", average)));
   // The columns are the sweep's, whatever the model was made for.
-  Enabled in_place = Enabled::all();
-  in_place.in_place = true;
-  EXPECT_EQ(run_sweep(AchievedModel(dgx("MI300X"), in_place), o)[1].out_of_place.choice.algorithm, Algorithm::kMsccl);
+  EXPECT_EQ(run_sweep(AchievedModel(dgx("MI300X"), in_place(Enabled::all())), o)[1].out_of_place.choice.algorithm,
+            Algorithm::kMsccl);
 }
 
 TEST(NcclTestsTable, AnAllGathersColumnsDifferByItsOwnShard) {

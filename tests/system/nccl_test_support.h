@@ -18,4 +18,11 @@ inline Machine dgx(const char* gpu = "H100", std::uint32_t gpus = 8, std::uint32
   return m;
 }
 
+// `enabled` for a call that writes its result over its input: nccl-tests' in-place column, and
+// every call of a run (nccl_collectives.cc).
+inline Enabled in_place(Enabled enabled) {
+  enabled.in_place = true;
+  return enabled;
+}
+
 }  // namespace chakrasim::system::nccl
