@@ -231,6 +231,10 @@ double TuningModel::ring_ll128_channel_gb_per_s() const {
   return kRingLL128PerChannel[static_cast<std::size_t>(generation_)][node_column()];
 }
 
+double TuningModel::link_step_us(Algorithm a, Protocol p) const {
+  return kHopLatency[graphs_[idx(a)].nvlink ? kNvlinkHop : kPciHop][idx(a)][idx(p)];
+}
+
 double TuningModel::nvls_tree_levels_latency_us(Protocol p) const {
   // NVLS needs several GPUs a node, so the hop is NVLS-tree's own (not the tree's, as with one).
   return 2 * log2_floor(machine_.nodes) * kHopLatency[kNetHop][idx(Algorithm::kNvlsTree)][idx(p)];

@@ -116,6 +116,10 @@ class TuningModel {
   // up and one down each level, 2 x log2 nodes x its hop latency for the protocol.
   double nvls_tree_levels_latency_us(Protocol p) const;
 
+  // NCCL's latency for one step of the pair over the node's own links (its hwLat for NVLink, or
+  // PCI where the graph has no NVLink), us: 0.6 for a ring's LL step over NVLink.
+  double link_step_us(Algorithm a, Protocol p) const;
+
   // NCCL's ceiling on one channel of a ring's LL128, GB/s, for the generation (its
   // perChMaxRingLL128Bws): what its own model lets one SM's thread block carry.
   double ring_ll128_channel_gb_per_s() const;
