@@ -599,7 +599,7 @@ TEST(NcclAchieved, SwitchingPairsOffLeavesTheOthersTimes) {
 TEST(NcclAchieved, ShapeOfASweep) {
   // Time grows with size, never shrinks; small sizes sit on the latency floor (ring LL, 15 us,
   // and 8 bytes' 14 bus bytes on one LL channel of 0.327 x 36.7 GB/s), less what back-to-back
-  // calls overlap while only one chunk of 8 holds data (sparse_ring.h: 14 - 9.89 LL steps of
+  // calls overlap while only one chunk of 8 holds data (sparse_ring.h: 14.27 - 9.89 LL steps of
   // 0.6 us); half of the peak busbw is reached where latency and transfer take as long.
   const AchievedModel model(dgx(), Enabled::all());
   SweepOptions o;
@@ -609,7 +609,7 @@ TEST(NcclAchieved, ShapeOfASweep) {
   for (std::size_t i = 1; i < rows.size(); ++i)
     EXPECT_GE(rows[i].out_of_place.time_us, rows[i - 1].out_of_place.time_us);
   EXPECT_NEAR(rows[0].out_of_place.time_us,
-              6.6 + 14 * 0.6 + 14 / (1000 * 0.327 * 36.7) - (14 - back_to_back_ring_steps(8, 1)) * 0.6, 1e-9);
+              6.6 + 14 * 0.6 + 14 / (1000 * 0.327 * 36.7) - back_to_back_saved_steps(8, 1) * 0.6, 1e-9);
   EXPECT_LT(rows[10].out_of_place.busbw, 0.01 * rows.back().out_of_place.busbw);  // 8 KiB
 }
 
@@ -697,32 +697,44 @@ TEST(NcclTestsTable, AnAllGathersColumnsDifferByItsOwnShard) {
 TEST(NcclTestsTable, BackToBackRingAllReducesOverlapWhileChunksAreEmpty) {
   // An 8x H100 node measured 13.0-13.7 us at 8-16 B, 14.9 at 64 B and 15.9 at 128 B (NVIDIA's
   // DGX sample, docs/nccl.md): 8-16 B fill one chunk of 8, 64 B four, 128 B all. Back to back the
-  // model takes off 14 - 9.89 and 14 - 12.81 LL steps of 0.6 us: 12.54 and 14.30, and nothing from
-  // 128 B. A B200's LL step is 1.217 us: 19.64 at 8 B (measured 18.9-20.3). A lone call (the
-  // model's own time, what a run takes) keeps the whole ring.
+  // model takes off 4.38 and 1.46 LL steps of 0.6 us (sparse_ring.h): 12.37 and 14.13, and
+  // nothing from 128 B. A B200's LL step is 1.217 us: 19.31 at 8 B (measured 18.9-20.3). Both
+  // columns; a lone call (the model's own time, what a run takes) keeps the whole ring.
   SweepOptions o;
   o.min_bytes = 8;
   o.max_bytes = 128;
-  const auto times = [&](const AchievedModel& model) {
+  const auto times = [&](const AchievedModel& model, const SweepOptions& options) {
     std::vector<double> us;
-    for (const SweepRow& r : run_sweep(model, o)) us.push_back(r.out_of_place.time_us);
+    for (const SweepRow& r : run_sweep(model, options)) {
+      EXPECT_EQ(r.in_place.time_us, r.out_of_place.time_us);
+      us.push_back(r.out_of_place.time_us);
+    }
     return us;
   };
   const AchievedModel h100(dgx(), Enabled::all());
-  const std::vector<double> us = times(h100);  // 8, 16, 32, 64, 128 bytes
-  const double lone = h100.time(Collective::kAllReduce, 8).us;
-  EXPECT_NEAR(us[0], lone - (14 - back_to_back_ring_steps(8, 1)) * 0.6, 1e-9);
-  EXPECT_NEAR(us[0], 12.54, 0.01);
-  EXPECT_NEAR(us[2], h100.time(Collective::kAllReduce, 32).us - (14 - back_to_back_ring_steps(8, 2)) * 0.6, 1e-9);
-  EXPECT_NEAR(us[3], h100.time(Collective::kAllReduce, 64).us - (14 - back_to_back_ring_steps(8, 4)) * 0.6, 1e-9);
-  EXPECT_EQ(us[4], h100.time(Collective::kAllReduce, 128).us);
-  EXPECT_NEAR(times(AchievedModel(dgx("B200"), Enabled::all()))[0], 19.64, 0.01);
+  const std::vector<double> us = times(h100, o);  // 8, 16, 32, 64, 128 bytes
+  const auto lone = [&](std::uint64_t bytes) { return h100.time(Collective::kAllReduce, bytes).us; };
+  EXPECT_NEAR(us[0], lone(8) - 4.38 * 0.6, 1e-9);
+  EXPECT_NEAR(us[0], 12.37, 0.01);
+  EXPECT_NEAR(us[2], lone(32) - 4.38 * 0.6, 1e-9);  // two filled chunks: the same chain
+  EXPECT_NEAR(us[3], lone(64) - 1.46 * 0.6, 1e-9);
+  EXPECT_EQ(us[4], lone(128));
+  EXPECT_NEAR(times(AchievedModel(dgx("B200"), Enabled::all()), o)[0], 19.31, 0.01);
+  // The chunks are 16 bytes' worth of the type's elements: 8 bytes of doubles fill one, 112 bytes
+  // of floats (28) seven, whose chain is the full ring's.
+  SweepOptions doubles = o;
+  doubles.type = DataType::kDouble;
+  doubles.max_bytes = 8;
+  EXPECT_NEAR(times(h100, doubles)[0], lone(8) - 4.38 * 0.6, 1e-9);
+  SweepOptions seven = o;
+  seven.min_bytes = seven.max_bytes = 112;
+  EXPECT_EQ(times(h100, seven)[0], lone(112));
   // Not where the ring is not NCCL's one order on NVSwitches (MI300X's mesh), across nodes, for
-  // another collective, or below a host's launches (-g).
-  EXPECT_EQ(times(AchievedModel(dgx("MI300X"), Enabled::all()))[0],
+  // another collective or protocol, or below a host's launches (-g).
+  EXPECT_EQ(times(AchievedModel(dgx("MI300X"), Enabled::all()), o)[0],
             AchievedModel(dgx("MI300X"), Enabled::all()).time(Collective::kAllReduce, 8).us);
   const AchievedModel two(dgx("H100", 8, 2), only("Ring"));
-  EXPECT_EQ(times(two)[0], two.time(Collective::kAllReduce, 8).us);
+  EXPECT_EQ(times(two, o)[0], two.time(Collective::kAllReduce, 8).us);
   SweepOptions gather = o;
   gather.collective = Collective::kAllGather;
   gather.min_bytes = gather.max_bytes = 128;
@@ -730,11 +742,13 @@ TEST(NcclTestsTable, BackToBackRingAllReducesOverlapWhileChunksAreEmpty) {
   SweepOptions launched = o;
   launched.host_issue_us = 36;
   EXPECT_EQ(run_sweep(h100, launched)[0].out_of_place.time_us, 36.0);
-  // Simple waits on its steps' counters even where a chunk is empty.
-  Enabled simple = only("Ring");
-  apply_enable_list(simple, "Simple", false, "test");
-  const AchievedModel h100_simple(dgx(), simple);
-  EXPECT_EQ(times(h100_simple)[0], h100_simple.time(Collective::kAllReduce, 8).us);
+  // Simple waits on its steps' counters even where a chunk is empty; LL128 is not LL's loop.
+  for (const char* protocol : {"Simple", "LL128"}) {
+    Enabled one = only("Ring");
+    apply_enable_list(one, protocol, false, "test");
+    const AchievedModel model(dgx(), one);
+    EXPECT_EQ(times(model, o)[0], model.time(Collective::kAllReduce, 8).us) << protocol;
+  }
 }
 
 TEST(NcclPresets, NamesAndErrors) {

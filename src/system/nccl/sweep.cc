@@ -48,10 +48,8 @@ double back_to_back_saving_us(const AchievedModel& model, Collective c, const Tu
     return 0;
   }
   const std::uint32_t ranks = m.ranks();
-  const double lone_steps = 2.0 * (ranks - 1);
-  const double steps = back_to_back_ring_steps(ranks, filled_chunks(count, element_bytes, ranks));
   const double step_us = tuning.link_step_us(Algorithm::kRing, Protocol::kLL) + m.gpu->ll_step_latency_us;
-  return (lone_steps - std::min(steps, lone_steps)) * step_us;
+  return back_to_back_saved_steps(ranks, filled_chunks(count, element_bytes, ranks)) * step_us;
 }
 
 }  // namespace
