@@ -720,12 +720,13 @@ TEST(NcclTestsTable, BackToBackRingAllReducesOverlapWhileChunksAreEmpty) {
   EXPECT_NEAR(us[3], lone(64) - 1.46 * 0.6, 1e-9);
   EXPECT_EQ(us[4], lone(128));
   EXPECT_NEAR(times(AchievedModel(dgx("B200"), Enabled::all()), o)[0], 19.31, 0.01);
-  // The chunks are 16 bytes' worth of the type's elements: 8 bytes of doubles fill one, 112 bytes
-  // of floats (28) seven, whose chain is the full ring's.
+  // The chunks are 16 bytes' worth of the type's elements: 64 bytes of doubles (8) fill four (8
+  // elements read as floats would fill two), and 112 bytes of floats (28) seven, whose chain is
+  // the full ring's.
   SweepOptions doubles = o;
   doubles.type = DataType::kDouble;
-  doubles.max_bytes = 8;
-  EXPECT_NEAR(times(h100, doubles)[0], lone(8) - 4.38 * 0.6, 1e-9);
+  doubles.min_bytes = doubles.max_bytes = 64;
+  EXPECT_NEAR(times(h100, doubles)[0], lone(64) - 1.46 * 0.6, 1e-9);
   SweepOptions seven = o;
   seven.min_bytes = seven.max_bytes = 112;
   EXPECT_EQ(times(h100, seven)[0], lone(112));
