@@ -85,6 +85,26 @@ TEST(NcclP2p, ASendReceiveInANodeRunsOnItsFewChannelsTill512MiB) {
               8.2 + 32 * kMiB / (1000 * 4 * 42.0), 1e-6);
 }
 
+TEST(NcclP2p, ASendAcrossNodesRunsAtANetworkChannelsRate) {
+  // A channel to a peer across nodes carries NCCL's 14 GB/s (NCCL_P2P_PER_CHANNEL_NET_BW), not the
+  // 21 it reaches over NVLink. 10 nodes of 8 H100s: 80 ranks leave a peer one channel of the 16 p2p
+  // channels (2 a peer would need 2 x 10 batches), so a send/receive runs at 14 GB/s, where one
+  // cluster measured 15.1-15.2; 2 nodes give a peer 4 channels, 56 GB/s, and the NIC binds.
+  const Machine ten = dgx("H100", 8, 10), two = dgx("H100", 8, 2);
+  const AchievedModel ten_nodes(ten, Enabled::all()), two_nodes(two, Enabled::all());
+  EXPECT_EQ(p2p_op_channels(ten, 16, kGiB), 1u);
+  EXPECT_DOUBLE_EQ(ten_nodes.p2p_channels_us(Collective::kSendRecv, Protocol::kSimple, kGiB),
+                   static_cast<double>(kGiB) / (1000 * 14.0));
+  EXPECT_DOUBLE_EQ(two_nodes.p2p_channels_us(Collective::kSendRecv, Protocol::kSimple, kGiB),
+                   static_cast<double>(kGiB) / (1000 * 4 * 14.0));
+  EXPECT_LT(two_nodes.p2p_channels_us(Collective::kSendRecv, Protocol::kSimple, kGiB),
+            static_cast<double>(kGiB) /
+                (1000 * two_nodes.p2p_gb_per_s(Collective::kSendRecv, Protocol::kSimple, kGiB)));
+  // LL's channel is slower than that already: its own rate across nodes as in one.
+  EXPECT_DOUBLE_EQ(ten_nodes.p2p_channels_us(Collective::kSendRecv, Protocol::kLL, 8 * kKiB),
+                   8.0 * kKiB / (1000 * 0.327 * 36.7 / 2));
+}
+
 TEST(NcclP2p, AnAllToAllsPeersShareTheChannels) {
   // 8 GPUs: 7 peers on 4 channels each, 28 of 32, 588 GB/s: more than the links carry (450 x
   // 0.776 x (1 - 0.311 / 4) = 322 GB/s for an all-to-all), so the links bind. 2 GPUs: one peer on
@@ -146,8 +166,9 @@ TEST(NcclP2p, AnAllToAllsFirstStepIsAChunkOrAPartAtAChannelsRate) {
   EXPECT_DOUBLE_EQ(step_us(2 * kMiB), 64 * kKiB / (1000 * 21.0));
   EXPECT_DOUBLE_EQ(step_us(16 * kMiB), 512 * kKiB / (1000 * 21.0));
   EXPECT_DOUBLE_EQ(step_us(kGiB), 512 * kKiB / (1000 * 21.0));
+  // Across nodes the chunk is 128 KiB, at a network channel's 14 GB/s.
   EXPECT_DOUBLE_EQ(AchievedModel(dgx("H100", 8, 2), Enabled::all()).all_to_all_first_step_us(Protocol::kSimple, kGiB),
-                   128 * kKiB / (1000 * 21.0));
+                   128 * kKiB / (1000 * 14.0));
   // LL has no steps to fill; a send/receive shows none.
   EXPECT_EQ(eight.all_to_all_first_step_us(Protocol::kLL, 64 * kKiB), 0.0);
   EXPECT_NEAR(eight.time(Collective::kSendRecv, 32 * kMiB).us, 8.2 + 32 * kMiB / (1000 * 4 * 21.0), 1e-6);
@@ -175,11 +196,12 @@ TEST(NcclP2p, AnAllToAllWaitsForItsBusiestChannel) {
   EXPECT_DOUBLE_EQ(eight.p2p_channels_us(Collective::kAllToAll, Protocol::kLL, 128 * kKiB),
                    16.0 * kKiB / (1000 * 0.327 * 36.7 / 2));
   // Across 2 nodes NCCL gives each group of 8 rounds one base: reverse(0) = 0 and reverse(1) = 16.
-  // 16 ranks at 64 MiB: 4 MiB a peer on 4 channels, 8 rounds' parts on each of channels 0-3 (7
-  // peers and the copy) and 16-19 (8 peers).
+  // 16 ranks at 64 MiB: 4 MiB a peer on 4 channels. Channels 0-3 carry the copy and the node's 7
+  // other GPUs' parts over NVLink, channels 16-19 the other node's 8 over the network, at a network
+  // channel's 14 GB/s: those bind.
   const AchievedModel two(dgx("H100", 8, 2), Enabled::all());
   EXPECT_DOUBLE_EQ(two.p2p_channels_us(Collective::kAllToAll, Protocol::kSimple, 64 * kMiB),
-                   static_cast<double>(4 * kMiB) / 4 * 8 / (1000 * 21.0));
+                   static_cast<double>(4 * kMiB) / 4 * 8 / (1000 * 14.0));
 }
 
 }  // namespace

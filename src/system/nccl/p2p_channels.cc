@@ -11,9 +11,14 @@ namespace chakrasim::system::nccl {
 
 namespace {
 
-constexpr std::uint32_t kMaxChannels = 64;                                  // NCCL's MAXCHANNELS
-constexpr std::uint32_t kPeersPerBatch = 8;                                 // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
-constexpr double kNetChannelGbPerS = 14;                                    // NCCL_P2P_PER_CHANNEL_NET_BW's default
+constexpr std::uint32_t kMaxChannels = 64;   // NCCL's MAXCHANNELS
+constexpr std::uint32_t kPeersPerBatch = 8;  // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
+// NCCL_P2P_PER_CHANNEL_NET_BW's default: what NCCL sizes a network peer's channels by, and what
+// one carries. A channel's sends across nodes go chunk by chunk through its proxy and the NIC, so
+// one runs below the rate it reaches over NVLink: a send/receive on 1 channel a peer across 10
+// nodes of 8 H100s measured 15.1-15.2 GB/s, on 2 channels a peer (10 nodes of 1, 2 and 4 GPUs)
+// 24.5-26.3 (docs/nccl.md).
+constexpr double kNetChannelGbPerS = 14;
 constexpr std::uint64_t kNvlinkChunk = 512 * 1024, kNetChunk = 128 * 1024;  // NCCL_P2P_{NVL,NET}_CHUNKSIZE
 
 std::uint32_t pow2_up(std::uint32_t v) { return std::bit_ceil(std::max(v, 1u)); }
@@ -63,6 +68,12 @@ P2pShape p2p_shape(const Machine& m, std::uint32_t communicator_channels) {
   return s;
 }
 
+// What the channels that bind a call carry each, GB/s: across nodes, those to the network's peers
+// at the network's channel rate where that is slower (LL's is not).
+double binding_channel_gb_per_s(const P2pShape& s, double channel_gb_per_s) {
+  return s.network ? std::min(channel_gb_per_s, kNetChannelGbPerS) : channel_gb_per_s;
+}
+
 std::uint32_t op_channels(const P2pShape& s, std::uint64_t peer_bytes) {
   if (peer_bytes == 0) return 1;
   const std::uint64_t min_part = s.network ? s.chunk / 2 : s.chunk / 8;
@@ -87,8 +98,9 @@ double p2p_channels_us(const Machine& machine, Collective c, Protocol p, std::ui
   if (p == Protocol::kLL128 || !(channel_gb_per_s > 0)) return 0;
   const std::uint32_t ranks = machine.ranks();
   const P2pShape shape = p2p_shape(machine, communicator_channels);
+  const double rate = binding_channel_gb_per_s(shape, channel_gb_per_s);
   if (c == Collective::kSendRecv) {
-    return static_cast<double>(bytes) / (1000 * op_channels(shape, bytes) * channel_gb_per_s);
+    return static_cast<double>(bytes) / (1000 * op_channels(shape, bytes) * rate);
   }
   if (c != Collective::kAllToAll || ranks < 2) return 0;
   // A piece to each other member. NCCL sends them in rounds, round r to rank + r (round 0 is the
@@ -96,7 +108,9 @@ double p2p_channels_us(const Machine& machine, Collective c, Protocol p, std::ui
   // on channels base + part: base the round's number (across nodes, that of its group of peers)
   // with its bits reversed over the p2p channels. A channel runs its parts at its one rate, so the
   // busiest binds: with 4 channels a peer on 8 GPUs, 28 channels carry one part each; with 8 or 16,
-  // the rounds overlap and a channel carries 2 or 4; with 32, each carries all 7.
+  // the rounds overlap and a channel carries 2 or 4; with 32, each carries all 7. Across nodes NCCL
+  // sizes a peer's channels so that the groups' channels do not overlap, and a group of another
+  // node's peers outlasts the node's own, at the network's rate: that rate times the busiest.
   const std::uint64_t piece = bytes / ranks;
   const std::uint32_t channels = op_channels(shape, piece);
   // Across nodes a group of rounds (8, or what divides the GPUs a node) shares one base.
@@ -112,7 +126,7 @@ double p2p_channels_us(const Machine& machine, Collective c, Protocol p, std::ui
     for (std::uint32_t part = 0; part < channels; ++part) parts_on[(base + part) & (shape.p2p_channels - 1)] += rounds;
   }
   const std::uint32_t busiest = *std::max_element(parts_on.begin(), parts_on.end());
-  return static_cast<double>(piece) / channels * busiest / (1000 * channel_gb_per_s);
+  return static_cast<double>(piece) / channels * busiest / (1000 * rate);
 }
 
 double all_to_all_first_step_us(const Machine& machine, Protocol p, std::uint32_t communicator_channels,
@@ -122,7 +136,7 @@ double all_to_all_first_step_us(const Machine& machine, Protocol p, std::uint32_
   const P2pShape shape = p2p_shape(machine, communicator_channels);
   const std::uint64_t piece = bytes / ranks;
   const std::uint64_t part = ceil_div(piece, op_channels(shape, piece));
-  return static_cast<double>(std::min(part, shape.chunk)) / (1000 * channel_gb_per_s);
+  return static_cast<double>(std::min(part, shape.chunk)) / (1000 * binding_channel_gb_per_s(shape, channel_gb_per_s));
 }
 
 }  // namespace chakrasim::system::nccl
