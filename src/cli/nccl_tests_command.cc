@@ -347,7 +347,7 @@ Command add_nccl_tests_command(CLI::App& app) {
   cmd->add_option("--ll-proxy-scan-ns", o->calibration.ll_proxy_scan_ns,
                   "A send proxy's time to read a byte of LL's lines before they cross the network, ns (default 0.3)");
   cmd->add_option("--p2p-channel-gb-per-s", o->calibration.p2p_channel_gb_per_s,
-                  "A send or receive's channel's data rate, GB/s (default 21)");
+                  "A send or receive's channel's data rate, GB/s (default 21; across nodes at most NCCL's 14)");
   cmd->add_option("--all-to-all-efficiency", o->calibration.all_to_all_efficiency,
                   "The share of NVLink's rate an all-to-all through the NVSwitches reaches with many channels a peer "
                   "(default: the GPU preset's, 0.776 on H100)");

@@ -54,7 +54,8 @@ struct Efficiencies {
   double ll_channel = 0.327;
   // A send or receive's channel (p2p_channels.h), GB/s: a send/receive between two GPUs of a node
   // runs on 4, 8 and 16 of them at 80-82, 160-170 and 300-335 GB/s on H100 and B200 nodes
-  // (20.2-21.4 a channel, docs/nccl.md).
+  // (20.2-21.4 a channel, docs/nccl.md). A channel to a peer across the network carries NCCL's
+  // own 14 GB/s where that is less (p2p_channels.h).
   double p2p_channel_gb_per_s = 21.0;
   // An all-to-all through the NVSwitches (more than one peer there): the share of the scale-up
   // rate it reaches with many channels a peer (unset, the GPU preset's: 0.776 on H100), and less
