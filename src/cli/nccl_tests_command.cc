@@ -17,7 +17,9 @@
 #include "config/network_config.h"
 #include "config/system_config.h"
 #include "core/error.h"
+#include "core/read_file.h"
 #include "core/units.h"
+#include "system/nccl/measured_sweep.h"
 #include "system/nccl/nccl_collectives.h"
 #include "system/nccl/sweep.h"
 
@@ -47,6 +49,7 @@ std::uint64_t nccl_tests_size(const std::string& text, const char* option) {
 
 struct Options {
   std::string collective, min_size = "8", max_size = "128M", gpu = "H100", nic, algo, proto, system, network;
+  std::string compare;  // a real run's output to set the model beside
   std::string type = "float", op = "sum";
   int root = 0;  // -1: each rank in turn, as nccl-tests runs it
   // nccl-tests' run controls (threads and GPUs per process, iterations, warm-up, data check,
@@ -155,6 +158,59 @@ void refuse_unmodelled(const Options& o) {
   }
 }
 
+// The values of the flags that set the model's constants and the host's launches (a system
+// file's were checked as it was read).
+void check_flags(const Options& o) {
+  if (o.threads < 1 || o.gpus_per_thread < 1 || o.threads > o.gpus_per_node ||
+      o.gpus_per_thread > o.gpus_per_node / o.threads) {
+    throw Error(fmt::format("-t {} -g {}: a process drives threads x GPUs a thread of one node's {} GPUs "
+                            "(--gpus-per-node); expected each 1 or more, their product at most {}",
+                            o.threads, o.gpus_per_thread, o.gpus_per_node, o.gpus_per_node));
+  }
+  const auto share = [](const std::optional<double>& v, const char* flag, const char* of = "the link's rate") {
+    if (v && !(*v > 0 && *v <= 1)) {
+      throw Error(fmt::format("{} {}: expected a share of {}, above 0 and at most 1", flag, *v, of));
+    }
+  };
+  const auto cost = [](const std::optional<double>& v, const char* flag, const char* unit = "us") {
+    if (v && !(*v >= 0 && std::isfinite(*v))) throw Error(fmt::format("{} {}: expected {}, 0 or more", flag, *v, unit));
+  };
+  const auto rate = [](const std::optional<double>& v, const char* flag) {
+    if (v && !(*v > 0 && std::isfinite(*v)))
+      throw Error(fmt::format("{} {}: expected a rate in GB/s, above 0", flag, *v));
+  };
+  share(o.calibration.ring_efficiency, "--ring-efficiency");
+  share(o.calibration.nvls_efficiency, "--nvls-efficiency");
+  share(o.calibration.nvls_tree_efficiency, "--nvls-tree-efficiency", "NVLS's NVLink rate");
+  share(o.calibration.nic_efficiency, "--nic-efficiency");
+  share(o.calibration.all_to_all_efficiency, "--all-to-all-efficiency");
+  share(o.calibration.ll_channel_efficiency, "--ll-channel-efficiency", "NCCL's per-channel LL128 ceiling");
+  cost(o.calibration.nvls_chunk_us, "--nvls-chunk-us");
+  cost(o.calibration.tree_message_us, "--tree-message-us");
+  cost(o.calibration.ll_proxy_scan_ns, "--ll-proxy-scan-ns", "ns");
+  cost(o.host_launch_us, "--host-launch-us");
+  rate(o.calibration.p2p_channel_gb_per_s, "--p2p-channel-gb-per-s");
+}
+
+// `--compare FILE`: a real run's table beside the model's times for its rows (measured_sweep.h).
+// Its sizes, types, operations and roots are the file's, and so is its -g where it prints one.
+int compare(const Options& o, Collective collective, const Machine& machine, const Enabled& enabled) {
+  // A log with NCCL's INFO lines may run to megabytes: a description file's cap.
+  const std::string text =
+      read_file(o.compare, "nccl-tests output (--compare)", "nccl-tests' printed table", kDescriptionFileMaxBytes);
+  const MeasuredRun run = read_nccl_tests_log(text, o.compare, collective);
+  if (run.ranks && *run.ranks != machine.ranks()) {
+    throw Error(fmt::format("{}: a run of {} ranks (its \"# Rank\" lines); the machine has {} (--gpus-per-node x "
+                            "--nodes); expected the same",
+                            o.compare, *run.ranks, machine.ranks()));
+  }
+  const std::int64_t gpus_per_thread = run.gpus_per_thread.value_or(o.gpus_per_thread);
+  const Comparison c = compare_with_model(run, collective, machine, enabled, efficiencies_of(o.calibration),
+                                          static_cast<double>(gpus_per_thread) * o.host_launch_us);
+  std::cout << comparison_table(c, collective, machine, o.compare);
+  return 0;
+}
+
 int run(Options o) {
   refuse_unmodelled(o);
   GpuPreset gpu = gpu_preset(o.gpu);
@@ -185,6 +241,9 @@ int run(Options o) {
       row[static_cast<std::size_t>(Algorithm::kNvls)] = row[static_cast<std::size_t>(Algorithm::kNvlsTree)] = false;
     }
   }
+  check_machine(machine);
+  check_flags(o);
+  if (!o.compare.empty()) return compare(o, *collective, machine, enabled);
   SweepOptions sweep;
   sweep.collective = *collective;
   sweep.min_bytes = nccl_tests_size(o.min_size, "-b");
@@ -200,13 +259,6 @@ int run(Options o) {
   std::vector<ReduceOp> ops = named_or_all(o.op, kReduceOps, parse_reduce_op, reduce_op_names(), "-o");
   if (!takes_op(sweep.collective)) ops = {ReduceOp::kSum};
   // The roots, first to last; nccl-tests reads -r for a broadcast and a reduce only.
-  check_machine(machine);  // its ranks name the roots
-  if (o.threads < 1 || o.gpus_per_thread < 1 || o.threads > o.gpus_per_node ||
-      o.gpus_per_thread > o.gpus_per_node / o.threads) {
-    throw Error(fmt::format("-t {} -g {}: a process drives threads x GPUs a thread of one node's {} GPUs "
-                            "(--gpus-per-node); expected each 1 or more, their product at most {}",
-                            o.threads, o.gpus_per_thread, o.gpus_per_node, o.gpus_per_node));
-  }
   std::uint32_t first_root = 0, last_root = 0;
   if (rooted(sweep.collective)) {
     if (o.root < -1 || o.root >= static_cast<std::int64_t>(machine.ranks())) {
@@ -216,31 +268,7 @@ int run(Options o) {
     first_root = o.root == -1 ? 0 : static_cast<std::uint32_t>(o.root);
     last_root = o.root == -1 ? machine.ranks() - 1 : first_root;
   }
-  // The flags' values (a system file's were checked as it was read).
-  const auto share = [](const std::optional<double>& v, const char* flag, const char* of = "the link's rate") {
-    if (v && !(*v > 0 && *v <= 1)) {
-      throw Error(fmt::format("{} {}: expected a share of {}, above 0 and at most 1", flag, *v, of));
-    }
-  };
-  const auto cost = [](const std::optional<double>& v, const char* flag, const char* unit = "us") {
-    if (v && !(*v >= 0 && std::isfinite(*v))) throw Error(fmt::format("{} {}: expected {}, 0 or more", flag, *v, unit));
-  };
-  const auto rate = [](const std::optional<double>& v, const char* flag) {
-    if (v && !(*v > 0 && std::isfinite(*v)))
-      throw Error(fmt::format("{} {}: expected a rate in GB/s, above 0", flag, *v));
-  };
-  share(o.calibration.ring_efficiency, "--ring-efficiency");
-  share(o.calibration.nvls_efficiency, "--nvls-efficiency");
-  share(o.calibration.nvls_tree_efficiency, "--nvls-tree-efficiency", "NVLS's NVLink rate");
-  share(o.calibration.nic_efficiency, "--nic-efficiency");
-  share(o.calibration.all_to_all_efficiency, "--all-to-all-efficiency");
-  share(o.calibration.ll_channel_efficiency, "--ll-channel-efficiency", "NCCL's per-channel LL128 ceiling");
-  cost(o.calibration.nvls_chunk_us, "--nvls-chunk-us");
-  cost(o.calibration.tree_message_us, "--tree-message-us");
-  cost(o.calibration.ll_proxy_scan_ns, "--ll-proxy-scan-ns", "ns");
-  cost(o.host_launch_us, "--host-launch-us");
   sweep.host_issue_us = static_cast<double>(o.gpus_per_thread) * o.host_launch_us;
-  rate(o.calibration.p2p_channel_gb_per_s, "--p2p-channel-gb-per-s");
   // One sweep per type, operation and root, in nccl-tests' order, under one table. Each type and
   // operation leaves NCCL its own algorithms.
   std::vector<SweepRow> rows;
@@ -355,6 +383,10 @@ Command add_nccl_tests_command(CLI::App& app) {
                   "The share of a NIC's line rate NCCL reaches (default: the NIC preset's)");
   cmd->add_flag("--collnet", o->collnet, "As NCCL_COLLNET_ENABLE=1: the network reduces (SHARP)");
   cmd->add_flag("--amd-cpu", o->amd_cpu, "Hosts with AMD CPUs (NCCL's LL ceiling and post overhead differ)");
+  cmd->add_option("--compare", o->compare,
+                  "A real nccl-tests output (a log of one or several collectives): print the model's time beside each "
+                  "of its rows of this collective (their sizes, types, operations and roots; its -g) and the geomean "
+                  "error in time");
   cmd->add_option("--system", o->system,
                   "A system JSON whose nccl-* keys (GPU, NIC, NCCL_ALGO, ...) replace the options above");
   cmd->add_option("--network", o->network,

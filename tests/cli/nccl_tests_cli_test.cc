@@ -332,6 +332,44 @@ TEST(NcclTestsCommand, AThreadLaunchingSeveralGpusSetsAFloor) {
   EXPECT_THAT(negative.err, HasSubstr("--host-launch-us -1: expected us, 0 or more"));
 }
 
+TEST(NcclTestsCommand, ComparesARealRunRowByRow) {
+  // A real run's output (one process a GPU, 8 ranks, two sizes): the model beside each row, in
+  // this machine's options, and the geometric mean of the errors.
+  const auto dir = temp_dir("nccl_tests_compare");
+  std::string log = "# Collective test starting: all_reduce_perf\n# nThread 1 nGpus 1 minBytes 1024 maxBytes 2048\n";
+  for (int rank = 0; rank < 8; ++rank) log += "#  Rank  " + std::to_string(rank) + " Group  0 Pid 1 on h device 0\n";
+  log += "        1024           256     float     sum      -1    20.00    0.05    0.09      0    20.00    0.05    "
+         "0.09      0\n"
+         "        2048           512     float     sum      -1    20.50    0.10    0.17      0    20.50    0.10    "
+         "0.17      0\n";
+  write_bytes(dir / "run.log", log);
+  const CommandResult r = run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "run.log").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("--compare " + (dir / "run.log").string() + ": all_reduce on 1 node(s) x 8 H100"));
+  EXPECT_THAT(r.out, HasSubstr("        2048     float     sum    -1      20.50"));
+  EXPECT_THAT(r.out, HasSubstr("out of place over 2 sizes, "));
+  // The run's own -g: one thread launching 8 GPUs' calls, 36 us a call at least (4.5 us each).
+  write_bytes(dir / "threaded.log", "# nThread 1 nGpus 8 minBytes 1024 maxBytes 1024\n"
+                                    "        1024           256     float     sum      -1    40.00    0.03    0.04     "
+                                    " 0\n");
+  const CommandResult threaded = run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "threaded.log").string()});
+  ASSERT_EQ(threaded.exit_code, 0) << threaded.err;
+  EXPECT_THAT(threaded.out, HasSubstr("        1024     float     sum    -1      40.00     36.00"));
+  // The run's ranks against the machine's; an unreadable file; a log of nothing.
+  const CommandResult ranks =
+      run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "run.log").string(), "--nodes", "2"});
+  EXPECT_EQ(ranks.exit_code, 1);
+  EXPECT_THAT(ranks.err, HasSubstr("a run of 8 ranks (its \"# Rank\" lines); the machine has 16"));
+  const CommandResult missing = run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "none.log").string()});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("none.log"));
+  EXPECT_THAT(missing.err, HasSubstr("cannot open the nccl-tests output (--compare)"));
+  write_bytes(dir / "empty.log", "");
+  const CommandResult empty = run_binary({"nccl-tests", "sendrecv", "--compare", (dir / "empty.log").string()});
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_THAT(empty.err, HasSubstr("empty.log: no nccl-tests rows of sendrecv"));
+}
+
 TEST(NcclTestsCommand, BadInputSaysWhatWasExpected) {
   const CommandResult coll = run_binary({"nccl-tests", "allreduce2"});
   EXPECT_EQ(coll.exit_code, 1);
