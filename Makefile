@@ -63,7 +63,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
 FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -seed=1,-max_total_time=$(FUZZ_SECONDS))
 FUZZ_TARGETS := et_reader network_config system_config other_configs pytorch_json kineto_link text_workload msccl_xml \
-  fabric_text scalesim_files synthesis_model sweep_spec
+  fabric_text scalesim_files synthesis_model sweep_spec nccl_tests_log
 fuzz: deps
 	@for p in clang libclang-rt-14-dev; do dpkg -s $$p >/dev/null 2>&1 || \
 	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$p; }; done
