@@ -49,7 +49,8 @@ std::uint64_t nccl_tests_size(const std::string& text, const char* option) {
 
 struct Options {
   std::string collective, min_size = "8", max_size = "128M", gpu = "H100", nic, algo, proto, system, network;
-  std::string compare;  // a real run's output to set the model beside
+  std::string compare;                 // a real run's output to set the model beside
+  bool gpus_per_thread_given = false;  // -g on the command line (--compare checks it against the log's)
   std::string type = "float", op = "sum";
   int root = 0;  // -1: each rank in turn, as nccl-tests runs it
   // nccl-tests' run controls (threads and GPUs per process, iterations, warm-up, data check,
@@ -192,21 +193,51 @@ void check_flags(const Options& o) {
   rate(o.calibration.p2p_channel_gb_per_s, "--p2p-channel-gb-per-s");
 }
 
+// The preset a GPU's printed name ("NVIDIA H100 80GB HBM3", "AMD Instinct MI300X") is, if any.
+std::optional<std::string> preset_named_in(const std::string& gpu_name) {
+  for (const char* preset : {"GB200", "B200", "H200", "H100", "A100", "MI300X"}) {  // GB200 before B200
+    if (gpu_name.find(preset) != std::string::npos) return preset;
+  }
+  return std::nullopt;
+}
+
 // `--compare FILE`: a real run's table beside the model's times for its rows (measured_sweep.h).
-// Its sizes, types, operations and roots are the file's, and so is its -g where it prints one.
+// Its sizes, types, operations and roots are the file's, and so is its -g where it prints one;
+// the machine is the options', and must be the one the log's "# Rank" lines name.
 int compare(const Options& o, Collective collective, const Machine& machine, const Enabled& enabled) {
   // A log with NCCL's INFO lines may run to megabytes: a description file's cap.
   const std::string text =
       read_file(o.compare, "nccl-tests output (--compare)", "nccl-tests' printed table", kDescriptionFileMaxBytes);
   const MeasuredRun run = read_nccl_tests_log(text, o.compare, collective);
+  if (run.hosts && (*run.hosts != machine.nodes || *run.ranks_per_host != machine.gpus_per_node)) {
+    throw Error(fmt::format("{}: a run of {} ranks on {} host(s), {} on the busiest (its \"# Rank\" lines); the "
+                            "machine "
+                            "has {} node(s) x {} GPUs; expected --nodes {} --gpus-per-node {}",
+                            o.compare, *run.ranks, *run.hosts, *run.ranks_per_host, machine.nodes,
+                            machine.gpus_per_node, *run.hosts, *run.ranks_per_host));
+  }
   if (run.ranks && *run.ranks != machine.ranks()) {
     throw Error(fmt::format("{}: a run of {} ranks (its \"# Rank\" lines); the machine has {} (--gpus-per-node x "
                             "--nodes); expected the same",
                             o.compare, *run.ranks, machine.ranks()));
   }
-  const std::int64_t gpus_per_thread = run.gpus_per_thread.value_or(o.gpus_per_thread);
-  const Comparison c = compare_with_model(run, collective, machine, enabled, efficiencies_of(o.calibration),
-                                          static_cast<double>(gpus_per_thread) * o.host_launch_us);
+  if (const auto preset = preset_named_in(run.gpu_name); preset && *preset != machine.gpu->name) {
+    throw Error(fmt::format("{}: a run on {} (its \"# Rank\" lines); the machine's GPU is {}; expected --gpu {}",
+                            o.compare, run.gpu_name, machine.gpu->name, *preset));
+  }
+  if (run.gpus_per_thread) {
+    if (o.gpus_per_thread_given && o.gpus_per_thread != *run.gpus_per_thread) {
+      throw Error(fmt::format("-g {}: the log {} ran with nGpus {}; expected -g left out, or the same",
+                              o.gpus_per_thread, o.compare, *run.gpus_per_thread));
+    }
+    if (*run.gpus_per_thread > machine.gpus_per_node) {
+      throw Error(fmt::format("{}: nGpus {}: a thread drives GPUs of one node, {} here (--gpus-per-node)", o.compare,
+                              *run.gpus_per_thread, machine.gpus_per_node));
+    }
+  }
+  const double gpus_per_thread = run.gpus_per_thread ? *run.gpus_per_thread : static_cast<double>(o.gpus_per_thread);
+  const Comparison c = compare_with_model(run, o.compare, collective, machine, enabled, efficiencies_of(o.calibration),
+                                          gpus_per_thread * o.host_launch_us);
   std::cout << comparison_table(c, collective, machine, o.compare);
   return 0;
 }
@@ -314,17 +345,20 @@ Command add_nccl_tests_command(CLI::App& app) {
   cmd->add_option("collective", o->collective,
                   "all_reduce, all_gather, reduce_scatter, alltoall, sendrecv, broadcast or reduce")
       ->required();
-  cmd->add_option("-b,--minbytes", o->min_size, "Smallest size (bytes; K, M, G are powers of 1024)")
-      ->capture_default_str();
-  cmd->add_option("-e,--maxbytes", o->max_size, "Largest size")->capture_default_str();
-  cmd->add_option("-f,--stepfactor", o->factor, "Each size this many times the last")->capture_default_str();
-  cmd->add_option("-i,--stepbytes", o->step, "Each size this many bytes more than the last (instead of -f)");
-  cmd->add_option("-d,--datatype", o->type, "Element type as nccl-tests names it (" + data_type_names() + "), or all")
-      ->capture_default_str();
-  cmd->add_option("-o,--op", o->op, "Reduction as nccl-tests names it (" + reduce_op_names() + "), or all")
-      ->capture_default_str();
-  cmd->add_option("-r,--root", o->root, "Broadcast's and reduce's root rank, or -1 for each in turn")
-      ->capture_default_str();
+  // What a sweep's rows are; --compare takes them from its file instead.
+  const std::vector<CLI::Option*> row_options =
+      {cmd->add_option("-b,--minbytes", o->min_size, "Smallest size (bytes; K, M, G are powers of 1024)")
+           ->capture_default_str(),
+       cmd->add_option("-e,--maxbytes", o->max_size, "Largest size")->capture_default_str(),
+       cmd->add_option("-f,--stepfactor", o->factor, "Each size this many times the last")->capture_default_str(),
+       cmd->add_option("-i,--stepbytes", o->step, "Each size this many bytes more than the last (instead of -f)"),
+       cmd->add_option("-d,--datatype", o->type,
+                       "Element type as nccl-tests names it (" + data_type_names() + "), or all")
+           ->capture_default_str(),
+       cmd->add_option("-o,--op", o->op, "Reduction as nccl-tests names it (" + reduce_op_names() + "), or all")
+           ->capture_default_str(),
+       cmd->add_option("-r,--root", o->root, "Broadcast's and reduce's root rank, or -1 for each in turn")
+           ->capture_default_str()};
   for (const auto& [flags, field] :
        {std::pair{"-t,--nthreads", &Options::threads}, std::pair{"-n,--iters", &Options::iters},
         std::pair{"-w,--warmup_iters", &Options::warmup}, std::pair{"-c,--check", &Options::check},
@@ -332,10 +366,11 @@ Command add_nccl_tests_command(CLI::App& app) {
         std::pair{"-T,--timeout", &Options::timeout}}) {
     cmd->add_option(flags, (*o).*field, "As nccl-tests takes it; the model's figures do not depend on it");
   }
-  cmd->add_option("-g,--ngpus", o->gpus_per_thread,
-                  "GPUs a thread drives, as nccl-tests takes it: the thread launches each one's call in turn, so a "
-                  "call takes at least -g x --host-launch-us")
-      ->capture_default_str();
+  CLI::Option* gpus_per_thread = cmd->add_option("-g,--ngpus", o->gpus_per_thread,
+                                                 "GPUs a thread drives, as nccl-tests takes it: the thread launches "
+                                                 "each one's call in turn, so a "
+                                                 "call takes at least -g x --host-launch-us")
+                                     ->capture_default_str();
   for (const auto& [flags, field] :
        {std::pair{"-G,--cudagraph", &Options::graph_launches}, std::pair{"-m,--agg_iters", &Options::agg_iters},
         std::pair{"-N,--run_cycles", &Options::run_cycles}, std::pair{"-C,--report_cputime", &Options::cputime}}) {
@@ -383,17 +418,20 @@ Command add_nccl_tests_command(CLI::App& app) {
                   "The share of a NIC's line rate NCCL reaches (default: the NIC preset's)");
   cmd->add_flag("--collnet", o->collnet, "As NCCL_COLLNET_ENABLE=1: the network reduces (SHARP)");
   cmd->add_flag("--amd-cpu", o->amd_cpu, "Hosts with AMD CPUs (NCCL's LL ceiling and post overhead differ)");
-  cmd->add_option("--compare", o->compare,
-                  "A real nccl-tests output (a log of one or several collectives): print the model's time beside each "
-                  "of its rows of this collective (their sizes, types, operations and roots; its -g) and the geomean "
-                  "error in time");
+  CLI::Option* compare = cmd->add_option("--compare", o->compare,
+                                         "A real nccl-tests output (a log of one or several collectives): print the "
+                                         "model's time beside each of its rows "
+                                         "of this collective (their sizes, types, operations and roots; its -g) and "
+                                         "the geomean error in time");
+  for (CLI::Option* row_option : row_options) compare->excludes(row_option);
   cmd->add_option("--system", o->system,
                   "A system JSON whose nccl-* keys (GPU, NIC, NCCL_ALGO, ...) replace the options above");
   cmd->add_option("--network", o->network,
                   "A network YAML instead of the presets' bandwidths: its first dimension is a node (its bandwidth "
                   "each GPU's scale-up), the rest the nodes (the second's bandwidth each GPU's NIC)");
-  return [cmd, o]() -> int {
+  return [cmd, o, gpus_per_thread]() -> int {
     if (!cmd->parsed()) return -1;
+    o->gpus_per_thread_given = gpus_per_thread->count() > 0;
     return run(*o);
   };
 }

@@ -337,7 +337,9 @@ TEST(NcclTestsCommand, ComparesARealRunRowByRow) {
   // this machine's options, and the geometric mean of the errors.
   const auto dir = temp_dir("nccl_tests_compare");
   std::string log = "# Collective test starting: all_reduce_perf\n# nThread 1 nGpus 1 minBytes 1024 maxBytes 2048\n";
-  for (int rank = 0; rank < 8; ++rank) log += "#  Rank  " + std::to_string(rank) + " Group  0 Pid 1 on h device 0\n";
+  for (int rank = 0; rank < 8; ++rank) {
+    log += "#  Rank  " + std::to_string(rank) + " Group  0 Pid 1 on h device 0 [0x1b] NVIDIA H100 80GB HBM3\n";
+  }
   log += "        1024           256     float     sum      -1    20.00    0.05    0.09      0    20.00    0.05    "
          "0.09      0\n"
          "        2048           512     float     sum      -1    20.50    0.10    0.17      0    20.50    0.10    "
@@ -346,20 +348,40 @@ TEST(NcclTestsCommand, ComparesARealRunRowByRow) {
   const CommandResult r = run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "run.log").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("--compare " + (dir / "run.log").string() + ": all_reduce on 1 node(s) x 8 H100"));
-  EXPECT_THAT(r.out, HasSubstr("        2048     float     sum    -1      20.50"));
-  EXPECT_THAT(r.out, HasSubstr("out of place over 2 sizes, "));
+  EXPECT_THAT(r.out, HasSubstr("        2048     float     sum    -1       20.50"));
+  EXPECT_THAT(r.out, HasSubstr("out of place over 2 rows, "));
   // The run's own -g: one thread launching 8 GPUs' calls, 36 us a call at least (4.5 us each).
   write_bytes(dir / "threaded.log", "# nThread 1 nGpus 8 minBytes 1024 maxBytes 1024\n"
                                     "        1024           256     float     sum      -1    40.00    0.03    0.04     "
                                     " 0\n");
   const CommandResult threaded = run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "threaded.log").string()});
   ASSERT_EQ(threaded.exit_code, 0) << threaded.err;
-  EXPECT_THAT(threaded.out, HasSubstr("        1024     float     sum    -1      40.00     36.00"));
+  EXPECT_THAT(threaded.out, HasSubstr("        1024     float     sum    -1       40.00      36.00"));
   // The run's ranks against the machine's; an unreadable file; a log of nothing.
   const CommandResult ranks =
       run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "run.log").string(), "--nodes", "2"});
   EXPECT_EQ(ranks.exit_code, 1);
-  EXPECT_THAT(ranks.err, HasSubstr("a run of 8 ranks (its \"# Rank\" lines); the machine has 16"));
+  EXPECT_THAT(ranks.err, HasSubstr("run.log: a run of 8 ranks on 1 host(s), 8 on the busiest (its \"# Rank\" "
+                                   "lines); the machine has 2 node(s) x 8 GPUs; expected --nodes 1 --gpus-per-node 8"));
+  // The GPU the log names; an explicit -g other than the log's; the rows' options, which the log gives.
+  const CommandResult gpu =
+      run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "run.log").string(), "--gpu", "B200"});
+  EXPECT_EQ(gpu.exit_code, 1);
+  EXPECT_THAT(gpu.err, HasSubstr("a run on NVIDIA H100 80GB HBM3 (its \"# Rank\" lines); the machine's GPU is B200; "
+                                 "expected --gpu H100"));
+  const CommandResult g =
+      run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "threaded.log").string(), "-g", "2"});
+  EXPECT_EQ(g.exit_code, 1);
+  EXPECT_THAT(g.err, HasSubstr("-g 2: the log"));
+  EXPECT_THAT(g.err, HasSubstr("ran with nGpus 8; expected -g left out, or the same"));
+  EXPECT_EQ(run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "threaded.log").string(), "-g", "8"}).exit_code,
+            0);
+  for (const char* row_option : {"-b", "-e", "-f", "-i", "-d", "-o", "-r"}) {
+    const CommandResult both =
+        run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "run.log").string(), row_option, "1"});
+    EXPECT_NE(both.exit_code, 0) << row_option;
+    EXPECT_THAT(both.err, HasSubstr("excludes")) << row_option;
+  }
   const CommandResult missing = run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "none.log").string()});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.err, HasSubstr("none.log"));

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     machine.gpu = &gpu_preset("H100");
     machine.nic = &nic_preset(machine.gpu->default_nic);
     machine.gpus_per_node = machine.nics_per_node = 8;
-    const Comparison c = compare_with_model(run, Collective::kAllReduce, machine, Enabled::all(), {}, 0);
+    const Comparison c = compare_with_model(run, "fuzz.log", Collective::kAllReduce, machine, Enabled::all(), {}, 0);
     (void)comparison_table(c, Collective::kAllReduce, machine, "fuzz.log");
   } catch (const chakrasim::Error&) {}
   return 0;

@@ -1,6 +1,6 @@
 // A real nccl-tests run beside the model: its table read back, each row timed by the model at the
 // same size, type, operation and root, and the error in time that docs/nccl.md reports for each
-// published sweep (the geometric mean of |model / measured - 1| over the sizes), so a user can
+// published sweep (exp of the mean |ln(model / measured)| over the rows, less 1), so a user can
 // check the model on their own machine, and set its options from what they see.
 #pragma once
 
@@ -26,20 +26,29 @@ struct MeasuredRow {
   std::size_t line = 0;               // in the log, from 1
 };
 
-// What a log says of the run besides its rows.
+// What a log says of the run besides its rows, from nccl-tests' header (where printed).
 struct MeasuredRun {
   std::vector<MeasuredRow> rows;
-  std::optional<std::uint32_t> ranks;            // its "# Rank N ..." lines, where printed
-  std::optional<std::uint32_t> gpus_per_thread;  // its "nGpus N" (nccl-tests' -g)
+  std::optional<std::uint32_t> gpus_per_thread;  // "nGpus N": nccl-tests' -g
+  // Its "# Rank" lines: the ranks, the hosts they name, the most ranks on one host, and the GPU
+  // the first names ("NVIDIA H100 80GB HBM3").
+  std::optional<std::uint32_t> ranks, hosts, ranks_per_host;
+  std::string gpu_name;
 };
 
 // The rows of `collective` in nccl-tests' output `text` (`file` names it in errors). A log may
-// hold several collectives' tables ("# Collective test starting: NAME_perf"), and other lines
-// (MPI's, NCCL's INFO): a row is a line whose first field is a size and whose third is a type
-// nccl-tests names; it must then hold 13 fields (size, count, type, redop, root, then time,
-// algbw, busbw, #wrong out of place and in place), 12 (older nccl-tests, without the root), or the
-// out-of-place half of either. Throws Error naming the file and line for a row that is not one,
-// a log with no row of `collective`, and a log of another collective only.
+// hold several tables, each after its header ("# nThread ..."), and from nccl-tests 2.16.7 after
+// a "# Collective test starting: NAME_perf" line, with other lines between (MPI's, NCCL's INFO);
+// a prefix MPI or srun puts on every line ("[1,0]<stdout>:", "[0] ", "0: ") is read through. A
+// row is a line whose first field is a size and whose third is a type nccl-tests names. Its
+// fields, by count: 13 (size, count, type, redop, root, then time, algbw, busbw, #wrong out of
+// place and in place), 15 (and a timestamp, -S 1), 21 and 23 (each half with the iterations'
+// spread, -I 1); as nccl-tests printed them before its root column, 12 (redop, or a broadcast's
+// root, where the root is now) and 11 (no redop: all-gather, send/receive); and the out-of-place
+// half of any. Throws Error naming the file and line for a row that is none of these or does not
+// fit `collective` (a redop it has none of, a root it takes none of: another collective's table),
+// for a second table of `collective` on another -g, for a table timed as the model does not (CUDA
+// graphs, aggregated calls), and for a log with no row of `collective`.
 MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, Collective collective);
 
 struct ComparedRow {
@@ -50,21 +59,27 @@ struct ComparedRow {
 
 struct Comparison {
   std::vector<ComparedRow> rows;  // sizes of no element left out: NCCL runs nothing for them
-  // exp(mean |ln(model / measured)|) - 1, over the rows (in place: those that print it); 0 with none.
+  // exp(mean |ln(model / measured)|) - 1 over the rows (in place: those that print it).
   double out_of_place_error = 0, in_place_error = 0;
   std::size_t in_place_rows = 0;
   double mean_signed_error = 0;  // exp(mean ln(model / measured)) - 1, out of place
+  double host_issue_us = 0;      // the floor the rows were timed with
 };
 
 // The model's time for each of `run`'s rows, on `machine` with `enabled` and `efficiencies` (less
 // the algorithms each row's type and operation rule out, restrict_to_call), no call shorter than
-// `host_issue_us` (a thread launching several GPUs' calls, SweepOptions). Throws Error where NCCL
-// would refuse a row's type (check_call).
-Comparison compare_with_model(const MeasuredRun& run, Collective collective, const Machine& machine,
-                              const Enabled& enabled, const Efficiencies& efficiencies, double host_issue_us);
+// `host_issue_us` (a thread launching several GPUs' calls, SweepOptions). Throws Error naming the
+// file and line of a row NCCL would refuse (check_call), whose size nccl-tests would not print on
+// the machine's ranks (its log came from other ranks), or whose root is not one of them; and
+// where no row is left to compare.
+Comparison compare_with_model(const MeasuredRun& run, const std::string& file, Collective collective,
+                              const Machine& machine, const Enabled& enabled, const Efficiencies& efficiencies,
+                              double host_issue_us);
 
 // The comparison as a table: each row's measured and modelled time and their error, and the
-// geometric means; headed with the file and the machine.
+// geometric means; headed with the file and the machine. Where the smallest size, under 1 MiB,
+// takes longer than the model, it says what --platform-latency-us would make of it (or, where
+// the host's launches bound the model's time there, --host-launch-us).
 std::string comparison_table(const Comparison& comparison, Collective collective, const Machine& machine,
                              const std::string& file);
 
