@@ -108,6 +108,15 @@ TEST(NcclMeasuredSweep, ReadsThroughWhatALauncherPutsBeforeEachLine) {
   }
 }
 
+TEST(NcclMeasuredSweep, ReadsALogWrittenWithCarriageReturns) {
+  const MeasuredRun run = read_nccl_tests_log("# nThread 1 nGpus 4 minBytes 8\r\n"
+                                              " 1024 256 float sum -1 14 0.07 0.13 0 14.5 0.07 0.12 0\r\n",
+                                              "crlf.log", Collective::kAllReduce);
+  ASSERT_EQ(run.rows.size(), 1u);
+  EXPECT_EQ(run.gpus_per_thread, 4u);
+  EXPECT_EQ(run.rows[0].in_place_us, 14.5);
+}
+
 TEST(NcclMeasuredSweep, ReadsEachLayoutNcclTestsHasPrinted) {
   const auto one = [](const std::string& row, Collective c) {
     return read_nccl_tests_log(row + "\n", "rows.log", c).rows.at(0);
