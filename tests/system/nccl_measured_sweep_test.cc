@@ -133,6 +133,9 @@ TEST(NcclMeasuredSweep, ReadsEachLayoutNcclTestsHasPrinted) {
   const MeasuredRow gather = one(" 8192 256 float 21.0 0.39 0.34 0 20.5 0.40 0.35 0", Collective::kAllGather);
   EXPECT_DOUBLE_EQ(gather.out_of_place_us, 21.0);
   EXPECT_EQ(gather.in_place_us, 20.5);
+  // An older all-to-all's operation column is not held to today's "none".
+  EXPECT_DOUBLE_EQ(one(" 8192 256 float sum 21.0 0.39 0.34 0 20.5 0.40 0.35 0", Collective::kAllToAll).out_of_place_us,
+                   21.0);
   const MeasuredRow broadcast = one(" 4096 1024 float 3 11.5 0.36 0.36 0 11.6 0.35 0.35 0", Collective::kBroadcast);
   EXPECT_EQ(broadcast.root, 3u);
   EXPECT_DOUBLE_EQ(broadcast.out_of_place_us, 11.5);
