@@ -47,9 +47,9 @@ struct MeasuredRun {
 // root, where the root is now) and 11 (no redop: all-gather, send/receive); and the out-of-place
 // half of any. Throws Error naming the file and line for a row that is none of these or does not
 // fit `collective` (a redop it has none of, a root it takes none of, as today's rows print them:
-// another collective's table),
-// for a second table of `collective` on another -g, for a table timed as the model does not (CUDA
-// graphs, aggregated calls), and for a log with no row of `collective`.
+// another collective's table), for a second table of `collective` on another -g, for a table
+// timed as the model does not (CUDA graphs, aggregated calls), and for a log with no row of
+// `collective`.
 MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, Collective collective);
 
 struct ComparedRow {
