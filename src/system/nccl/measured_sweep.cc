@@ -194,7 +194,8 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
       }
       continue;
     }
-    if (fields.size() < 3 || !all_digits(fields[0]) || !parse_data_type(fields[2])) continue;
+    const auto type = fields.size() >= 3 && all_digits(fields[0]) ? parse_data_type(fields[2]) : std::nullopt;
+    if (!type) continue;
     const auto layout = layout_of(fields.size(), collective);
     if (!layout) {
       throw Error(fmt::format("{}: a row of {} fields; expected 13 (size, count, type, redop, root, then time, "
@@ -208,7 +209,7 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
     const auto size = number<std::uint64_t>(fields[0]);
     if (!size) throw Error(fmt::format("{}: size \"{}\"; expected bytes", where(), fields[0]));
     row.size = *size;
-    row.type = *parse_data_type(fields[2]);
+    row.type = *type;
     // The operation and the root tell one collective's table from another's where the log does
     // not name it: nccl-tests prints an operation for those that take one, "none" for the rest,
     // and a root for a broadcast and a reduce alone.
@@ -295,8 +296,9 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
 Comparison compare_with_model(const MeasuredRun& run, const std::string& file, Collective collective,
                               const Machine& machine, const Enabled& enabled, const Efficiencies& efficiencies,
                               double host_issue_us) {
-  // One model for each type and operation (what NCCL may run depends on them), built once.
-  std::map<std::pair<DataType, ReduceOp>, AchievedModel> models;
+  // One pair of column models for each type and operation (what NCCL may run depends on them),
+  // built once.
+  std::map<std::pair<DataType, ReduceOp>, ColumnModels> models;
   Comparison c;
   c.host_issue_us = host_issue_us;
   std::vector<double> out_logs, in_logs;
@@ -312,7 +314,7 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
       }
       Enabled call = enabled;
       restrict_to_call(call, collective, m.type, m.op, machine);
-      it = models.emplace(std::pair{m.type, m.op}, AchievedModel(machine, call, efficiencies)).first;
+      it = models.emplace(std::pair{m.type, m.op}, ColumnModels(AchievedModel(machine, call, efficiencies))).first;
     }
     if (rooted(collective) && m.root >= machine.ranks()) {
       throw Error(fmt::format("{}: root {}; the machine's ranks are 0 to {} (--gpus-per-node x --nodes)", where(),
@@ -320,12 +322,11 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
     }
     SweepOptions one;
     one.collective = collective;
-    one.min_bytes = one.max_bytes = m.size;
     one.type = m.type;
     one.op = m.op;
     one.root = m.root;
     one.host_issue_us = host_issue_us;
-    const SweepRow modelled = run_sweep(it->second, one).front();
+    const SweepRow modelled = sweep_row(it->second, one, m.size);
     if (modelled.size != m.size) {
       throw Error(fmt::format("{}: {} bytes of {}, which nccl-tests prints only on other numbers of ranks (on the "
                               "machine's {} it prints {}); expected the run's ranks (--gpus-per-node x --nodes)",
@@ -353,10 +354,9 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
 
 std::string comparison_table(const Comparison& c, Collective collective, const Machine& machine,
                              const std::string& file) {
-  std::string out = fmt::format("# chakrasim nccl-tests --compare {}: {} on {} node(s) x {} {}", file,
-                                collective_name(collective), machine.nodes, machine.gpus_per_node, machine.gpu->name);
-  if (machine.nodes > 1) out += fmt::format(", {} x {} NICs per node", machine.nics_per_node, machine.nic->name);
-  out += "; the model's time beside each measured one (docs/nccl.md)\n#\n";
+  std::string out = fmt::format("# chakrasim nccl-tests --compare {}: {} on {}; the model's time beside each "
+                                "measured one (docs/nccl.md)\n#\n",
+                                file, collective_name(collective), machine_summary(machine));
   out += fmt::format("# {:>10}  {:>8}  {:>6}  {:>4}  {:^30}  {:^30}\n", "", "", "", "", "out-of-place", "in-place");
   out += fmt::format("# {:>10}  {:>8}  {:>6}  {:>4}  {:>10} {:>10} {:>8}  {:>10} {:>10} {:>8}  {}\n", "size", "type",
                      "redop", "root", "measured", "model", "error", "measured", "model", "error", "algorithm");
@@ -377,9 +377,7 @@ std::string comparison_table(const Comparison& c, Collective collective, const M
     } else {
       out += fmt::format("  {:>10} {:>10.2f} {:>8}", "-", r.model_in_place_us, "");
     }
-    out += r.choice.point_to_point
-               ? fmt::format("  P2P/{}\n", protocol_name(r.choice.protocol))
-               : fmt::format("  {}/{}\n", algorithm_name(r.choice.algorithm), protocol_name(r.choice.protocol));
+    out += "  " + choice_name(r.choice) + "\n";
   }
   // A row's error is model / measured - 1; the means are of |ln(model / measured)|, so a model 2x
   // slow and one 2x fast weigh alike (docs/nccl.md's sweeps leave out noise spikes; this does not).

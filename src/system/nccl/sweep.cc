@@ -54,6 +54,51 @@ double back_to_back_saving_us(const AchievedModel& model, Collective c, const Tu
 
 }  // namespace
 
+namespace {
+
+AchievedModel with_in_place(const AchievedModel& model, bool in_place) {
+  Enabled enabled = model.tuning().enabled();
+  enabled.in_place = in_place;
+  return AchievedModel(model.tuning().machine(), enabled, model.efficiencies());
+}
+
+}  // namespace
+
+ColumnModels::ColumnModels(const AchievedModel& model)
+    : out_of_place(with_in_place(model, false)), in_place(with_in_place(model, true)) {}
+
+SweepRow sweep_row(const ColumnModels& models, const SweepOptions& o, std::uint64_t size) {
+  const Machine& machine = models.out_of_place.tuning().machine();
+  const std::uint32_t ranks = machine.ranks();
+  const auto [count, bytes] = sizes_of(o.collective, size, ranks, o.type);
+  SweepRow row;
+  row.size = bytes;
+  row.count = count;
+  row.type = o.type;
+  row.op = o.op;
+  row.root = o.root;
+  if (count == 0 && o.collective != Collective::kSendRecv) {
+    // NCCL discards an empty collective, its all-to-all too (enqueue.cc; it still posts an
+    // empty send and receive): the host's share of a call is all it takes.
+    row.empty = true;
+    row.out_of_place.time_us = row.in_place.time_us = machine.platform_latency_us;
+    return row;
+  }
+  for (const auto& [column, column_model] :
+       {std::pair{&row.out_of_place, &models.out_of_place}, {&row.in_place, &models.in_place}}) {
+    const Timing t = column_model->time(o.collective, bytes);
+    const double gpus_us =
+        t.us - back_to_back_saving_us(*column_model, o.collective, t.choice, count, element_bytes(o.type));
+    // Launches and GPU work overlap from one call to the next: the slower of the two sets the
+    // pace. An empty collective launches nothing, so it has no such floor.
+    column->time_us = std::max(gpus_us, o.host_issue_us);
+    column->choice = t.choice;
+    column->algbw = static_cast<double>(bytes) / 1e3 / column->time_us;  // GB/s
+    column->busbw = column->algbw * bus_factor(o.collective, ranks);
+  }
+  return row;
+}
+
 std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& o) {
   if (o.min_bytes > o.max_bytes) {
     throw Error(fmt::format("the smallest size ({} bytes, -b) is above the largest ({} bytes, -e); expected -b <= -e",
@@ -62,45 +107,14 @@ std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& 
   if (o.factor == 1 || (o.factor == 0 && o.step_bytes == 0)) {
     throw Error("a sweep that never grows; expected a factor (-f) of 2 or more, or a step (-i) above 0");
   }
-  const std::uint32_t ranks = model.tuning().machine().ranks();
-  Enabled out_of_place = model.tuning().enabled(), in_place = out_of_place;
-  out_of_place.in_place = false;
-  in_place.in_place = true;
-  const AchievedModel out_of_place_model(model.tuning().machine(), out_of_place, model.efficiencies());
-  const AchievedModel in_place_model(model.tuning().machine(), in_place, model.efficiencies());
+  const ColumnModels models(model);
   std::vector<SweepRow> rows;
   for (std::uint64_t size = o.min_bytes; size <= o.max_bytes;) {
     if (rows.size() >= kSweepLimit) {
       throw Error(fmt::format("more than {} sizes from {} to {} bytes; expected a larger factor or step", kSweepLimit,
                               o.min_bytes, o.max_bytes));
     }
-    const auto [count, bytes] = sizes_of(o.collective, size, ranks, o.type);
-    SweepRow row;
-    row.size = bytes;
-    row.count = count;
-    row.type = o.type;
-    row.op = o.op;
-    row.root = o.root;
-    if (count == 0 && o.collective != Collective::kSendRecv) {
-      // NCCL discards an empty collective, its all-to-all too (enqueue.cc; it still posts an
-      // empty send and receive): the host's share of a call is all it takes.
-      row.empty = true;
-      row.out_of_place.time_us = row.in_place.time_us = model.tuning().machine().platform_latency_us;
-    } else {
-      for (const auto& [column, column_model] :
-           {std::pair{&row.out_of_place, &out_of_place_model}, {&row.in_place, &in_place_model}}) {
-        const Timing t = column_model->time(o.collective, bytes);
-        const double gpus_us =
-            t.us - back_to_back_saving_us(*column_model, o.collective, t.choice, count, element_bytes(o.type));
-        // Launches and GPU work overlap from one call to the next: the slower of the two sets the
-        // pace. An empty collective launches nothing, so it has no such floor.
-        column->time_us = std::max(gpus_us, o.host_issue_us);
-        column->choice = t.choice;
-        column->algbw = static_cast<double>(bytes) / 1e3 / column->time_us;  // GB/s
-        column->busbw = column->algbw * bus_factor(o.collective, ranks);
-      }
-    }
-    rows.push_back(row);
+    rows.push_back(sweep_row(models, o, size));
     const std::uint64_t next = o.factor > 1 ? size * o.factor : size + o.step_bytes;
     if (next <= size) break;  // past 2^64: the sweep is done
     size = next;
@@ -108,12 +122,21 @@ std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& 
   return rows;
 }
 
+std::string machine_summary(const Machine& m) {
+  std::string out = fmt::format("{} node(s) x {} {}", m.nodes, m.gpus_per_node, m.gpu->name);
+  if (m.nodes > 1) out += fmt::format(", {} x {} NICs per node", m.nics_per_node, m.nic->name);
+  return out;
+}
+
+std::string choice_name(const TuningModel::Choice& c) {
+  return c.point_to_point ? fmt::format("P2P/{}", protocol_name(c.protocol))
+                          : fmt::format("{}/{}", algorithm_name(c.algorithm), protocol_name(c.protocol));
+}
+
 std::string sweep_table(const AchievedModel& model, const SweepOptions& o, const std::vector<SweepRow>& rows,
                         bool algorithms) {
   const Machine& m = model.tuning().machine();
-  std::string out = fmt::format("# chakrasim nccl-tests: {} on {} node(s) x {} {}", collective_name(o.collective),
-                                m.nodes, m.gpus_per_node, m.gpu->name);
-  if (m.nodes > 1) out += fmt::format(", {} x {} NICs per node", m.nics_per_node, m.nic->name);
+  std::string out = fmt::format("# chakrasim nccl-tests: {} on {}", collective_name(o.collective), machine_summary(m));
   out += fmt::format("; NCCL 2.30's choice of algorithm and protocol{}, timed by chakrasim's model (docs/nccl.md)\n",
                      std::any_of(rows.begin(), rows.end(),
                                  [](const SweepRow& r) {
@@ -144,17 +167,13 @@ std::string sweep_table(const AchievedModel& model, const SweepOptions& o, const
   const auto body = [](const SweepTiming& t) {
     return fmt::format("  {}  {}  {}    N/A", fixed(t.time_us, 7), fixed(t.algbw, 6), fixed(t.busbw, 6));
   };
-  const auto choice = [](const TuningModel::Choice& c) {
-    return c.point_to_point ? fmt::format("P2P/{}", protocol_name(c.protocol))
-                            : fmt::format("{}/{}", algorithm_name(c.algorithm), protocol_name(c.protocol));
-  };
   for (const SweepRow& r : rows) {
     const std::string root = rooted(o.collective) ? std::to_string(r.root) : "-1";
     out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}{}{}", r.size, r.count, data_type_name(r.type),
                        takes_op(o.collective) ? reduce_op_name(r.op) : "none", root, body(r.out_of_place),
                        body(r.in_place));
     if (algorithms) {
-      const std::string out_of_place = choice(r.out_of_place.choice), in_place = choice(r.in_place.choice);
+      const std::string out_of_place = choice_name(r.out_of_place.choice), in_place = choice_name(r.in_place.choice);
       out += r.empty                    ? std::string("  -")
              : out_of_place == in_place ? "  " + out_of_place
                                         : fmt::format("  {} (in place: {})", out_of_place, in_place);

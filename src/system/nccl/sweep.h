@@ -47,6 +47,20 @@ struct SweepRow {
 // (restrict_to_call). Throws Error for sizes out of order, a factor of 1 or a zero step (a sweep
 // that never ends).
 std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& options);
+
+// The models of a row's two columns: `model` out of place and in place, built once for the rows
+// of one type and reduction.
+struct ColumnModels {
+  explicit ColumnModels(const AchievedModel& model);
+  AchievedModel out_of_place, in_place;
+};
+// One row of a sweep: nccl-tests' size and count for `size` requested, and each column's time.
+SweepRow sweep_row(const ColumnModels& models, const SweepOptions& options, std::uint64_t size);
+
+// "1 node(s) x 8 H100" and, across nodes, its NICs: how the tables' heads name the machine.
+std::string machine_summary(const Machine& machine);
+// "Ring/LL", "P2P/Simple": how the tables name NCCL's choice.
+std::string choice_name(const TuningModel::Choice& choice);
 // The table, headed as nccl-tests heads it with the machine and the model named above it, and
 // its footer (the average bus bandwidth over both columns of every row: several sweeps' rows, of
 // several types, operations or roots, print one after another, as nccl-tests' "all" does).
