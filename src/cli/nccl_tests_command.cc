@@ -193,14 +193,6 @@ void check_flags(const Options& o) {
   rate(o.calibration.p2p_channel_gb_per_s, "--p2p-channel-gb-per-s");
 }
 
-// The preset a GPU's printed name ("NVIDIA H100 80GB HBM3", "AMD Instinct MI300X") is, if any.
-std::optional<std::string> preset_named_in(const std::string& gpu_name) {
-  for (const char* preset : {"GB200", "B200", "H200", "H100", "A100", "MI300X"}) {  // GB200 before B200
-    if (gpu_name.find(preset) != std::string::npos) return preset;
-  }
-  return std::nullopt;
-}
-
 // `--compare FILE`: a real run's table beside the model's times for its rows (measured_sweep.h).
 // Its sizes, types, operations and roots are the file's, and so is its -g where it prints one;
 // the machine is the options', and must be the one the log's "# Rank" lines name.
@@ -221,9 +213,10 @@ int compare(const Options& o, Collective collective, const Machine& machine, con
                             "--nodes); expected the same",
                             o.compare, *run.ranks, machine.ranks()));
   }
-  if (const auto preset = preset_named_in(run.gpu_name); preset && *preset != machine.gpu->name) {
+  if (const GpuPreset* preset = gpu_preset_in(run.gpu_name);
+      preset != nullptr && std::string_view(preset->name) != machine.gpu->name) {
     throw Error(fmt::format("{}: a run on {} (its \"# Rank\" lines); the machine's GPU is {}; expected --gpu {}",
-                            o.compare, run.gpu_name, machine.gpu->name, *preset));
+                            o.compare, run.gpu_name, machine.gpu->name, preset->name));
   }
   if (run.gpus_per_thread) {
     if (o.gpus_per_thread_given && o.gpus_per_thread != *run.gpus_per_thread) {

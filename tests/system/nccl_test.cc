@@ -760,6 +760,12 @@ TEST(NcclPresets, NamesAndErrors) {
   EXPECT_THAT(error_of([] { check_machine(dgx("H100", 16)); }), HasSubstr("a H100 scale-up domain holds 8"));
   EXPECT_THAT(error_of([] { check_machine(dgx("H100", 1, 1)); }), HasSubstr("one GPU in all"));
   EXPECT_NO_THROW(check_machine(dgx("GB200", 72)));
+  // The preset a device's printed name holds: the longest (a GB200 holds "B200" too), or none.
+  EXPECT_EQ(gpu_preset_in("NVIDIA H100 80GB HBM3"), &gpu_preset("H100"));
+  EXPECT_EQ(gpu_preset_in("NVIDIA GB200"), &gpu_preset("GB200"));
+  EXPECT_EQ(gpu_preset_in("NVIDIA B200"), &gpu_preset("B200"));
+  EXPECT_EQ(gpu_preset_in("AMD Instinct MI300X"), &gpu_preset("MI300X"));
+  EXPECT_EQ(gpu_preset_in("NVIDIA H800"), nullptr);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "system/nccl/hardware.h"
 
 #include <array>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -137,6 +138,18 @@ std::string gpu_preset_names() {
   std::string out;
   for (const GpuPreset& g : kGpus) out.append(out.empty() ? "" : ", ").append(g.name);
   return out;
+}
+
+const GpuPreset* gpu_preset_in(std::string_view device_name) {
+  const GpuPreset* found = nullptr;
+  for (const GpuPreset& g : kGpus) {
+    const std::string_view name = g.name;
+    if (device_name.find(name) != std::string_view::npos &&
+        (found == nullptr || name.size() > std::strlen(found->name))) {
+      found = &g;
+    }
+  }
+  return found;
 }
 
 std::string nic_preset_names() {

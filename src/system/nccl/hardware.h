@@ -85,6 +85,10 @@ const GpuPreset& gpu_preset(std::string_view name);
 const NicPreset& nic_preset(std::string_view name);
 // "H100, H200, ..." for help texts.
 std::string gpu_preset_names();
+// The preset a device's printed name names ("NVIDIA H100 80GB HBM3", "AMD Instinct MI300X", as
+// nccl-tests' "# Rank" lines print it): the longest preset name it holds (GB200 over B200), or
+// none.
+const GpuPreset* gpu_preset_in(std::string_view device_name);
 std::string nic_preset_names();
 
 }  // namespace chakrasim::system::nccl
