@@ -1,4 +1,5 @@
 // A real nccl-tests run read back and set beside the model (measured_sweep.h).
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -283,6 +284,61 @@ TEST(NcclMeasuredSweep, ARowTheMachineCannotHaveRunIsAnError) {
   MeasuredRun nothing;
   nothing.rows.push_back(MeasuredRow{});
   EXPECT_THAT(error_of_compare(nothing, Collective::kSendRecv, machine), HasSubstr("run.log: no row of sendrecv"));
+}
+
+TEST(NcclMeasuredSweep, EachTypesRowsHaveTheirShapeBesideTheModels) {
+  // The model's own times as the measured ones: the same shape on both sides. An 8x H100 all-
+  // reduce runs rings in LL to 1 MiB and NVLS from 2 MiB (tuning's choice).
+  const Machine machine = dgx();
+  MeasuredRun run = own_run(AchievedModel(machine, Enabled::all()), Collective::kAllReduce, 8, 1 << 30);
+  const std::size_t floats = run.rows.size();
+  // A second type's rows (one size, doubles, 10 us), whose shape is its own.
+  MeasuredRow dbl;
+  dbl.size = 1024;
+  dbl.type = DataType::kDouble;
+  dbl.out_of_place_us = 10;
+  run.rows.insert(run.rows.begin() + 2, dbl);
+  const Comparison c = compare_with_model(run, "own.log", Collective::kAllReduce, machine, Enabled::all(), {}, 0);
+  ASSERT_EQ(c.shapes.size(), 2u);
+  EXPECT_EQ(c.shapes[0].type, DataType::kFloat);
+  EXPECT_EQ(c.shapes[1].type, DataType::kDouble);
+  const SweepShape& measured = c.shapes[0].measured;
+  const SweepShape& model = c.shapes[0].model;
+  EXPECT_EQ(measured.peak_size, model.peak_size);
+  EXPECT_DOUBLE_EQ(measured.peak_algbw_gb_per_s, model.peak_algbw_gb_per_s);
+  EXPECT_DOUBLE_EQ(measured.floor_us, model.floor_us);
+  ASSERT_TRUE(measured.half_peak_size.has_value());
+  EXPECT_DOUBLE_EQ(*measured.half_peak_size, *model.half_peak_size);
+  // The float rows' own: their floor is the model's least time over them, not the 10 us row's.
+  double least = run.rows[0].out_of_place_us;
+  for (const MeasuredRow& r : run.rows) {
+    if (r.type == DataType::kFloat) least = std::min(least, r.out_of_place_us);
+  }
+  EXPECT_DOUBLE_EQ(measured.floor_us, least);
+  EXPECT_EQ(c.shapes[1].measured.floor_us, 10);
+  EXPECT_EQ(floats + 1, c.rows.size());
+  // Measured 10% slower everywhere: the floor 10% under, the peak 1/1.1 - 1 over, half at the same size.
+  for (MeasuredRow& r : run.rows) r.out_of_place_us *= 1.1;
+  const Comparison slow = compare_with_model(run, "own.log", Collective::kAllReduce, machine, Enabled::all(), {}, 0);
+  EXPECT_NEAR(slow.shapes[0].model.floor_us / slow.shapes[0].measured.floor_us, 1 / 1.1, 1e-12);
+  EXPECT_NEAR(*slow.shapes[0].model.half_peak_size / *slow.shapes[0].measured.half_peak_size, 1, 1e-9);
+  const std::string table = comparison_table(slow, Collective::kAllReduce, machine, "own.log");
+  EXPECT_THAT(table, HasSubstr("# shape of the float sum rows, out of place, measured / model:\n"));
+  EXPECT_THAT(table, HasSubstr(fmt::format("#   latency floor (the least time, at {} B): {:.2f} / {:.2f} us (-9.1%)\n",
+                                           slow.shapes[0].measured.floor_size, 1.1 * least, least)));
+  // busbw = algbw x 2(n-1)/n; the model's peak 10% over the measured one.
+  EXPECT_THAT(table,
+              HasSubstr(fmt::format("#   peak busbw: {:.1f} GB/s at 1.0 GiB / {:.1f} at 1.0 GiB (+10.0%)\n",
+                                    1.75 * measured.peak_algbw_gb_per_s / 1.1, 1.75 * measured.peak_algbw_gb_per_s)));
+  EXPECT_THAT(table, ::testing::ContainsRegex("#   half of the peak first reached at: [0-9.]+ MiB / [0-9.]+ MiB "
+                                              "\\(1.00x "
+                                              "the size\\)\n"));
+  EXPECT_THAT(table, HasSubstr("#   the model's choice: Ring/LL, NVLS/Simple from 2.0 MiB\n"));
+  // The doubles' one row: no half point to see, and one choice.
+  EXPECT_THAT(table, HasSubstr("# shape of the double sum rows"));
+  EXPECT_THAT(table, HasSubstr("half of the peak first reached at: the smallest size or under / the smallest size or "
+                               "under\n"));
+  EXPECT_THAT(table, HasSubstr("#   the model's choice: Ring/LL\n"));
 }
 
 TEST(NcclMeasuredSweep, TheTableShowsEachRowAndTheMeans) {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/resources.h"
 #include "system/nccl/sweep.h"
 
 namespace chakrasim::system::nccl {
@@ -251,8 +252,10 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
       const double in_place = time(layout->in_place, "in-place");
       if (in_place > 0) row.in_place_us = in_place;
     }
-    if (row.size > 0 && row.out_of_place_us == 0) {
-      throw Error(fmt::format("{}: {} bytes in 0 us; expected a measured time", where(), row.size));
+    // A time too small for its bytes to have a rate (a subnormal number) is no measurement either.
+    if (row.size > 0 && !std::isfinite(static_cast<double>(row.size) / row.out_of_place_us)) {
+      throw Error(
+          fmt::format("{}: {} bytes in {} us; expected a measured time", where(), row.size, row.out_of_place_us));
     }
     // One run: a second table of this collective (a log of two runs) must be timed alike.
     if (table_gpus && run.gpus_per_thread && *table_gpus != *run.gpus_per_thread) {
@@ -292,6 +295,33 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
   }
   return run;
 }
+
+namespace {
+
+// The rows of one type, operation and root: a sweep of their own.
+bool same_sweep(const MeasuredRow& a, const MeasuredRow& b) {
+  return a.type == b.type && a.op == b.op && a.root == b.root;
+}
+
+std::vector<ComparedShape> compared_shapes(const std::vector<ComparedRow>& rows) {
+  std::vector<ComparedShape> shapes;
+  std::vector<bool> done(rows.size(), false);
+  for (std::size_t first = 0; first < rows.size(); ++first) {
+    if (done[first]) continue;
+    std::vector<SweepPoint> measured, model;
+    for (std::size_t i = first; i < rows.size(); ++i) {
+      if (done[i] || !same_sweep(rows[i].measured, rows[first].measured)) continue;
+      done[i] = true;
+      measured.push_back({rows[i].measured.size, rows[i].measured.out_of_place_us});
+      model.push_back({rows[i].measured.size, rows[i].model_out_of_place_us});
+    }
+    const MeasuredRow& m = rows[first].measured;
+    shapes.push_back({m.type, m.op, m.root, sweep_shape(measured), sweep_shape(model)});
+  }
+  return shapes;
+}
+
+}  // namespace
 
 Comparison compare_with_model(const MeasuredRun& run, const std::string& file, Collective collective,
                               const Machine& machine, const Enabled& enabled, const Efficiencies& efficiencies,
@@ -349,8 +379,62 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
   c.in_place_error = in_logs.empty() ? 0.0 : std::exp(mean_abs_log_ratio(in_logs)) - 1;
   c.in_place_rows = in_logs.size();
   c.mean_signed_error = std::exp(mean_log_ratio(out_logs)) - 1;
+  c.shapes = compared_shapes(c.rows);
   return c;
 }
+
+namespace {
+
+std::string size_name(double bytes) {
+  return bytes < 1024 ? fmt::format("{:.0f} B", bytes) : format_bytes(static_cast<std::uint64_t>(std::llround(bytes)));
+}
+
+// A shape's three figures, measured beside the model's, and where the model's choice changes over
+// its rows.
+std::string shape_lines(const ComparedShape& s, const Comparison& c, Collective collective, const Machine& machine) {
+  std::string sweep = data_type_name(s.type);
+  if (takes_op(collective)) sweep += std::string(" ") + reduce_op_name(s.op);
+  if (rooted(collective)) sweep += fmt::format(" root {}", s.root);
+  const SweepShape& m = s.measured;
+  const SweepShape& model = s.model;
+  const auto percent = [](double model_value, double measured_value) {
+    return fmt::format("{:+.1f}%", 100 * (model_value / measured_value - 1));
+  };
+  std::string out = fmt::format("# shape of the {} rows, out of place, measured / model:\n", sweep);
+  out += fmt::format("#   latency floor (the least time, at {}): {:.2f} / {:.2f} us ({})\n",
+                     size_name(static_cast<double>(m.floor_size)), m.floor_us, model.floor_us,
+                     percent(model.floor_us, m.floor_us));
+  const double bus = bus_factor(collective, machine.ranks());
+  out += fmt::format("#   peak busbw: {:.1f} GB/s at {} / {:.1f} at {} ({})\n", bus * m.peak_algbw_gb_per_s,
+                     size_name(static_cast<double>(m.peak_size)), bus * model.peak_algbw_gb_per_s,
+                     size_name(static_cast<double>(model.peak_size)),
+                     percent(model.peak_algbw_gb_per_s, m.peak_algbw_gb_per_s));
+  const auto half = [](const SweepShape& shape) {
+    return shape.half_peak_size ? size_name(*shape.half_peak_size) : std::string("the smallest size or under");
+  };
+  out += fmt::format("#   half of the peak first reached at: {} / {}", half(m), half(model));
+  if (m.half_peak_size && model.half_peak_size) {
+    out += fmt::format(" ({:.2f}x the size)", *model.half_peak_size / *m.half_peak_size);
+  }
+  out += "\n";
+  std::vector<const ComparedRow*> rows;
+  for (const ComparedRow& r : c.rows) {
+    if (r.measured.type == s.type && r.measured.op == s.op && r.measured.root == s.root) rows.push_back(&r);
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const ComparedRow* x, const ComparedRow* y) { return x->measured.size < y->measured.size; });
+  std::string choices = choice_name(rows.front()->choice);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    if (choice_name(rows[i]->choice) != choice_name(rows[i - 1]->choice)) {
+      choices += fmt::format(", {} from {}", choice_name(rows[i]->choice),
+                             size_name(static_cast<double>(rows[i]->measured.size)));
+    }
+  }
+  out += fmt::format("#   the model's choice: {}\n", choices);
+  return out;
+}
+
+}  // namespace
 
 std::string comparison_table(const Comparison& c, Collective collective, const Machine& machine,
                              const std::string& file) {
@@ -406,6 +490,7 @@ std::string comparison_table(const Comparison& c, Collective collective, const M
                          gap, machine.platform_latency_us + gap);
     }
   }
+  for (const ComparedShape& shape : c.shapes) out += shape_lines(shape, c, collective, machine);
   out += "#\n";
   return out;
 }

@@ -12,6 +12,7 @@
 
 #include "system/nccl/achieved.h"
 #include "system/nccl/call_types.h"
+#include "system/nccl/sweep_shape.h"
 
 namespace chakrasim::system::nccl {
 
@@ -58,8 +59,18 @@ struct ComparedRow {
   TuningModel::Choice choice;  // the model's, out of place
 };
 
+// The out-of-place column's shape, measured and modelled, over the rows of one type, operation and
+// root (a log may hold several: nccl-tests' -d all, -o all).
+struct ComparedShape {
+  DataType type = DataType::kFloat;
+  ReduceOp op = ReduceOp::kSum;
+  std::uint32_t root = 0;
+  SweepShape measured, model;
+};
+
 struct Comparison {
-  std::vector<ComparedRow> rows;  // sizes of no element left out: NCCL runs nothing for them
+  std::vector<ComparedRow> rows;      // sizes of no element left out: NCCL runs nothing for them
+  std::vector<ComparedShape> shapes;  // in the order the log first has each type, operation and root
   // exp(mean |ln(model / measured)|) - 1 over the rows (in place: those that print it).
   double out_of_place_error = 0, in_place_error = 0;
   std::size_t in_place_rows = 0;
@@ -77,8 +88,9 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
                               const Machine& machine, const Enabled& enabled, const Efficiencies& efficiencies,
                               double host_issue_us);
 
-// The comparison as a table: each row's measured and modelled time and their error, and the
-// geometric means; headed with the file and the machine. Where the smallest size, under 1 MiB,
+// The comparison as a table: each row's measured and modelled time and their error, the
+// geometric means, and each shape beside the model's, with the sizes at which the model's choice
+// changes; headed with the file and the machine. Where the smallest size, under 1 MiB,
 // takes longer than the model, it says what --platform-latency-us would make of it (or, where
 // the host's launches bound the model's time there, --host-launch-us).
 std::string comparison_table(const Comparison& comparison, Collective collective, const Machine& machine,
