@@ -3,6 +3,7 @@ all-reduce, from a dict and from a spec file, as `chakrasim sweep` runs it: 12 r
 tutorial's own system (50 GB/s, ring) at 117780 ns."""
 import json
 import os
+import shutil
 import tempfile
 import unittest
 
@@ -14,6 +15,7 @@ from test_run import NETWORK, SYSTEM, all_reduce_1mib
 class Sweep(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="chakrasim_sweep_")
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
         for rank in range(8):
             with open(os.path.join(self.dir, f"ar.{rank}.et"), "wb") as et:
                 encode_message(et, GlobalMetadata(version="0.0.4"))
