@@ -50,6 +50,7 @@ std::uint64_t nccl_tests_size(const std::string& text, const char* option) {
 struct Options {
   std::string collective, min_size = "8", max_size = "128M", gpu = "H100", nic, algo, proto, system, network;
   std::string compare;                 // a real run's output to set the model beside
+  bool leave_out_spikes = false;       // --compare's noise spikes out of its means
   bool gpus_per_thread_given = false;  // -g on the command line (--compare checks it against the log's)
   std::string type = "float", op = "sum";
   int root = 0;  // -1: each rank in turn, as nccl-tests runs it
@@ -230,7 +231,7 @@ int compare(const Options& o, Collective collective, const Machine& machine, con
   }
   const double gpus_per_thread = run.gpus_per_thread ? *run.gpus_per_thread : static_cast<double>(o.gpus_per_thread);
   const Comparison c = compare_with_model(run, o.compare, collective, machine, enabled, efficiencies_of(o.calibration),
-                                          gpus_per_thread * o.host_launch_us);
+                                          gpus_per_thread * o.host_launch_us, o.leave_out_spikes);
   std::cout << comparison_table(c, collective, machine, o.compare);
   return 0;
 }
@@ -417,6 +418,10 @@ Command add_nccl_tests_command(CLI::App& app) {
                                          "of this collective (their sizes, types, operations and roots; its -g) and "
                                          "the geomean error in time");
   for (CLI::Option* row_option : row_options) compare->excludes(row_option);
+  cmd->add_flag("--leave-out-spikes", o->leave_out_spikes,
+                "With --compare: leave rows over 1.2 times both neighbours' time (noise) out of the means and "
+                "the shape, as docs/nccl.md's figures do")
+      ->needs(compare);
   cmd->add_option("--system", o->system,
                   "A system JSON whose nccl-* keys (GPU, NIC, NCCL_ALGO, ...) replace the options above");
   cmd->add_option("--network", o->network,

@@ -384,6 +384,23 @@ TEST(NcclTestsCommand, ComparesARealRunRowByRow) {
     EXPECT_NE(both.exit_code, 0) << row_option;
     EXPECT_THAT(both.err, HasSubstr("excludes")) << row_option;
   }
+  // A row over both neighbours' time, a noise spike: left out of the means with --leave-out-spikes.
+  write_bytes(dir / "spiky.log", "        1024           256     float     sum      -1    20.00    0.05    0.09      "
+                                 "0\n"
+                                 "        2048           512     float     sum      -1    40.00    0.05    0.09      "
+                                 "0\n"
+                                 "        4096          1024     float     sum      -1    20.50    0.20    0.35      "
+                                 "0\n");
+  const CommandResult spiky =
+      run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "spiky.log").string(), "--leave-out-spikes"});
+  ASSERT_EQ(spiky.exit_code, 0) << spiky.err;
+  EXPECT_THAT(spiky.out, HasSubstr("(a spike: left out)\n"));
+  EXPECT_THAT(spiky.out, HasSubstr("out of place over 2 rows (1 spike left out"));
+  const CommandResult kept = run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "spiky.log").string()});
+  EXPECT_THAT(kept.out, HasSubstr("out of place over 3 rows\n"));
+  const CommandResult alone = run_binary({"nccl-tests", "all_reduce", "--leave-out-spikes"});
+  EXPECT_NE(alone.exit_code, 0);
+  EXPECT_THAT(alone.err, HasSubstr("--leave-out-spikes requires --compare"));
   const CommandResult missing = run_binary({"nccl-tests", "all_reduce", "--compare", (dir / "none.log").string()});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.err, HasSubstr("none.log"));

@@ -341,6 +341,55 @@ TEST(NcclMeasuredSweep, EachTypesRowsHaveTheirShapeBesideTheModels) {
   EXPECT_THAT(table, HasSubstr("#   the model's choice: Ring/LL\n"));
 }
 
+TEST(NcclMeasuredSweep, SpikesLeftOutAreRowsOverBothNeighbours) {
+  // The model's own times, 8 B to 64 MiB on 8 H100s (an all-reduce: half its peak at ~15 MiB),
+  // then: the smallest size 3x (over its one neighbour: a spike), 16 MiB 3x (over both), 1 KiB
+  // 1.1x (not 1.2x over either: kept).
+  const Machine machine = dgx();
+  MeasuredRun run = own_run(AchievedModel(machine, Enabled::all()), Collective::kAllReduce, 8, 64 << 20);
+  const auto row_of = [&](std::uint64_t size) -> MeasuredRow& {
+    return *std::find_if(run.rows.begin(), run.rows.end(), [&](const MeasuredRow& r) { return r.size == size; });
+  };
+  row_of(8).out_of_place_us *= 3;
+  row_of(16 << 20).out_of_place_us *= 3;
+  row_of(1024).out_of_place_us *= 1.1;
+  for (MeasuredRow& r : run.rows) r.in_place_us.reset();
+  const std::size_t rows = run.rows.size();
+  // Kept in: every row counts.
+  const Comparison kept = compare_with_model(run, "own.log", Collective::kAllReduce, machine, Enabled::all(), {}, 0);
+  EXPECT_EQ(kept.spikes, 0u);
+  EXPECT_NEAR(kept.out_of_place_error, std::exp((2 * std::log(3.0) + std::log(1.1)) / static_cast<double>(rows)) - 1,
+              1e-12);
+  // Left out: two spikes, the means over the other rows.
+  const Comparison left =
+      compare_with_model(run, "own.log", Collective::kAllReduce, machine, Enabled::all(), {}, 0, true);
+  EXPECT_EQ(left.spikes, 2u);
+  ASSERT_EQ(left.rows.size(), rows);
+  for (const ComparedRow& r : left.rows) {
+    EXPECT_EQ(r.spike, r.measured.size == 8 || r.measured.size == (16u << 20)) << r.measured.size;
+  }
+  EXPECT_NEAR(left.out_of_place_error, std::exp(std::log(1.1) / static_cast<double>(rows - 2)) - 1, 1e-12);
+  EXPECT_NEAR(left.mean_signed_error, std::exp(-std::log(1.1) / static_cast<double>(rows - 2)) - 1, 1e-12);
+  // The shape without them: the half point where the model has it (both sides leave the row out);
+  // with 16 MiB in, the measured half moves past it.
+  ASSERT_TRUE(left.shapes[0].measured.half_peak_size.has_value());
+  EXPECT_DOUBLE_EQ(*left.shapes[0].measured.half_peak_size, *left.shapes[0].model.half_peak_size);
+  EXPECT_GT(*kept.shapes[0].measured.half_peak_size, 16u << 20);
+  const std::string table = comparison_table(left, Collective::kAllReduce, machine, "own.log");
+  EXPECT_THAT(table, HasSubstr("Ring/LL  (a spike: left out)\n"));
+  EXPECT_THAT(table, HasSubstr(fmt::format("out of place over {} rows (2 spikes left out: over 1.2 times each "
+                                           "neighbour's time)\n",
+                                           rows - 2)));
+  EXPECT_THAT(comparison_table(kept, Collective::kAllReduce, machine, "own.log"), Not(HasSubstr("spike")));
+  // The largest size 2x its own: over its one neighbour, which is smaller, as every largest size
+  // is: never a spike.
+  row_of(64 << 20).out_of_place_us *= 2;
+  const Comparison last =
+      compare_with_model(run, "own.log", Collective::kAllReduce, machine, Enabled::all(), {}, 0, true);
+  EXPECT_EQ(last.spikes, 2u);
+  EXPECT_FALSE(last.rows.back().spike);
+}
+
 TEST(NcclMeasuredSweep, TheTableShowsEachRowAndTheMeans) {
   Machine machine = dgx();
   machine.platform_latency_us = 2;

@@ -303,19 +303,49 @@ bool same_sweep(const MeasuredRow& a, const MeasuredRow& b) {
   return a.type == b.type && a.op == b.op && a.root == b.root;
 }
 
-std::vector<ComparedShape> compared_shapes(const std::vector<ComparedRow>& rows) {
-  std::vector<ComparedShape> shapes;
+// The rows of each type, operation and root, in the order the log first has each, each group's
+// rows by size.
+std::vector<std::vector<ComparedRow*>> sweeps_of(std::vector<ComparedRow>& rows) {
+  std::vector<std::vector<ComparedRow*>> sweeps;
   std::vector<bool> done(rows.size(), false);
   for (std::size_t first = 0; first < rows.size(); ++first) {
     if (done[first]) continue;
-    std::vector<SweepPoint> measured, model;
+    std::vector<ComparedRow*> sweep;
     for (std::size_t i = first; i < rows.size(); ++i) {
       if (done[i] || !same_sweep(rows[i].measured, rows[first].measured)) continue;
       done[i] = true;
-      measured.push_back({rows[i].measured.size, rows[i].measured.out_of_place_us});
-      model.push_back({rows[i].measured.size, rows[i].model_out_of_place_us});
+      sweep.push_back(&rows[i]);
     }
-    const MeasuredRow& m = rows[first].measured;
+    std::stable_sort(sweep.begin(), sweep.end(),
+                     [](const ComparedRow* a, const ComparedRow* b) { return a->measured.size < b->measured.size; });
+    sweeps.push_back(std::move(sweep));
+  }
+  return sweeps;
+}
+
+// Over 1.2 times each neighbour in size, the smallest size's one, never the largest's (header).
+constexpr double kSpikeRatio = 1.2;
+
+void mark_spikes(const std::vector<ComparedRow*>& sweep) {
+  for (std::size_t i = 0; i + 1 < sweep.size(); ++i) {
+    const double t = sweep[i]->measured.out_of_place_us;
+    const bool over_next = t > kSpikeRatio * sweep[i + 1]->measured.out_of_place_us;
+    const bool over_last = i == 0 || t > kSpikeRatio * sweep[i - 1]->measured.out_of_place_us;
+    sweep[i]->spike = over_next && over_last;
+  }
+}
+
+std::vector<ComparedShape> compared_shapes(const std::vector<std::vector<ComparedRow*>>& sweeps) {
+  std::vector<ComparedShape> shapes;
+  for (const std::vector<ComparedRow*>& sweep : sweeps) {
+    std::vector<SweepPoint> measured, model;
+    for (const ComparedRow* r : sweep) {
+      if (r->spike) continue;
+      measured.push_back({r->measured.size, r->measured.out_of_place_us});
+      model.push_back({r->measured.size, r->model_out_of_place_us});
+    }
+    if (measured.empty()) continue;  // a sweep of spikes only: none (a lone row is never one)
+    const MeasuredRow& m = sweep.front()->measured;
     shapes.push_back({m.type, m.op, m.root, sweep_shape(measured), sweep_shape(model)});
   }
   return shapes;
@@ -325,13 +355,12 @@ std::vector<ComparedShape> compared_shapes(const std::vector<ComparedRow>& rows)
 
 Comparison compare_with_model(const MeasuredRun& run, const std::string& file, Collective collective,
                               const Machine& machine, const Enabled& enabled, const Efficiencies& efficiencies,
-                              double host_issue_us) {
+                              double host_issue_us, bool leave_out_spikes) {
   // One pair of column models for each type and operation (what NCCL may run depends on them),
   // built once.
   std::map<std::pair<DataType, ReduceOp>, ColumnModels> models;
   Comparison c;
   c.host_issue_us = host_issue_us;
-  std::vector<double> out_logs, in_logs;
   for (const MeasuredRow& m : run.rows) {
     if (m.size == 0) continue;  // nothing runs, and nccl-tests prints no time for it
     const auto where = [&] { return fmt::format("{}:{}", file, m.line); };
@@ -367,19 +396,30 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
     row.model_out_of_place_us = modelled.out_of_place.time_us;
     row.model_in_place_us = modelled.in_place.time_us;
     row.choice = modelled.out_of_place.choice;
-    out_logs.push_back(std::log(row.model_out_of_place_us / m.out_of_place_us));
-    if (m.in_place_us) in_logs.push_back(std::log(row.model_in_place_us / *m.in_place_us));
     c.rows.push_back(row);
   }
   if (c.rows.empty()) {
     throw Error(fmt::format("{}: no row of {} to compare: every size holds no element, and NCCL runs nothing for it",
                             file, collective_name(collective)));
   }
+  const auto sweeps = sweeps_of(c.rows);
+  if (leave_out_spikes) {
+    for (const auto& sweep : sweeps) mark_spikes(sweep);
+  }
+  std::vector<double> out_logs, in_logs;
+  for (const ComparedRow& r : c.rows) {
+    if (r.spike) {
+      ++c.spikes;
+      continue;
+    }
+    out_logs.push_back(std::log(r.model_out_of_place_us / r.measured.out_of_place_us));
+    if (r.measured.in_place_us) in_logs.push_back(std::log(r.model_in_place_us / *r.measured.in_place_us));
+  }
   c.out_of_place_error = std::exp(mean_abs_log_ratio(out_logs)) - 1;
   c.in_place_error = in_logs.empty() ? 0.0 : std::exp(mean_abs_log_ratio(in_logs)) - 1;
   c.in_place_rows = in_logs.size();
   c.mean_signed_error = std::exp(mean_log_ratio(out_logs)) - 1;
-  c.shapes = compared_shapes(c.rows);
+  c.shapes = compared_shapes(sweeps);
   return c;
 }
 
@@ -461,15 +501,19 @@ std::string comparison_table(const Comparison& c, Collective collective, const M
     } else {
       out += fmt::format("  {:>10} {:>10.2f} {:>8}", "-", r.model_in_place_us, "");
     }
-    out += "  " + choice_name(r.choice) + "\n";
+    out += "  " + choice_name(r.choice) + (r.spike ? "  (a spike: left out)\n" : "\n");
   }
   // A row's error is model / measured - 1; the means are of |ln(model / measured)|, so a model 2x
-  // slow and one 2x fast weigh alike (docs/nccl.md's sweeps leave out noise spikes; this does not).
+  // slow and one 2x fast weigh alike.
   out += fmt::format("# geomean |error| in time (exp of the mean |ln(model / measured)|, less 1): {:.1f}% out of "
                      "place over {} rows",
-                     100 * c.out_of_place_error, c.rows.size());
+                     100 * c.out_of_place_error, c.rows.size() - c.spikes);
   if (c.in_place_rows > 0) {
     out += fmt::format(", {:.1f}% in place over {}", 100 * c.in_place_error, c.in_place_rows);
+  }
+  if (c.spikes > 0) {
+    out += fmt::format(" ({} spike{} left out: over {} times each neighbour's time)", c.spikes,
+                       c.spikes == 1 ? "" : "s", kSpikeRatio);
   }
   out += fmt::format("\n# the model's times are {:.1f}% {} the measured ones overall (geometric mean, out of place)\n",
                      100 * std::abs(c.mean_signed_error), c.mean_signed_error < 0 ? "under" : "over");

@@ -57,6 +57,8 @@ struct ComparedRow {
   MeasuredRow measured;
   double model_out_of_place_us = 0, model_in_place_us = 0;
   TuningModel::Choice choice;  // the model's, out of place
+  // A noise spike, left out of the means and the shape (compare_with_model's leave_out_spikes).
+  bool spike = false;
 };
 
 // The out-of-place column's shape, measured and modelled, over the rows of one type, operation and
@@ -74,19 +76,25 @@ struct Comparison {
   // exp(mean |ln(model / measured)|) - 1 over the rows (in place: those that print it).
   double out_of_place_error = 0, in_place_error = 0;
   std::size_t in_place_rows = 0;
+  std::size_t spikes = 0;        // rows left out as noise spikes
   double mean_signed_error = 0;  // exp(mean ln(model / measured)) - 1, out of place
   double host_issue_us = 0;      // the floor the rows were timed with
 };
 
 // The model's time for each of `run`'s rows, on `machine` with `enabled` and `efficiencies` (less
 // the algorithms each row's type and operation rule out, restrict_to_call), no call shorter than
-// `host_issue_us` (a thread launching several GPUs' calls, SweepOptions). Throws Error naming the
-// file and line of a row NCCL would refuse (check_call), whose size nccl-tests would not print on
-// the machine's ranks (its log came from other ranks), or whose root is not one of them; and
-// where no row is left to compare.
+// `host_issue_us` (a thread launching several GPUs' calls, SweepOptions). With `leave_out_spikes`,
+// a row whose out-of-place time is over 1.2 times that of each of its neighbours in size (of its
+// type, operation and root; the smallest size's one neighbour; never the largest size, whose one
+// neighbour is smaller and so always faster) is a noise spike: a sweep's time only grows with its
+// size, so a row that rises and falls back is another job's or the host's doing, not the
+// collective's. It stays in the table, marked, out of the means and the shape. Throws Error
+// naming the file and line of a row NCCL would refuse (check_call), whose size nccl-tests would
+// not print on the machine's ranks (its log came from other ranks), or whose root is not one of
+// them; and where no row is left to compare.
 Comparison compare_with_model(const MeasuredRun& run, const std::string& file, Collective collective,
                               const Machine& machine, const Enabled& enabled, const Efficiencies& efficiencies,
-                              double host_issue_us);
+                              double host_issue_us, bool leave_out_spikes = false);
 
 // The comparison as a table: each row's measured and modelled time and their error, the
 // geometric means, and each shape beside the model's, with the sizes at which the model's choice
