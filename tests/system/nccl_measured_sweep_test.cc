@@ -419,8 +419,16 @@ TEST(NcclMeasuredSweep, TheTableShowsEachRowAndTheMeans) {
   const Comparison launched =
       compare_with_model(run, "run.log", Collective::kAllReduce, machine, Enabled::all(), {}, 36);
   const std::string launched_table = comparison_table(launched, Collective::kAllReduce, machine, "run.log");
-  EXPECT_THAT(launched_table, HasSubstr("the host's launches (36.00 us); --host-launch-us"));
+  EXPECT_THAT(launched_table, HasSubstr("the host's launches (36.00 us); --host-launch-us sets a GPU's launch\n"));
   EXPECT_THAT(launched_table, Not(HasSubstr("--platform-latency-us")));
+  // A log that names its -g: the launch that would give the measured time, 40 us over 8.
+  run.gpus_per_thread = 8;
+  const Comparison named = compare_with_model(run, "run.log", Collective::kAllReduce, machine, Enabled::all(), {}, 36);
+  EXPECT_THAT(comparison_table(named, Collective::kAllReduce, machine, "run.log"), HasSubstr("--host-launch-us sets a "
+                                                                                             "GPU's launch: 5.00 would "
+                                                                                             "make them the measured "
+                                                                                             "40.00 (nGpus 8)\n"));
+  run.gpus_per_thread.reset();
   // From 1 MiB the bytes, not a latency, set the smallest size's time; and a model slower than
   // the run there says nothing either.
   run.rows = {small};

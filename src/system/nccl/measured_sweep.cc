@@ -361,6 +361,7 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
   std::map<std::pair<DataType, ReduceOp>, ColumnModels> models;
   Comparison c;
   c.host_issue_us = host_issue_us;
+  c.gpus_per_thread = run.gpus_per_thread.value_or(0);
   for (const MeasuredRow& m : run.rows) {
     if (m.size == 0) continue;  // nothing runs, and nccl-tests prints no time for it
     const auto where = [&] { return fmt::format("{}:{}", file, m.line); };
@@ -526,8 +527,15 @@ std::string comparison_table(const Comparison& c, Collective collective, const M
     const double gap = smallest->measured.out_of_place_us - smallest->model_out_of_place_us;
     if (smallest->model_out_of_place_us <= c.host_issue_us) {
       out += fmt::format("# the smallest size's model time is the host's launches ({:.2f} us); --host-launch-us sets "
-                         "a GPU's launch\n",
+                         "a GPU's launch",
                          c.host_issue_us);
+      // The log's -g says how many launches make the measured time: each one's share of it.
+      if (c.gpus_per_thread > 0) {
+        out += fmt::format(": {:.2f} would make them the measured {:.2f} (nGpus {})",
+                           smallest->measured.out_of_place_us / c.gpus_per_thread, smallest->measured.out_of_place_us,
+                           c.gpus_per_thread);
+      }
+      out += "\n";
     } else if (gap > 0) {
       out += fmt::format("# the smallest size takes {:.2f} us more than the model: --platform-latency-us {:.2f} would "
                          "add it to every call\n",

@@ -76,9 +76,10 @@ struct Comparison {
   // exp(mean |ln(model / measured)|) - 1 over the rows (in place: those that print it).
   double out_of_place_error = 0, in_place_error = 0;
   std::size_t in_place_rows = 0;
-  std::size_t spikes = 0;        // rows left out as noise spikes
-  double mean_signed_error = 0;  // exp(mean ln(model / measured)) - 1, out of place
-  double host_issue_us = 0;      // the floor the rows were timed with
+  std::size_t spikes = 0;             // rows left out as noise spikes
+  double mean_signed_error = 0;       // exp(mean ln(model / measured)) - 1, out of place
+  double host_issue_us = 0;           // the floor the rows were timed with
+  std::uint32_t gpus_per_thread = 0;  // the log's nGpus (nccl-tests' -g), 0 where it prints none
 };
 
 // The model's time for each of `run`'s rows, on `machine` with `enabled` and `efficiencies` (less
@@ -100,7 +101,8 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
 // geometric means, and each shape beside the model's, with the sizes at which the model's choice
 // changes; headed with the file and the machine. Where the smallest size, under 1 MiB,
 // takes longer than the model, it says what --platform-latency-us would make of it (or, where
-// the host's launches bound the model's time there, --host-launch-us).
+// the host's launches bound the model's time there, --host-launch-us, and with the log's -g the
+// launch that would give the measured time).
 std::string comparison_table(const Comparison& comparison, Collective collective, const Machine& machine,
                              const std::string& file);
 
