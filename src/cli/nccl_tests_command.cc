@@ -22,6 +22,7 @@
 #include "system/nccl/measured_sweep.h"
 #include "system/nccl/nccl_collectives.h"
 #include "system/nccl/sweep.h"
+#include "system/nccl/sweep_comparison.h"
 
 namespace chakrasim::cli {
 namespace {
@@ -229,9 +230,12 @@ int compare(const Options& o, Collective collective, const Machine& machine, con
                               *run.gpus_per_thread, machine.gpus_per_node));
     }
   }
-  const double gpus_per_thread = run.gpus_per_thread ? *run.gpus_per_thread : static_cast<double>(o.gpus_per_thread);
-  const Comparison c = compare_with_model(run, o.compare, collective, machine, enabled, efficiencies_of(o.calibration),
-                                          gpus_per_thread * o.host_launch_us, o.leave_out_spikes);
+  CompareOptions options;
+  options.gpus_per_thread = run.gpus_per_thread.value_or(o.gpus_per_thread);
+  options.host_launch_us = o.host_launch_us;
+  options.leave_out_spikes = o.leave_out_spikes;
+  const Comparison c =
+      compare_with_model(run, o.compare, collective, machine, enabled, efficiencies_of(o.calibration), options);
   std::cout << comparison_table(c, collective, machine, o.compare);
   return 0;
 }

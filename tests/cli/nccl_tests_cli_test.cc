@@ -351,7 +351,7 @@ TEST(NcclTestsCommand, ComparesARealRunRowByRow) {
   EXPECT_THAT(r.out, HasSubstr("        2048     float     sum    -1       20.50"));
   EXPECT_THAT(r.out, HasSubstr("out of place over 2 rows, "));
   // The sweep's shape beside the model's: its least time is 20.00 us, at 1 KiB.
-  EXPECT_THAT(r.out, HasSubstr("#   latency floor (the least time, at 1.0 KiB): 20.00 / "));
+  EXPECT_THAT(r.out, HasSubstr("#   latency floor (the least time): 20.00 us at 1.0 KiB / "));
   // The run's own -g: one thread launching 8 GPUs' calls, 36 us a call at least (4.5 us each).
   write_bytes(dir / "threaded.log", "# nThread 1 nGpus 8 minBytes 1024 maxBytes 1024\n"
                                     "        1024           256     float     sum      -1    40.00    0.03    0.04     "

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "system/nccl/hardware.h"
 #include "system/nccl/measured_sweep.h"
+#include "system/nccl/sweep_comparison.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace chakrasim::system::nccl;
@@ -21,8 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     machine.gpu = &gpu_preset("H100");
     machine.nic = &nic_preset(machine.gpu->default_nic);
     machine.gpus_per_node = machine.nics_per_node = 8;
+    CompareOptions options;
+    options.leave_out_spikes = (size & 1) != 0;
     const Comparison c =
-        compare_with_model(run, "fuzz.log", Collective::kAllReduce, machine, Enabled::all(), {}, 0, (size & 1) != 0);
+        compare_with_model(run, "fuzz.log", Collective::kAllReduce, machine, Enabled::all(), {}, options);
     (void)comparison_table(c, Collective::kAllReduce, machine, "fuzz.log");
   } catch (const chakrasim::Error&) {}
   return 0;

@@ -20,15 +20,15 @@ TEST(NcclSweepShape, ReadsTheFloorThePeakAndWhereHalfOfItIsReached) {
   // (5), three quarters of the way in bandwidth: 1000 x 4^0.75 bytes on the line in log(size).
   const std::vector<SweepPoint> points = {{10000, 1.25}, {1000, 1.0}, {20000, 10.0}, {4000, 0.8}};
   const SweepShape shape = sweep_shape(points);
-  EXPECT_EQ(shape.floor_size, 4000u);  // the least time, though not the smallest size's
+  EXPECT_EQ(shape.floor_size_bytes, 4000u);  // the least time, though not the smallest size's
   EXPECT_DOUBLE_EQ(shape.floor_us, 0.8);
-  EXPECT_EQ(shape.peak_size, 10000u);
+  EXPECT_EQ(shape.peak_size_bytes, 10000u);
   EXPECT_DOUBLE_EQ(shape.peak_algbw_gb_per_s, 8.0);
-  ASSERT_TRUE(shape.half_peak_size.has_value());
-  EXPECT_NEAR(*shape.half_peak_size, 1000 * std::pow(4.0, 0.75), 1e-9);
+  ASSERT_TRUE(shape.half_peak_size_bytes.has_value());
+  EXPECT_NEAR(*shape.half_peak_size_bytes, 1000 * std::pow(4.0, 0.75), 1e-9);
   // A row exactly at half is where half is reached.
   const std::vector<SweepPoint> at_half = {{1000, 1.0}, {4000, 1.0}, {16000, 2.0}};
-  EXPECT_NEAR(*sweep_shape(at_half).half_peak_size, 4000, 1e-9);
+  EXPECT_NEAR(*sweep_shape(at_half).half_peak_size_bytes, 4000, 1e-9);
 }
 
 TEST(NcclSweepShape, HalfOfThePeakOfALatencyAndABandwidth) {
@@ -45,22 +45,31 @@ TEST(NcclSweepShape, HalfOfThePeakOfALatencyAndABandwidth) {
   const SweepShape shape = sweep_shape(points);
   const double largest = std::ldexp(1.0, 34);
   const double peak = largest / (latency_us + largest / bytes_per_us);
-  EXPECT_EQ(shape.peak_size, std::uint64_t{1} << 34);
+  EXPECT_EQ(shape.peak_size_bytes, std::uint64_t{1} << 34);
   EXPECT_NEAR(shape.peak_algbw_gb_per_s, peak / 1000, 1e-9);
-  EXPECT_EQ(shape.floor_size, 8u);
+  EXPECT_EQ(shape.floor_size_bytes, 8u);
   EXPECT_DOUBLE_EQ(shape.floor_us, latency_us + 8 / bytes_per_us);
   const double half_exact = latency_us * bytes_per_us * peak / (2 * bytes_per_us - peak);
-  ASSERT_TRUE(shape.half_peak_size.has_value());
-  EXPECT_NEAR(*shape.half_peak_size / half_exact, 1, 0.002);
-  EXPECT_GT(*shape.half_peak_size, 512.0 * 1024);
-  EXPECT_LT(*shape.half_peak_size, 1024.0 * 1024);
+  ASSERT_TRUE(shape.half_peak_size_bytes.has_value());
+  EXPECT_NEAR(*shape.half_peak_size_bytes / half_exact, 1, 0.002);
+  EXPECT_GT(*shape.half_peak_size_bytes, 512.0 * 1024);
+  EXPECT_LT(*shape.half_peak_size_bytes, 1024.0 * 1024);
+}
+
+TEST(NcclSweepShape, TiesGoToTheSmallestSize) {
+  // 1 us at 1000 and 2000 B (the floor twice), 1 and 2 GB/s then 2 GB/s again at 4000 B (the
+  // peak twice): the smaller size of each.
+  const std::vector<SweepPoint> ties = {{4000, 2.0}, {2000, 1.0}, {1000, 1.0}};
+  const SweepShape shape = sweep_shape(ties);
+  EXPECT_EQ(shape.floor_size_bytes, 1000u);
+  EXPECT_EQ(shape.peak_size_bytes, 2000u);
 }
 
 TEST(NcclSweepShape, ASweepThatStartsPastHalfHasNoHalfPoint) {
   const std::vector<SweepPoint> late = {{1 << 20, 10.0}, {1 << 21, 15.0}};
   const SweepShape shape = sweep_shape(late);
-  EXPECT_FALSE(shape.half_peak_size.has_value());
-  EXPECT_EQ(shape.peak_size, 1u << 21);
+  EXPECT_FALSE(shape.half_peak_size_bytes.has_value());
+  EXPECT_EQ(shape.peak_size_bytes, 1u << 21);
 }
 
 TEST(NcclSweepShape, NoPointOrOneWithoutARateIsAnError) {

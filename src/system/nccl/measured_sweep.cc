@@ -9,8 +9,6 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "core/resources.h"
-#include "system/nccl/sweep.h"
 
 namespace chakrasim::system::nccl {
 namespace {
@@ -118,17 +116,6 @@ std::optional<std::int64_t> header_value(const std::vector<std::string_view>& fi
     if (fields[i] == key) return number<std::int64_t>(fields[i + 1]);
   }
   return std::nullopt;
-}
-
-double mean_log_ratio(const std::vector<double>& logs) {
-  double sum = 0;
-  for (const double l : logs) sum += l;
-  return logs.empty() ? 0.0 : sum / static_cast<double>(logs.size());
-}
-double mean_abs_log_ratio(const std::vector<double>& logs) {
-  double sum = 0;
-  for (const double l : logs) sum += std::abs(l);
-  return logs.empty() ? 0.0 : sum / static_cast<double>(logs.size());
 }
 
 }  // namespace
@@ -253,9 +240,14 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
       if (in_place > 0) row.in_place_us = in_place;
     }
     // A time too small for its bytes to have a rate (a subnormal number) is no measurement either.
-    if (row.size > 0 && !std::isfinite(static_cast<double>(row.size) / row.out_of_place_us)) {
+    const auto rateless = [&](double us) { return !std::isfinite(static_cast<double>(row.size) / us); };
+    if (row.size > 0 && rateless(row.out_of_place_us)) {
       throw Error(
           fmt::format("{}: {} bytes in {} us; expected a measured time", where(), row.size, row.out_of_place_us));
+    }
+    if (row.size > 0 && row.in_place_us && rateless(*row.in_place_us)) {
+      throw Error(
+          fmt::format("{}: {} bytes in {} us in place; expected a measured time", where(), row.size, *row.in_place_us));
     }
     // One run: a second table of this collective (a log of two runs) must be timed alike.
     if (table_gpus && run.gpus_per_thread && *table_gpus != *run.gpus_per_thread) {
@@ -294,257 +286,6 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
                             file, collective_name(collective)));
   }
   return run;
-}
-
-namespace {
-
-// The rows of one type, operation and root: a sweep of their own.
-bool same_sweep(const MeasuredRow& a, const MeasuredRow& b) {
-  return a.type == b.type && a.op == b.op && a.root == b.root;
-}
-
-// The rows of each type, operation and root, in the order the log first has each, each group's
-// rows by size.
-std::vector<std::vector<ComparedRow*>> sweeps_of(std::vector<ComparedRow>& rows) {
-  std::vector<std::vector<ComparedRow*>> sweeps;
-  std::vector<bool> done(rows.size(), false);
-  for (std::size_t first = 0; first < rows.size(); ++first) {
-    if (done[first]) continue;
-    std::vector<ComparedRow*> sweep;
-    for (std::size_t i = first; i < rows.size(); ++i) {
-      if (done[i] || !same_sweep(rows[i].measured, rows[first].measured)) continue;
-      done[i] = true;
-      sweep.push_back(&rows[i]);
-    }
-    std::stable_sort(sweep.begin(), sweep.end(),
-                     [](const ComparedRow* a, const ComparedRow* b) { return a->measured.size < b->measured.size; });
-    sweeps.push_back(std::move(sweep));
-  }
-  return sweeps;
-}
-
-// Over 1.2 times each neighbour in size, the smallest size's one, never the largest's (header).
-constexpr double kSpikeRatio = 1.2;
-
-void mark_spikes(const std::vector<ComparedRow*>& sweep) {
-  for (std::size_t i = 0; i + 1 < sweep.size(); ++i) {
-    const double t = sweep[i]->measured.out_of_place_us;
-    const bool over_next = t > kSpikeRatio * sweep[i + 1]->measured.out_of_place_us;
-    const bool over_last = i == 0 || t > kSpikeRatio * sweep[i - 1]->measured.out_of_place_us;
-    sweep[i]->spike = over_next && over_last;
-  }
-}
-
-std::vector<ComparedShape> compared_shapes(const std::vector<std::vector<ComparedRow*>>& sweeps) {
-  std::vector<ComparedShape> shapes;
-  for (const std::vector<ComparedRow*>& sweep : sweeps) {
-    std::vector<SweepPoint> measured, model;
-    for (const ComparedRow* r : sweep) {
-      if (r->spike) continue;
-      measured.push_back({r->measured.size, r->measured.out_of_place_us});
-      model.push_back({r->measured.size, r->model_out_of_place_us});
-    }
-    if (measured.empty()) continue;  // a sweep of spikes only: none (a lone row is never one)
-    const MeasuredRow& m = sweep.front()->measured;
-    shapes.push_back({m.type, m.op, m.root, sweep_shape(measured), sweep_shape(model)});
-  }
-  return shapes;
-}
-
-}  // namespace
-
-Comparison compare_with_model(const MeasuredRun& run, const std::string& file, Collective collective,
-                              const Machine& machine, const Enabled& enabled, const Efficiencies& efficiencies,
-                              double host_issue_us, bool leave_out_spikes) {
-  // One pair of column models for each type and operation (what NCCL may run depends on them),
-  // built once.
-  std::map<std::pair<DataType, ReduceOp>, ColumnModels> models;
-  Comparison c;
-  c.host_issue_us = host_issue_us;
-  c.gpus_per_thread = run.gpus_per_thread.value_or(0);
-  for (const MeasuredRow& m : run.rows) {
-    if (m.size == 0) continue;  // nothing runs, and nccl-tests prints no time for it
-    const auto where = [&] { return fmt::format("{}:{}", file, m.line); };
-    auto it = models.find({m.type, m.op});
-    if (it == models.end()) {
-      try {
-        check_call(collective, m.type, machine);
-      } catch (const Error& e) {
-        throw Error(fmt::format("{}: {}", where(), e.what()));
-      }
-      Enabled call = enabled;
-      restrict_to_call(call, collective, m.type, m.op, machine);
-      it = models.emplace(std::pair{m.type, m.op}, ColumnModels(AchievedModel(machine, call, efficiencies))).first;
-    }
-    if (rooted(collective) && m.root >= machine.ranks()) {
-      throw Error(fmt::format("{}: root {}; the machine's ranks are 0 to {} (--gpus-per-node x --nodes)", where(),
-                              m.root, machine.ranks() - 1));
-    }
-    SweepOptions one;
-    one.collective = collective;
-    one.type = m.type;
-    one.op = m.op;
-    one.root = m.root;
-    one.host_issue_us = host_issue_us;
-    const SweepRow modelled = sweep_row(it->second, one, m.size);
-    if (modelled.size != m.size) {
-      throw Error(fmt::format("{}: {} bytes of {}, which nccl-tests prints only on other numbers of ranks (on the "
-                              "machine's {} it prints {}); expected the run's ranks (--gpus-per-node x --nodes)",
-                              where(), m.size, data_type_name(m.type), machine.ranks(), modelled.size));
-    }
-    ComparedRow row;
-    row.measured = m;
-    row.model_out_of_place_us = modelled.out_of_place.time_us;
-    row.model_in_place_us = modelled.in_place.time_us;
-    row.choice = modelled.out_of_place.choice;
-    c.rows.push_back(row);
-  }
-  if (c.rows.empty()) {
-    throw Error(fmt::format("{}: no row of {} to compare: every size holds no element, and NCCL runs nothing for it",
-                            file, collective_name(collective)));
-  }
-  const auto sweeps = sweeps_of(c.rows);
-  if (leave_out_spikes) {
-    for (const auto& sweep : sweeps) mark_spikes(sweep);
-  }
-  std::vector<double> out_logs, in_logs;
-  for (const ComparedRow& r : c.rows) {
-    if (r.spike) {
-      ++c.spikes;
-      continue;
-    }
-    out_logs.push_back(std::log(r.model_out_of_place_us / r.measured.out_of_place_us));
-    if (r.measured.in_place_us) in_logs.push_back(std::log(r.model_in_place_us / *r.measured.in_place_us));
-  }
-  c.out_of_place_error = std::exp(mean_abs_log_ratio(out_logs)) - 1;
-  c.in_place_error = in_logs.empty() ? 0.0 : std::exp(mean_abs_log_ratio(in_logs)) - 1;
-  c.in_place_rows = in_logs.size();
-  c.mean_signed_error = std::exp(mean_log_ratio(out_logs)) - 1;
-  c.shapes = compared_shapes(sweeps);
-  return c;
-}
-
-namespace {
-
-std::string size_name(double bytes) {
-  return bytes < 1024 ? fmt::format("{:.0f} B", bytes) : format_bytes(static_cast<std::uint64_t>(std::llround(bytes)));
-}
-
-// A shape's three figures, measured beside the model's, and where the model's choice changes over
-// its rows.
-std::string shape_lines(const ComparedShape& s, const Comparison& c, Collective collective, const Machine& machine) {
-  std::string sweep = data_type_name(s.type);
-  if (takes_op(collective)) sweep += std::string(" ") + reduce_op_name(s.op);
-  if (rooted(collective)) sweep += fmt::format(" root {}", s.root);
-  const SweepShape& m = s.measured;
-  const SweepShape& model = s.model;
-  const auto percent = [](double model_value, double measured_value) {
-    return fmt::format("{:+.1f}%", 100 * (model_value / measured_value - 1));
-  };
-  std::string out = fmt::format("# shape of the {} rows, out of place, measured / model:\n", sweep);
-  out += fmt::format("#   latency floor (the least time, at {}): {:.2f} / {:.2f} us ({})\n",
-                     size_name(static_cast<double>(m.floor_size)), m.floor_us, model.floor_us,
-                     percent(model.floor_us, m.floor_us));
-  const double bus = bus_factor(collective, machine.ranks());
-  out += fmt::format("#   peak busbw: {:.1f} GB/s at {} / {:.1f} at {} ({})\n", bus * m.peak_algbw_gb_per_s,
-                     size_name(static_cast<double>(m.peak_size)), bus * model.peak_algbw_gb_per_s,
-                     size_name(static_cast<double>(model.peak_size)),
-                     percent(model.peak_algbw_gb_per_s, m.peak_algbw_gb_per_s));
-  const auto half = [](const SweepShape& shape) {
-    return shape.half_peak_size ? size_name(*shape.half_peak_size) : std::string("the smallest size or under");
-  };
-  out += fmt::format("#   half of the peak first reached at: {} / {}", half(m), half(model));
-  if (m.half_peak_size && model.half_peak_size) {
-    out += fmt::format(" ({:.2f}x the size)", *model.half_peak_size / *m.half_peak_size);
-  }
-  out += "\n";
-  std::vector<const ComparedRow*> rows;
-  for (const ComparedRow& r : c.rows) {
-    if (r.measured.type == s.type && r.measured.op == s.op && r.measured.root == s.root) rows.push_back(&r);
-  }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const ComparedRow* x, const ComparedRow* y) { return x->measured.size < y->measured.size; });
-  std::string choices = choice_name(rows.front()->choice);
-  for (std::size_t i = 1; i < rows.size(); ++i) {
-    if (choice_name(rows[i]->choice) != choice_name(rows[i - 1]->choice)) {
-      choices += fmt::format(", {} from {}", choice_name(rows[i]->choice),
-                             size_name(static_cast<double>(rows[i]->measured.size)));
-    }
-  }
-  out += fmt::format("#   the model's choice: {}\n", choices);
-  return out;
-}
-
-}  // namespace
-
-std::string comparison_table(const Comparison& c, Collective collective, const Machine& machine,
-                             const std::string& file) {
-  std::string out = fmt::format("# chakrasim nccl-tests --compare {}: {} on {}; the model's time beside each "
-                                "measured one (docs/nccl.md)\n#\n",
-                                file, collective_name(collective), machine_summary(machine));
-  out += fmt::format("# {:>10}  {:>8}  {:>6}  {:>4}  {:^30}  {:^30}\n", "", "", "", "", "out-of-place", "in-place");
-  out += fmt::format("# {:>10}  {:>8}  {:>6}  {:>4}  {:>10} {:>10} {:>8}  {:>10} {:>10} {:>8}  {}\n", "size", "type",
-                     "redop", "root", "measured", "model", "error", "measured", "model", "error", "algorithm");
-  out += fmt::format("# {:>10}  {:>8}  {:>6}  {:>4}  {:>10} {:>10} {:>8}  {:>10} {:>10} {:>8}\n", "(B)", "", "", "",
-                     "(us)", "(us)", "", "(us)", "(us)", "");
-  const auto error = [](double model, double measured) {
-    return fmt::format("{:+.1f}%", 100 * (model / measured - 1));
-  };
-  for (const ComparedRow& r : c.rows) {
-    const MeasuredRow& m = r.measured;
-    out += fmt::format("{:>12}  {:>8}  {:>6}  {:>4}  {:>10.2f} {:>10.2f} {:>8}", m.size, data_type_name(m.type),
-                       takes_op(collective) ? reduce_op_name(m.op) : "none",
-                       rooted(collective) ? std::to_string(m.root) : std::string("-1"), m.out_of_place_us,
-                       r.model_out_of_place_us, error(r.model_out_of_place_us, m.out_of_place_us));
-    if (m.in_place_us) {
-      out += fmt::format("  {:>10.2f} {:>10.2f} {:>8}", *m.in_place_us, r.model_in_place_us,
-                         error(r.model_in_place_us, *m.in_place_us));
-    } else {
-      out += fmt::format("  {:>10} {:>10.2f} {:>8}", "-", r.model_in_place_us, "");
-    }
-    out += "  " + choice_name(r.choice) + (r.spike ? "  (a spike: left out)\n" : "\n");
-  }
-  // A row's error is model / measured - 1; the means are of |ln(model / measured)|, so a model 2x
-  // slow and one 2x fast weigh alike.
-  out += fmt::format("# geomean |error| in time (exp of the mean |ln(model / measured)|, less 1): {:.1f}% out of "
-                     "place over {} rows",
-                     100 * c.out_of_place_error, c.rows.size() - c.spikes);
-  if (c.in_place_rows > 0) {
-    out += fmt::format(", {:.1f}% in place over {}", 100 * c.in_place_error, c.in_place_rows);
-  }
-  if (c.spikes > 0) {
-    out += fmt::format(" ({} spike{} left out: over {} times each neighbour's time)", c.spikes,
-                       c.spikes == 1 ? "" : "s", kSpikeRatio);
-  }
-  out += fmt::format("\n# the model's times are {:.1f}% {} the measured ones overall (geometric mean, out of place)\n",
-                     100 * std::abs(c.mean_signed_error), c.mean_signed_error < 0 ? "under" : "over");
-  // The smallest size shows a platform's own latency, where the model's time there is its own
-  // (not the host's launches), and it is under 1 MiB (from there the bytes take over).
-  const auto smallest = std::min_element(c.rows.begin(), c.rows.end(), [](const ComparedRow& a, const ComparedRow& b) {
-    return a.measured.size < b.measured.size;
-  });
-  if (smallest != c.rows.end() && smallest->measured.size < (std::uint64_t{1} << 20)) {
-    const double gap = smallest->measured.out_of_place_us - smallest->model_out_of_place_us;
-    if (smallest->model_out_of_place_us <= c.host_issue_us) {
-      out += fmt::format("# the smallest size's model time is the host's launches ({:.2f} us); --host-launch-us sets "
-                         "a GPU's launch",
-                         c.host_issue_us);
-      // The log's -g says how many launches make the measured time: each one's share of it.
-      if (c.gpus_per_thread > 0) {
-        out += fmt::format(": {:.2f} would make them the measured {:.2f} (nGpus {})",
-                           smallest->measured.out_of_place_us / c.gpus_per_thread, smallest->measured.out_of_place_us,
-                           c.gpus_per_thread);
-      }
-      out += "\n";
-    } else if (gap > 0) {
-      out += fmt::format("# the smallest size takes {:.2f} us more than the model: --platform-latency-us {:.2f} would "
-                         "add it to every call\n",
-                         gap, machine.platform_latency_us + gap);
-    }
-  }
-  for (const ComparedShape& shape : c.shapes) out += shape_lines(shape, c, collective, machine);
-  out += "#\n";
-  return out;
 }
 
 }  // namespace chakrasim::system::nccl
