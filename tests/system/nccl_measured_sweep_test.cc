@@ -161,6 +161,11 @@ TEST(NcclMeasuredSweep, SaysWhichLineIsNotARowAndWhy) {
   EXPECT_THAT(error_of(" 1024 256 float sum -1 12 1 1 0 inf 1 1 0\n"), HasSubstr("in-place time \"inf\""));
   EXPECT_THAT(error_of(" 1024 256 float plus -1 12 1 1 0 12 1 1 0\n"), HasSubstr("redop \"plus\""));
   EXPECT_THAT(error_of(" 1024 256 float sum -1 0 1 1 0 12 1 1 0\n"), HasSubstr("1024 bytes in 0 us"));
+  // A time too small for its bytes to have a rate, in either column.
+  EXPECT_THAT(error_of(" 1024 256 float sum -1 1e-320 1 1 0 12 1 1 0\n"), HasSubstr("1024 bytes in 1e-320 us; expected "
+                                                                                    "a measured time"));
+  EXPECT_THAT(error_of(" 1024 256 float sum -1 12 1 1 0 1e-320 1 1 0\n"), HasSubstr("1024 bytes in 1e-320 us in place; "
+                                                                                    "expected a measured time"));
   EXPECT_THAT(error_of("nothing here\n"), HasSubstr("bad.log: no nccl-tests rows of all_reduce"));
   // Another collective's table, where the log does not name it: by its operation and its root.
   EXPECT_THAT(error_of(" 1024 256 float none -1 12 1 1 0 12 1 1 0\n"), HasSubstr("bad.log:1: redop \"none\"; expected "
