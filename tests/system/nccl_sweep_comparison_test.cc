@@ -317,6 +317,10 @@ TEST(NcclSweepComparison, TheTableShowsEachRowAndTheMeans) {
   run.rows[0].out_of_place_us = 1000;
   const Comparison large = compare_with_model(run, "run.log", Collective::kAllReduce, machine, Enabled::all(), {}, {});
   EXPECT_THAT(comparison_table(large, Collective::kAllReduce, machine, "run.log"), Not(HasSubstr("--platform")));
+  EXPECT_THAT(comparison_table(large, Collective::kAllReduce, machine, "run.log"), HasSubstr("#   least time (from 1 "
+                                                                                             "MiB: no latency floor): "
+                                                                                             "1000.00 us at 1.0 MiB "
+                                                                                             "/ "));
   run.rows[0].size = 1024;
   run.rows[0].out_of_place_us = 1;
   const Comparison fast = compare_with_model(run, "run.log", Collective::kAllReduce, machine, Enabled::all(), {}, {});

@@ -191,8 +191,11 @@ std::string shape_lines(const ComparedShape& s, Collective collective, const Mac
   const SweepShape& m = s.measured;
   const SweepShape& model = s.model;
   std::string out = fmt::format("# shape of the {}, out of place, measured / model:\n", sweep);
+  // The least time is a latency floor only where the sweep starts small enough to show one.
+  const char* floor = m.floor_size_bytes < kLatencySizesBytes ? "latency floor (the least time)"
+                                                              : "least time (from 1 MiB: no latency floor)";
   out +=
-      fmt::format("#   latency floor (the least time): {:.2f} us at {} / {:.2f} at {} ({})\n", m.floor_us,
+      fmt::format("#   {}: {:.2f} us at {} / {:.2f} at {} ({})\n", floor, m.floor_us,
                   size_name(static_cast<double>(m.floor_size_bytes)), model.floor_us,
                   size_name(static_cast<double>(model.floor_size_bytes)), signed_percent(model.floor_us, m.floor_us));
   const double bus = bus_factor(collective, machine.ranks());
