@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/sim_time.h"
+#include "network/fabric/empty_message.h"
 
 namespace chakrasim::network {
 
@@ -31,17 +32,12 @@ FlowNetwork::FlowNetwork(std::shared_ptr<const Fabric> fabric, EventQueue& queue
 void FlowNetwork::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t message) {
   router_.route(src, dst, next_flow_key_++, route_);
   if (route_.empty()) bytes = 0;  // to itself: nothing crosses a link
-  double latency = 0;
-  for (std::uint32_t id : route_) latency += fabric_->link(id).latency_ns;
-  if (bytes == 0) {  // nothing to share: the path's latency alone
-    const Tick at = time_after(queue_.now(), ticks_from_ns(latency, [&] { return "a path's latency"; }),
-                               [&] { return fmt::format("an empty message from NPU {} to NPU {}", src, dst); });
-    queue_.schedule(at, EventTarget::kNetwork, 0, dst, message);
-    if (flow_observer_ != nullptr) {
-      flow_observer_->on_flow({src, dst, 0, queue_.now(), at, static_cast<std::uint32_t>(route_.size())});
-    }
+  if (bytes == 0) {               // nothing to share: the path's latency alone
+    deliver_empty_message(queue_, *fabric_, route_, src, dst, message, flow_observer_);
     return;
   }
+  double latency = 0;
+  for (std::uint32_t id : route_) latency += fabric_->link(id).latency_ns;
   if (nic_limited_) {
     route_.push_back(fabric_->nic_out_link(src));
     route_.push_back(fabric_->nic_in_link(dst));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/sim_time.h"
+#include "network/fabric/empty_message.h"
 
 namespace chakrasim::network {
 namespace {
@@ -83,15 +84,8 @@ void Ns3Network::send(NpuId src, NpuId dst, std::uint64_t bytes, std::uint64_t m
   // The same flow keys as the flow backend, so that both take the same routes.
   const std::uint64_t key = next_flow_key_++;
   router_.route(src, dst, key, route_);
-  if (bytes == 0) {  // no connection: the path's latency alone
-    double latency = 0;
-    for (std::uint32_t id : route_) latency += fabric_->link(id).latency_ns;
-    const Tick at = time_after(queue_.now(), ticks_from_ns(latency, [&] { return "a path's latency"; }),
-                               [&] { return fmt::format("an empty message from NPU {} to NPU {}", src, dst); });
-    queue_.schedule(at, EventTarget::kNetwork, 0, dst, message);
-    if (flow_observer_ != nullptr) {
-      flow_observer_->on_flow({src, dst, 0, queue_.now(), at, static_cast<std::uint32_t>(route_.size())});
-    }
+  if (bytes == 0) {  // no connection to open
+    deliver_empty_message(queue_, *fabric_, route_, src, dst, message, flow_observer_);
     return;
   }
   std::uint32_t tag = 0;
