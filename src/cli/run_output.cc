@@ -13,10 +13,8 @@ int print_run(const sim::Result& result, const OutputOptions& options) {
   if (options.inputs != nullptr && options.log != nullptr) {
     std::string text;
     for (std::size_t r = 0; r < result.npus.size(); ++r) {
-      const sim::NpuResult& n = result.npus[r];
-      if (!n.finished) continue;
-      text += fmt::format("sys[{}] finished, {} cycles, exposed communication {} cycles.\n", r, n.finish_ns,
-                          n.exposed_comm_ns);
+      if (!result.npus[r].finished) continue;
+      text += report::finish_line(r, result.npus[r]);
       text += report::statistics_lines(*options.inputs, *options.log, static_cast<NpuId>(r));
     }
     std::cout << text;

@@ -19,13 +19,15 @@ std::string format_duration(Tick ns) {
   return fmt::format("{:.3f} s", static_cast<double>(ns) / 1e9);
 }
 
+std::string finish_line(std::size_t npu, const sim::NpuResult& result) {
+  return fmt::format("sys[{}] finished, {} cycles, exposed communication {} cycles.\n", npu, result.finish_ns,
+                     result.exposed_comm_ns);
+}
+
 void print_finish_lines(std::ostream& out, const sim::Result& result) {
   std::string text;
   for (std::size_t r = 0; r < result.npus.size(); ++r) {
-    const sim::NpuResult& n = result.npus[r];
-    if (!n.finished) continue;
-    text += fmt::format("sys[{}] finished, {} cycles, exposed communication {} cycles.\n", r, n.finish_ns,
-                        n.exposed_comm_ns);
+    if (result.npus[r].finished) text += finish_line(r, result.npus[r]);
   }
   out << text;
 }

@@ -14,8 +14,10 @@ namespace chakrasim::report {
 // "850 ns", "117.780 µs", "1.234 ms", "2.500 s".
 std::string format_duration(Tick ns);
 
-// `sys[<i>] finished, <N> cycles, exposed communication <M> cycles.` per finished NPU, in rank
-// order, exactly as ASTRA-sim prints them.
+// `sys[<i>] finished, <N> cycles, exposed communication <M> cycles.` and its newline, as
+// ASTRA-sim prints it for NPU `npu`.
+std::string finish_line(std::size_t npu, const sim::NpuResult& result);
+// That line for each finished NPU, in rank order.
 void print_finish_lines(std::ostream& out, const sim::Result& result);
 
 // A short summary in real units.
