@@ -52,10 +52,6 @@ double back_to_back_saving_us(const AchievedModel& model, Collective c, const Tu
   return back_to_back_saved_steps(ranks, filled_chunks(count, element_bytes, ranks)) * step_us;
 }
 
-}  // namespace
-
-namespace {
-
 AchievedModel with_in_place(const AchievedModel& model, bool in_place) {
   Enabled enabled = model.tuning().enabled();
   enabled.in_place = in_place;

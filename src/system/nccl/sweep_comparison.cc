@@ -88,7 +88,7 @@ ComparedShape compared_shape(const SweepRows& sweep) {
   std::tie(shape.type, shape.op, shape.root, shape.repeat) = sweep.key;
   std::vector<SweepPoint> measured, model;
   for (const ComparedRow* r : sweep.rows) {
-    if (shape.model_choices.empty() || choice_name(shape.model_choices.back().second) != choice_name(r->choice)) {
+    if (shape.model_choices.empty() || shape.model_choices.back().second != r->choice) {
       shape.model_choices.emplace_back(r->measured.size, r->choice);
     }
     if (r->spike) continue;
@@ -172,7 +172,7 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
     if (r.measured.in_place_us) in_logs.push_back(std::log(r.model_in_place_us / *r.measured.in_place_us));
   }
   c.out_of_place_error = std::exp(mean_abs_log_ratio(out_logs)) - 1;
-  c.in_place_error = in_logs.empty() ? 0.0 : std::exp(mean_abs_log_ratio(in_logs)) - 1;
+  c.in_place_error = std::exp(mean_abs_log_ratio(in_logs)) - 1;  // 0 where no row prints one
   c.in_place_rows = in_logs.size();
   c.mean_signed_error = std::exp(mean_log_ratio(out_logs)) - 1;
   for (const SweepRows& sweep : sweeps) c.shapes.push_back(compared_shape(sweep));
@@ -186,8 +186,8 @@ std::string shape_lines(const ComparedShape& s, Collective collective, const Mac
   std::string sweep = data_type_name(s.type);
   if (takes_op(collective)) sweep += std::string(" ") + reduce_op_name(s.op);
   if (rooted(collective)) sweep += fmt::format(" root {}", s.root);
-  if (s.repeat > 0) sweep += fmt::format(" rows (the log's table {} of them)", s.repeat + 1);
-  if (s.repeat == 0) sweep += " rows";
+  sweep += " rows";
+  if (s.repeat > 0) sweep += fmt::format(" (the log's table {} of them)", s.repeat + 1);
   const SweepShape& m = s.measured;
   const SweepShape& model = s.model;
   std::string out = fmt::format("# shape of the {}, out of place, measured / model:\n", sweep);

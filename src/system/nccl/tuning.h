@@ -98,6 +98,7 @@ class TuningModel {
     Algorithm algorithm = Algorithm::kRing;
     Protocol protocol = Protocol::kSimple;
     bool point_to_point = false;  // all-to-all and send/receive: NCCL's p2p path, no algorithm
+    bool operator==(const Choice&) const = default;
   };
   // What NCCL runs for a call of `bytes` (the buffer nccl-tests sizes: the all-reduce's, the
   // all-gather's output). Throws Error when NCCL_ALGO / NCCL_PROTO leave nothing available.
