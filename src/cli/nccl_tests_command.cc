@@ -124,11 +124,12 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
     if (spec.platform_latency_us != 0) o.platform_latency_us = spec.platform_latency_us;
     if (!spec.datatype.empty()) o.type = spec.datatype;
     if (!spec.reduce_op.empty()) o.op = spec.reduce_op;
-    for (auto field : {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
-                       &system::NcclSpec::nvls_tree_efficiency, &system::NcclSpec::nvls_chunk_us,
-                       &system::NcclSpec::tree_message_us, &system::NcclSpec::ll_channel_efficiency,
-                       &system::NcclSpec::ll_proxy_scan_ns, &system::NcclSpec::nic_efficiency,
-                       &system::NcclSpec::p2p_channel_gb_per_s, &system::NcclSpec::all_to_all_efficiency}) {
+    for (auto field :
+         {&system::NcclSpec::ring_efficiency, &system::NcclSpec::nvls_efficiency,
+          &system::NcclSpec::nvls_tree_efficiency, &system::NcclSpec::nvls_chunk_us, &system::NcclSpec::tree_message_us,
+          &system::NcclSpec::ll_channel_efficiency, &system::NcclSpec::ll_proxy_scan_ns,
+          &system::NcclSpec::nic_efficiency, &system::NcclSpec::nic_p2p_efficiency,
+          &system::NcclSpec::p2p_channel_gb_per_s, &system::NcclSpec::all_to_all_efficiency}) {
       if (spec.*field) o.calibration.*field = spec.*field;
     }
   }
@@ -186,6 +187,7 @@ void check_flags(const Options& o) {
   share(o.calibration.nvls_efficiency, "--nvls-efficiency");
   share(o.calibration.nvls_tree_efficiency, "--nvls-tree-efficiency", "NVLS's NVLink rate");
   share(o.calibration.nic_efficiency, "--nic-efficiency");
+  share(o.calibration.nic_p2p_efficiency, "--nic-p2p-efficiency");
   share(o.calibration.all_to_all_efficiency, "--all-to-all-efficiency");
   share(o.calibration.ll_channel_efficiency, "--ll-channel-efficiency", "NCCL's per-channel LL128 ceiling");
   cost(o.calibration.nvls_chunk_us, "--nvls-chunk-us");
@@ -413,7 +415,10 @@ Command add_nccl_tests_command(CLI::App& app) {
                   "The share of NVLink's rate an all-to-all through the NVSwitches reaches with many channels a peer "
                   "(default: the GPU preset's, 0.776 on H100)");
   cmd->add_option("--nic-efficiency", o->calibration.nic_efficiency,
-                  "The share of a NIC's line rate NCCL reaches (default: the NIC preset's)");
+                  "The share of a NIC's line rate NCCL's collectives reach (default: the NIC preset's, NDR 0.96)");
+  cmd->add_option("--nic-p2p-efficiency", o->calibration.nic_p2p_efficiency,
+                  "The share of a NIC's line rate all-to-all and send/receive reach (default: the NIC preset's, NDR "
+                  "0.92, or with --nic-efficiency the preset's ratio to it)");
   cmd->add_flag("--collnet", o->collnet, "As NCCL_COLLNET_ENABLE=1: the network reduces (SHARP)");
   cmd->add_flag("--amd-cpu", o->amd_cpu, "Hosts with AMD CPUs (NCCL's LL ceiling and post overhead differ)");
   CLI::Option* compare = cmd->add_option("--compare", o->compare,

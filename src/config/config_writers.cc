@@ -92,6 +92,7 @@ std::string system_json(const SystemConfig& config) {
     if (n.ll_channel_efficiency) key("nccl-ll-channel-efficiency", fmt::format("{}", *n.ll_channel_efficiency));
     if (n.ll_proxy_scan_ns) key("nccl-ll-proxy-scan-ns", fmt::format("{}", *n.ll_proxy_scan_ns));
     if (n.nic_efficiency) key("nccl-nic-efficiency", fmt::format("{}", *n.nic_efficiency));
+    if (n.nic_p2p_efficiency) key("nccl-nic-p2p-efficiency", fmt::format("{}", *n.nic_p2p_efficiency));
     if (n.p2p_channel_gb_per_s) key("nccl-p2p-channel-gb-per-s", fmt::format("{}", *n.p2p_channel_gb_per_s));
     if (n.all_to_all_efficiency) key("nccl-all-to-all-efficiency", fmt::format("{}", *n.all_to_all_efficiency));
   }

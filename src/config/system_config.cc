@@ -331,9 +331,15 @@ const std::vector<Param>& params() {
       {"nccl-ring-efficiency", "number in (0, 1]", "the GPU preset's (0.816; B200, GB200 0.738)",
        "NCCL model: the share of NVLink's rate rings reach (docs/nccl.md, calibrating)",
        [](const Json& v, Context& c) { c.out.system.nccl.ring_efficiency = get_share(c, "nccl-ring-efficiency", v); }},
-      {"nccl-nic-efficiency", "number in (0, 1]", "the NIC preset's",
-       "NCCL model: the share of a NIC's line rate NCCL reaches",
+      {"nccl-nic-efficiency", "number in (0, 1]", "the NIC preset's (NDR 0.96)",
+       "NCCL model: the share of a NIC's line rate NCCL's collectives reach",
        [](const Json& v, Context& c) { c.out.system.nccl.nic_efficiency = get_share(c, "nccl-nic-efficiency", v); }},
+      {"nccl-nic-p2p-efficiency", "number in (0, 1]",
+       "the NIC preset's (NDR 0.92; with nccl-nic-efficiency set, the preset's ratio to it)",
+       "NCCL model: the share of a NIC's line rate all-to-all and send/receive reach",
+       [](const Json& v, Context& c) {
+         c.out.system.nccl.nic_p2p_efficiency = get_share(c, "nccl-nic-p2p-efficiency", v);
+       }},
       {"nccl-nvls-efficiency", "number in (0, 1]", "the GPU preset's (0.744)",
        "NCCL model: the share of NVLink's rate NVLS reaches, before each loop's fixed cost",
        [](const Json& v, Context& c) { c.out.system.nccl.nvls_efficiency = get_share(c, "nccl-nvls-efficiency", v); }},

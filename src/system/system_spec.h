@@ -49,7 +49,8 @@ struct NcclSpec {
   std::string datatype, reduce_op;
   // A machine's own calibration of the model's timing (nccl::Efficiencies); unset, its defaults.
   std::optional<double> ring_efficiency, nvls_efficiency, nvls_tree_efficiency, nvls_chunk_us, tree_message_us,
-      ll_channel_efficiency, ll_proxy_scan_ns, nic_efficiency, p2p_channel_gb_per_s, all_to_all_efficiency;
+      ll_channel_efficiency, ll_proxy_scan_ns, nic_efficiency, nic_p2p_efficiency, p2p_channel_gb_per_s,
+      all_to_all_efficiency;
 };
 
 enum class SchedulingPolicy : std::uint8_t { kLifo, kFifo, kExplicit };

@@ -111,11 +111,24 @@ TEST(NcclTestsCommand, AMachinesOwnCalibrationReplacesTheModelsConstants) {
   no_messages.insert(no_messages.end(), {"--tree-message-us", "0"});
   EXPECT_NE(run_binary(tree).out, run_binary(no_messages).out);
   // A pair across two nodes through one NDR NIC at 0.8 of its 50 GB/s: 40, less the latency's
-  // share at 1 GiB (47.0 at the preset's 0.94).
-  const CommandResult nic = run_binary({"nccl-tests", "sendrecv", "-b", "1G", "-e", "1G", "--gpus-per-node", "1",
-                                        "--nodes", "2", "--nic-efficiency", "0.8"});
+  // share at 1 GiB (46.0 at the preset's 0.92). --nic-efficiency alone sets the collectives' share,
+  // and a send keeps the preset's ratio to it: 0.8 x 0.92 / 0.96, 38.3 GB/s.
+  const std::vector<std::string> pair = {"nccl-tests", "sendrecv",        "-b", "1G",      "-e",
+                                         "1G",         "--gpus-per-node", "1",  "--nodes", "2"};
+  std::vector<std::string> p2p_share = pair;
+  p2p_share.insert(p2p_share.end(), {"--nic-p2p-efficiency", "0.8"});
+  const CommandResult nic = run_binary(p2p_share);
   ASSERT_EQ(nic.exit_code, 0) << nic.err;
   EXPECT_THAT(nic.out, ::testing::ContainsRegex("  39\\.[89][0-9]    N/A"));
+  std::vector<std::string> collectives_share = pair;
+  collectives_share.insert(collectives_share.end(), {"--nic-efficiency", "0.8"});
+  const CommandResult scaled = run_binary(collectives_share);
+  ASSERT_EQ(scaled.exit_code, 0) << scaled.err;
+  EXPECT_THAT(scaled.out, ::testing::ContainsRegex("  38\\.[23][0-9]    N/A"));
+  p2p_share.back() = "1.2";
+  const CommandResult above_one = run_binary(p2p_share);
+  EXPECT_EQ(above_one.exit_code, 1);
+  EXPECT_THAT(above_one.err, HasSubstr("--nic-p2p-efficiency 1.2: expected a share"));
   const CommandResult share = run_binary({"nccl-tests", "all_reduce", "--ring-efficiency", "1.5"});
   EXPECT_EQ(share.exit_code, 1);
   EXPECT_THAT(share.err, HasSubstr("--ring-efficiency 1.5: expected a share of the link's rate, above 0 and at most "

@@ -57,6 +57,7 @@ void expect_same(const config::SystemConfig& a, const config::SystemConfig& b) {
   EXPECT_EQ(n.ll_channel_efficiency, m.ll_channel_efficiency);
   EXPECT_EQ(n.ll_proxy_scan_ns, m.ll_proxy_scan_ns);
   EXPECT_EQ(n.nic_efficiency, m.nic_efficiency);
+  EXPECT_EQ(n.nic_p2p_efficiency, m.nic_p2p_efficiency);
   EXPECT_EQ(n.p2p_channel_gb_per_s, m.p2p_channel_gb_per_s);
   EXPECT_EQ(n.all_to_all_efficiency, m.all_to_all_efficiency);
 }
@@ -100,6 +101,7 @@ config::SystemConfig every_field_set() {
   n.ll_channel_efficiency = 0.25;
   n.ll_proxy_scan_ns = 0.45;
   n.nic_efficiency = 0.875;
+  n.nic_p2p_efficiency = 0.8125;
   n.p2p_channel_gb_per_s = 20.5;
   n.all_to_all_efficiency = 0.75;
   return c;

@@ -175,9 +175,16 @@ double AchievedModel::nics_gb_per_s() const {
   return m.nics_per_node * m.nic->line_gb_per_s * nic_share();
 }
 
-double AchievedModel::nic_share() const {
-  if (efficiencies_.nic) return *efficiencies_.nic;
-  return tuning_.machine().nic->efficiency;
+double AchievedModel::nics_p2p_gb_per_s() const {
+  const Machine& m = tuning_.machine();
+  return m.nics_per_node * m.nic->line_gb_per_s * nic_p2p_share();
+}
+
+double AchievedModel::nic_share() const { return efficiencies_.nic.value_or(tuning_.machine().nic->efficiency); }
+
+double AchievedModel::nic_p2p_share() const {
+  const NicPreset& nic = *tuning_.machine().nic;
+  return efficiencies_.nic_p2p.value_or(nic.p2p_efficiency * nic_share() / nic.efficiency);
 }
 
 double AchievedModel::p2p_gb_per_s(Collective c, Protocol p, std::uint64_t bytes) const {
@@ -191,13 +198,13 @@ double AchievedModel::p2p_gb_per_s(Collective c, Protocol p, std::uint64_t bytes
     // the other rails to their rail's GPU: (G-1)/G of the buffer in all.
     const bool pxn = m.pxn && m.nodes > 1;
     double seconds_per_gb = (pxn ? (gpus - 1) / gpus : (gpus - 1) / n) / scale_up;
-    if (m.nodes > 1) seconds_per_gb = std::max(seconds_per_gb, gpus * (n - gpus) / n / nics_gb_per_s());
+    if (m.nodes > 1) seconds_per_gb = std::max(seconds_per_gb, gpus * (n - gpus) / n / nics_p2p_gb_per_s());
     return seconds_per_gb > 0 ? wire / seconds_per_gb : std::numeric_limits<double>::infinity();
   }
   // Send/receive to the next rank: through the switches all of a GPU's links, over a mesh the one
   // link to the peer; one NIC where the pair straddles two nodes.
   const double scale_up = (m.gpu->nvswitch ? m.gpu->scale_up_gb_per_s() : m.gpu->link_gb_per_s) * ring_share();
-  const double link = m.nodes > 1 ? std::min(scale_up, m.nic->line_gb_per_s * nic_share()) : scale_up;
+  const double link = m.nodes > 1 ? std::min(scale_up, m.nic->line_gb_per_s * nic_p2p_share()) : scale_up;
   return link * wire;
 }
 

@@ -65,8 +65,11 @@ struct Efficiencies {
   // established; the curve is what the two clusters measured.
   std::optional<double> all_to_all;
   double all_to_all_channel_loss = 0.311;
-  // The share of its line rate NCCL reaches through a NIC; unset, the NIC preset's (hardware.h).
+  // The share of its line rate NCCL's collectives reach through a NIC, and its point-to-point
+  // transfers (all-to-all, send/receive); unset, the NIC preset's (hardware.h). With only `nic`
+  // set, point to point keeps the preset's ratio to it.
   std::optional<double> nic;
+  std::optional<double> nic_p2p;
 };
 
 struct Timing {
@@ -88,8 +91,10 @@ class AchievedModel {
   // The algorithm bandwidth (GB/s) the pair reaches on large calls, and its p2p counterpart.
   double algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) const;
   double p2p_gb_per_s(Collective c, Protocol p, std::uint64_t bytes) const;
-  // The share of a NIC's line rate NCCL reaches: the calibration's, else the preset's.
+  // The share of a NIC's line rate NCCL's collectives reach, and its point-to-point transfers:
+  // the calibration's, else the preset's.
   double nic_share() const;
+  double nic_p2p_share() const;
   // An NVLS or NVLS-tree call of `bytes` as a pipeline of NCCL's loops (nvls_pipeline.h).
   NvlsTime nvls_time(Collective c, Algorithm a, std::uint64_t bytes) const;
   // What a tree's network messages cost its proxies, us: 0 within one node. With LL, the lines a
@@ -130,8 +135,10 @@ class AchievedModel {
   // cost, and the node's NICs (infinite within one node).
   double nvls_nvlink_gb_per_s(Collective c, Algorithm a) const;
   double nvls_network_gb_per_s(Algorithm a) const;
-  // What a node's NICs carry out (and in) together, GB/s (a machine of several nodes).
+  // What a node's NICs carry out (and in) together, GB/s (a machine of several nodes), for
+  // collectives and for point-to-point transfers.
   double nics_gb_per_s() const;
+  double nics_p2p_gb_per_s() const;
   // The channels NCCL's communicator runs collectives on (call_channels.h).
   std::uint32_t comm_channels() const;
 

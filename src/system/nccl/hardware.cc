@@ -103,16 +103,21 @@ const std::array<GpuPreset, 6> kGpus = {{
 }};
 
 const std::array<NicPreset, 5> kNics = {{
-    {"ndr400", "ConnectX-7 InfiniBand NDR, 400 Gb/s", 50.0, 0.94, true, true},
+    // NDR: collectives 48 GB/s a NIC, the top of the 46-48 NVIDIA quotes, where two 2 x 8 B200
+    // clusters' all-reduces reach 47.9-48.1 and one cluster's rings across 10 nodes 48.7-49.2;
+    // all-to-all and send/receive 46, where that cluster's all-to-alls reach 44.8-46.2 and its
+    // send/receives between two nodes 40-46 (docs/nccl.md).
+    {"ndr400", "ConnectX-7 InfiniBand NDR, 400 Gb/s", 50.0, 0.96, 0.92, true, true},
     // HDR: NVIDIA measures ring all-reduce busbw 192 GB/s across two DGX A100s' 8 HDR NICs (24 a
     // NIC, 0.96; nccl#812); a 2 x 8 A100 cluster's sweep reaches 192-194 at 1-2 GB (docs/nccl.md).
-    {"hdr200", "ConnectX-6 InfiniBand HDR, 200 Gb/s", 25.0, 0.96, true},
-    {"xdr800", "ConnectX-8 InfiniBand XDR, 800 Gb/s (efficiency assumed as NDR's)", 100.0, 0.94, true, true},
+    // Its point-to-point share is assumed NDR's, less by the same ratio.
+    {"hdr200", "ConnectX-6 InfiniBand HDR, 200 Gb/s", 25.0, 0.96, 0.92, true},
+    {"xdr800", "ConnectX-8 InfiniBand XDR, 800 Gb/s (efficiency assumed as NDR's)", 100.0, 0.96, 0.92, true, true},
     // RoCE: GCP's 400G RoCE reaches 0.82 of line rate on A3 Ultra (three 2 x 8 H200 all-gather
     // sweeps) and 0.92 on A4 (a 2 x 8 B200 one); 0.85 fits those and A4's all-reduce best
-    // (docs/nccl.md).
-    {"roce400", "400 GbE RoCEv2 (efficiency from GCP's A3 Ultra and A4 sweeps)", 50.0, 0.85, false},
-    {"roce200", "200 GbE RoCEv2 (efficiency assumed as 400G RoCE's)", 25.0, 0.85, false},
+    // (docs/nccl.md). Point to point: NDR's ratio of the two shares (0.92 / 0.96), assumed.
+    {"roce400", "400 GbE RoCEv2 (efficiency from GCP's A3 Ultra and A4 sweeps)", 50.0, 0.85, 0.815, false},
+    {"roce200", "200 GbE RoCEv2 (efficiency assumed as 400G RoCE's)", 25.0, 0.85, 0.815, false},
 }};
 
 }  // namespace

@@ -72,8 +72,12 @@ struct NicPreset {
   const char* name = "";
   const char* description = "";
   double line_gb_per_s = 50;  // 400 Gb/s
-  // The share of the line rate one NCCL ring reaches through it (headers, ACKs, the PCIe hop).
-  double efficiency = 0.94;
+  // The share of the line rate NCCL's collectives reach through it (rings, trees, NVLS-tree:
+  // headers, ACKs, the PCIe hop), and the share its point-to-point transfers reach (all-to-all,
+  // send/receive), which is less: NCCL sends those in 128 KiB chunks (NCCL_P2P_NET_CHUNKSIZE),
+  // a quarter of a collective's 512 KiB step, so each message's own cost weighs more.
+  double efficiency = 0.96;
+  double p2p_efficiency = 0.92;
   bool infiniband = true;
   // Its switches reduce bfloat16 and 8-bit integers in the network (SHARP v3: Quantum-2, NDR, and
   // later), where CollNet runs (call_types.h).

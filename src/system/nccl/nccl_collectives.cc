@@ -74,6 +74,7 @@ Efficiencies efficiencies_of(const NcclSpec& spec) {
   e.ll_channel = spec.ll_channel_efficiency.value_or(e.ll_channel);
   e.ll_proxy_scan_ns = spec.ll_proxy_scan_ns.value_or(e.ll_proxy_scan_ns);
   e.nic = spec.nic_efficiency;
+  e.nic_p2p = spec.nic_p2p_efficiency;
   e.p2p_channel_gb_per_s = spec.p2p_channel_gb_per_s.value_or(e.p2p_channel_gb_per_s);
   e.all_to_all = spec.all_to_all_efficiency;
   return e;
@@ -302,6 +303,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     double beyond_latency_us = 0;   // NCCL's own costs beyond its latency, waited out with it
     if (t.choice.point_to_point) {  // all-to-all: a piece of the buffer to every other member
       t.node_share = model.all_to_all_share(bytes);
+      if (m.nodes > 1) t.net_share = model.nic_p2p_share();
       // Across nodes of equal membership, PXN relays each piece through the GPU on its
       // destination's rail; else each goes straight.
       const bool uniform = m.gpus_per_node * m.nodes == n;
