@@ -1,12 +1,12 @@
 #include "config/fabric_keys.h"
 
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/parse_number.h"
 #include "core/read_file.h"
 #include "network/fabric/fabric_text.h"
 
@@ -69,22 +69,17 @@ void read_fabric_keys(const YAML::Node& root, const std::string& source, network
   }
   if (root["ecmp_seed"]) {
     const std::string text = scalar("ecmp_seed");
-    std::uint64_t seed = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
-    if (ec != std::errc() || ptr != text.data() + text.size()) {
-      fail("{}: key \"ecmp_seed\" is \"{}\"; expected a whole number from 0 to 2^64-1", source, text);
-    }
-    spec.routing.seed = seed;
+    const auto seed = parse_number<std::uint64_t>(text);
+    if (!seed) fail("{}: key \"ecmp_seed\" is \"{}\"; expected a whole number from 0 to 2^64-1", source, text);
+    spec.routing.seed = *seed;
   }
   if (root["nic_bandwidth"]) {
     const std::string text = scalar("nic_bandwidth");
-    double number = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (ec == std::errc() && ptr == text.data() + text.size()) {
-      if (!(number > 0) || !std::isfinite(number)) {
+    if (const auto number = parse_number<double>(text)) {
+      if (!(*number > 0) || !std::isfinite(*number)) {
         fail("{}: key \"nic_bandwidth\" is {}; expected a positive number of GB/s", source, text);
       }
-      spec.nic_bytes_per_ns = network::bytes_per_ns(number);
+      spec.nic_bytes_per_ns = network::bytes_per_ns(*number);
     } else {
       spec.nic_bytes_per_ns =
           network::parse_bandwidth_bytes_per_ns(text, fmt::format("{}: key \"nic_bandwidth\"", source));

@@ -1,10 +1,11 @@
 #include "core/units.h"
 
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <string>
 #include <utility>
+
+#include "core/parse_number.h"
 
 namespace chakrasim {
 namespace {
@@ -41,17 +42,13 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
     factor = std::pow(binary ? 1024.0 : 1000.0, static_cast<double>(power + 1));
   }
   if (factor == 1 && number.find('.') == std::string_view::npos) {  // exact, even beyond 2^53
-    std::uint64_t whole = 0;
-    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), whole);
-    if (error != std::errc() || end != number.data() + number.size() || whole >= (std::uint64_t{1} << 63)) {
-      return std::nullopt;
-    }
+    const auto whole = parse_number<std::uint64_t>(number);
+    if (!whole || *whole >= (std::uint64_t{1} << 63)) return std::nullopt;
     return whole;
   }
-  double value = 0;
-  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
-  if (error != std::errc() || end != number.data() + number.size()) return std::nullopt;
-  const double bytes = value * factor;
+  const auto value = parse_number<double>(number);
+  if (!value) return std::nullopt;
+  const double bytes = *value * factor;
   if (bytes != std::floor(bytes) || bytes >= 9223372036854775808.0) return std::nullopt;
   return static_cast<std::uint64_t>(bytes);
 }
@@ -66,10 +63,9 @@ std::optional<std::uint64_t> parse_duration_ns(std::string_view text) {
   if (unit == "ms") factor = 1e6;
   if (unit == "s") factor = 1e9;
   if (factor == 0) return std::nullopt;
-  double value = 0;
-  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
-  if (error != std::errc() || end != number.data() + number.size()) return std::nullopt;
-  const double ns = std::round(value * factor);
+  const auto value = parse_number<double>(number);
+  if (!value) return std::nullopt;
+  const double ns = std::round(*value * factor);
   if (ns >= 9223372036854775808.0) return std::nullopt;
   return static_cast<std::uint64_t>(ns);
 }

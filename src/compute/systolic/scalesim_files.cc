@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <map>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/parse_number.h"
 
 namespace chakrasim::compute::systolic {
 namespace {
@@ -51,12 +51,9 @@ std::vector<std::string> split(const std::string& s, char by) {
 
 std::uint64_t number(const std::string& text, const std::string& where) {
   const std::string t = trim(text);
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (t.empty() || ec != std::errc() || end != t.data() + t.size()) {
-    fail("{}: \"{}\" is not a whole number; expected one", where, t);
-  }
-  return v;
+  const auto v = parse_number<std::uint64_t>(t);
+  if (!v) fail("{}: \"{}\" is not a whole number; expected one", where, t);
+  return *v;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/parse_number.h"
 #include "core/read_file.h"
 
 namespace chakrasim::network {
@@ -31,13 +32,6 @@ std::vector<Line> words_by_line(const std::string& text) {
     if (!line.words.empty()) lines.push_back(std::move(line));
   }
   return lines;
-}
-
-std::optional<std::uint64_t> whole_number(const std::string& word) {
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
-  if (ec != std::errc() || end != word.data() + word.size()) return std::nullopt;
-  return value;
 }
 
 // A number followed by a unit from `units`: "0.0005ms" -> 0.0005 x the factor of "ms".
@@ -97,7 +91,7 @@ Fabric parse_fabric_text(const std::string& text, const std::string& source) {
   if (lines.empty()) fail("{}: the topology file is empty; expected \"<nodes> <switches> <links>\" on line 1", source);
   const Line& head = lines.front();
   auto count = [&](std::size_t index, const char* what) {
-    const auto value = whole_number(head.words[index]);
+    const auto value = parse_number<std::uint64_t>(head.words[index]);
     if (!value || *value > (1u << 26)) {  // 67M nodes: beyond any cluster, and a bound on what a header allocates
       fail("{}: line {}: {} \"{}\"; expected a whole number up to 67108864", source, head.number, what,
            head.words[index]);
@@ -137,7 +131,7 @@ Fabric parse_fabric_text(const std::string& text, const std::string& source) {
     }
     if (at >= lines.size()) fail("{}: {} switch ids listed; expected {} after line 1", source, k, switches);
     const std::string& w = lines[at].words[word++];
-    const auto id = whole_number(w);
+    const auto id = parse_number<std::uint64_t>(w);
     if (!id || *id >= nodes) {
       fail("{}: line {}: switch id \"{}\"; expected a node id from 0 to {}", source, lines[at].number, w, nodes - 1);
     }
@@ -163,7 +157,7 @@ Fabric parse_fabric_text(const std::string& text, const std::string& source) {
     if (l.words.size() < 4 || l.words.size() > 5) {
       fail("{} has {} fields; expected \"<src> <dst> <bandwidth> <latency> <error rate>\"", where, l.words.size());
     }
-    const auto a = whole_number(l.words[0]), b = whole_number(l.words[1]);
+    const auto a = parse_number<std::uint64_t>(l.words[0]), b = parse_number<std::uint64_t>(l.words[1]);
     if (!a || !b || *a >= nodes || *b >= nodes) {
       fail("{}: link \"{} {}\"; expected two node ids from 0 to {}", where, l.words[0], l.words[1], nodes - 1);
     }

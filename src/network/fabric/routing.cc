@@ -1,10 +1,10 @@
 #include "network/fabric/routing.h"
 
-#include <charconv>
 #include <limits>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/parse_number.h"
 #include "core/splitmix.h"
 
 namespace chakrasim::network {
@@ -174,13 +174,12 @@ FixedRoutes read_fixed_routes(const std::string& text, const std::string& source
     std::vector<std::uint32_t> nodes;
     std::string word;
     while (in >> word) {
-      std::uint64_t node = 0;
-      const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), node);
-      if (ec != std::errc() || ptr != word.data() + word.size() || node >= fabric.node_count()) {
+      const auto node = parse_number<std::uint64_t>(word);
+      if (!node || *node >= fabric.node_count()) {
         fail("{}: line {}: \"{}\" is not a node of the topology; expected node ids 0 to {}", source, line_number, word,
              fabric.node_count() - 1);
       }
-      nodes.push_back(static_cast<std::uint32_t>(node));
+      nodes.push_back(static_cast<std::uint32_t>(*node));
     }
     if (nodes.empty()) continue;
     if (nodes.size() < 2 || npu_of[nodes.front()] < 0 || npu_of[nodes.back()] < 0 || nodes.front() == nodes.back()) {

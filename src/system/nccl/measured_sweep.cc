@@ -1,7 +1,6 @@
 #include "system/nccl/measured_sweep.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <set>
@@ -9,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/parse_number.h"
 
 namespace chakrasim::system::nccl {
 namespace {
@@ -30,14 +30,6 @@ std::vector<std::string_view> fields_of(std::string_view line) {
     at = end;
   }
   return fields;
-}
-
-template <typename T>
-std::optional<T> number(std::string_view text) {
-  T value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
 }
 
 bool all_digits(std::string_view text) {
@@ -113,7 +105,7 @@ std::optional<Layout> layout_of(std::size_t fields, Collective c) {
 // A "# nThread 1 nGpus 8 ... agg iters: 1 validation: 1 graph: 0" header's value after `key`.
 std::optional<std::int64_t> header_value(const std::vector<std::string_view>& fields, std::string_view key) {
   for (std::size_t i = 0; i + 1 < fields.size(); ++i) {
-    if (fields[i] == key) return number<std::int64_t>(fields[i + 1]);
+    if (fields[i] == key) return parse_number<std::int64_t>(fields[i + 1]);
   }
   return std::nullopt;
 }
@@ -157,7 +149,7 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
         }
         for (std::size_t i = 0; i + 2 < fields.size(); ++i) {
           if (fields[i] == "agg" && fields[i + 1] == "iters:") {
-            const auto agg = number<std::int64_t>(fields[i + 2]);
+            const auto agg = parse_number<std::int64_t>(fields[i + 2]);
             if (agg && *agg != 1) {
               throw Error(fmt::format("{}: calls aggregated in groups of {} (agg iters); the model times one call at "
                                       "a time (nccl-tests' -m 1)",
@@ -168,7 +160,7 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
       }
       // "#  Rank  3 Group  0 Pid 1234 on host device  3 [0000:61:00] NVIDIA H100 80GB HBM3"
       if (fields.size() >= 3 && fields[1] == "Rank") {
-        if (const auto rank = number<std::uint32_t>(fields[2])) {
+        if (const auto rank = parse_number<std::uint32_t>(fields[2])) {
           max_rank = std::max(max_rank, *rank);
           const auto on = std::find(fields.begin(), fields.end(), std::string_view("on"));
           const std::string host = on + 1 < fields.end() ? std::string(*(on + 1)) : std::string();
@@ -194,7 +186,7 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
     }
     MeasuredRow row;
     row.line = line_number;
-    const auto size = number<std::uint64_t>(fields[0]);
+    const auto size = parse_number<std::uint64_t>(fields[0]);
     if (!size) throw Error(fmt::format("{}: size \"{}\"; expected bytes", where(), fields[0]));
     row.size = *size;
     row.type = *type;
@@ -218,7 +210,7 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
     }
     if (layout->root >= 0) {
       const std::string_view text_root = fields[static_cast<std::size_t>(layout->root)];
-      const auto root = number<std::int64_t>(text_root);
+      const auto root = parse_number<std::int64_t>(text_root);
       if (!root || (rooted(collective) ? *root < 0 : *root != -1)) {
         throw Error(fmt::format("{}: root \"{}\"; expected {} for {} (is this another collective's table?)", where(),
                                 text_root, rooted(collective) ? "a rank" : "-1", collective_name(collective)));
@@ -227,7 +219,7 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
     }
     const auto time = [&](int at, const char* column) {
       const std::string_view t = fields[static_cast<std::size_t>(at)];
-      const auto us = number<double>(t);
+      const auto us = parse_number<double>(t);
       if (!us || !std::isfinite(*us) || *us < 0) {
         throw Error(fmt::format("{}: {} time \"{}\"; expected microseconds, 0 or more", where(), column, t));
       }

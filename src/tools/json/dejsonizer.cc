@@ -2,7 +2,6 @@
 #include "tools/json/jsonizer.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <istream>
@@ -19,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/json_input.h"
+#include "core/parse_number.h"
 #include "core/read_file.h"
 #include "tools/common/text_format.h"
 
@@ -79,18 +79,11 @@ struct Scalar {
   }
 };
 
-template <typename Number>
-bool parse_whole(std::string_view text, Number& out) {
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return !text.empty() && error == std::errc() && end == text.data() + text.size();
-}
-
 // Integers as protobuf's JSON parser takes them: a number (an integral float too) or a string
 // of digits, in range.
 template <typename Int>
 std::optional<Int> to_integer(const Scalar& v) {
   using Kind = Scalar::Kind;
-  Int parsed{};
   if (v.kind == Kind::kUnsigned && std::in_range<Int>(v.unsigned_value)) return static_cast<Int>(v.unsigned_value);
   if (v.kind == Kind::kSigned && std::in_range<Int>(v.signed_value)) return static_cast<Int>(v.signed_value);
   if (v.kind == Kind::kFloat) {
@@ -98,7 +91,7 @@ std::optional<Int> to_integer(const Scalar& v) {
     const double d = v.floating;
     if (std::trunc(d) == d && d < limit && d >= (std::is_signed_v<Int> ? -limit : 0.0)) return static_cast<Int>(d);
   }
-  if (v.kind == Kind::kString && parse_whole(v.text, parsed)) return parsed;
+  if (v.kind == Kind::kString) return parse_number<Int>(v.text);
   return std::nullopt;
 }
 
@@ -113,9 +106,7 @@ std::optional<Floating> to_floating(const Scalar& v) {
   if (v.text == "NaN") return std::numeric_limits<Floating>::quiet_NaN();
   if (v.text == "Infinity") return std::numeric_limits<Floating>::infinity();
   if (v.text == "-Infinity") return -std::numeric_limits<Floating>::infinity();
-  Floating parsed{};
-  if (parse_whole(v.text, parsed)) return parsed;  // out of range for the type fails here
-  return std::nullopt;
+  return parse_number<Floating>(v.text);  // out of range for the type gives nothing
 }
 
 // What a field takes, for error messages.

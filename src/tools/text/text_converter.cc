@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -31,6 +30,7 @@
 #include "chakra/trace_builder.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/parse_number.h"
 #include "core/read_file.h"
 #include "core/resources.h"
 #include "tools/common/text_format.h"
@@ -228,10 +228,7 @@ namespace text {
 
 std::optional<std::uint64_t> parse_count(std::string_view word) {
   if (!word.empty() && word.front() == '+') word.remove_prefix(1);  // as Python's int() allows
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
-  if (word.empty() || ec != std::errc() || end != word.data() + word.size()) return std::nullopt;
-  return value;
+  return parse_number<std::uint64_t>(word);
 }
 
 std::optional<chakra::CommType> comm_type_of(std::string_view keyword) {
