@@ -17,6 +17,8 @@ namespace {
 constexpr double kSpikeRatio = 1.2;
 // From here the bytes, not a latency, set a call's time: no floor is read above it.
 constexpr std::uint64_t kLatencySizesBytes = std::uint64_t{1} << 20;
+// From here a call's bytes outweigh its latency many times over: its time reads as a link's rate.
+constexpr std::uint64_t kBandwidthSizesBytes = std::uint64_t{64} << 20;
 
 double mean_log_ratio(const std::vector<double>& logs) {
   double sum = 0;
@@ -176,6 +178,13 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
   c.in_place_rows = in_logs.size();
   c.mean_signed_error = std::exp(mean_log_ratio(out_logs)) - 1;
   for (const SweepRows& sweep : sweeps) c.shapes.push_back(compared_shape(sweep));
+  const ComparedShape& first = c.shapes.front();
+  if (first.measured.peak_size_bytes >= kBandwidthSizesBytes) {
+    c.peak_hint =
+        share_hint(machine, enabled, efficiencies, collective, first.type, first.op, first.root,
+                   first.measured.peak_size_bytes,
+                   static_cast<double>(first.measured.peak_size_bytes) / 1000 / first.measured.peak_algbw_gb_per_s);
+  }
   return c;
 }
 
@@ -239,6 +248,23 @@ std::string floor_hint(const Comparison& c, const Machine& machine) {
                      measured, at, measured - model, machine.platform_latency_us + measured - model);
 }
 
+// What share binds the first sweep's peak in the model, and the value that gives its time.
+std::string peak_hint(const Comparison& c, Collective collective, const Machine& machine) {
+  if (!c.peak_hint) return "";
+  const ShareHint& h = *c.peak_hint;
+  const SweepShape& m = c.shapes.front().measured;
+  const std::string peak =
+      fmt::format("{:.1f} GB/s busbw at {}", bus_factor(collective, machine.ranks()) * m.peak_algbw_gb_per_s,
+                  size_name(static_cast<double>(m.peak_size_bytes)));
+  if (!h.reachable) {
+    return fmt::format("# the peak, {}, is set in the model by {} ({} {:g}); even {} 1 leaves the model slower "
+                       "there\n",
+                       peak, h.binds, h.option, h.now, h.option);
+  }
+  return fmt::format("# the peak, {}, is set in the model by {} ({} {:g}): {} {:.3f} would give its time\n", peak,
+                     h.binds, h.option, h.now, h.option, h.share);
+}
+
 }  // namespace
 
 std::string comparison_table(const Comparison& c, Collective collective, const Machine& machine,
@@ -282,6 +308,7 @@ std::string comparison_table(const Comparison& c, Collective collective, const M
   out += fmt::format("\n# the model's times are {:.1f}% {} the measured ones overall (geometric mean, out of place)\n",
                      100 * std::abs(c.mean_signed_error), c.mean_signed_error < 0 ? "under" : "over");
   out += floor_hint(c, machine);
+  out += peak_hint(c, collective, machine);
   for (const ComparedShape& shape : c.shapes) out += shape_lines(shape, collective, machine);
   out += "#\n";
   return out;

@@ -6,12 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "system/nccl/achieved.h"
 #include "system/nccl/measured_sweep.h"
+#include "system/nccl/share_hint.h"
 #include "system/nccl/sweep_shape.h"
 
 namespace chakrasim::system::nccl {
@@ -60,6 +62,9 @@ struct Comparison {
   std::size_t spikes = 0;        // rows left out as noise spikes
   double mean_signed_error = 0;  // exp(mean ln(model / measured)) - 1, out of place
   CompareOptions options;        // what the rows were timed and read with
+  // Where the first sweep's peak is at a size the bytes set (64 MiB or more): the share that
+  // binds the model there, and the value of it that gives the measured time (share_hint.h).
+  std::optional<ShareHint> peak_hint;
 };
 
 // The model's time for each of `run`'s rows, on `machine` with `enabled` and `efficiencies` (less
@@ -77,7 +82,7 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
 // changes; headed with the file and the machine. Where the first sweep's floor (its least time)
 // is under 1 MiB and above the model's time there, it says what --platform-latency-us would make
 // of it, or, where the host's launches set the model's time there, the --host-launch-us that
-// would give the measured floor.
+// would give the measured floor; and where the comparison has a peak hint, the share to set.
 std::string comparison_table(const Comparison& comparison, Collective collective, const Machine& machine,
                              const std::string& file);
 
