@@ -1,6 +1,8 @@
 // A number written as a whole piece of text ("4096", "-1", "0.25"), as std::from_chars reads
-// it: no leading spaces or '+', no "0x", nothing after it. Readers of every layer call this and
-// say in their own words what they expected where it gives nothing.
+// it: no leading spaces or '+', no "0x", nothing after it; a floating type also takes "inf",
+// "infinity" and "nan" in any case, as from_chars does (a reader that wants finite numbers checks
+// for them). Readers of every layer call this and say in their own words what they expected where
+// it gives nothing.
 #pragma once
 
 #include <charconv>

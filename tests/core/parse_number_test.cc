@@ -1,4 +1,5 @@
 // A number as the whole of a piece of text: what is read, and what gives nothing.
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -16,6 +17,10 @@ TEST(ParseNumber, TheWholeTextIsTheNumber) {
   EXPECT_EQ(parse_number<std::uint32_t>("0"), 0u);
   EXPECT_EQ(parse_number<double>("0.25"), 0.25);
   EXPECT_EQ(parse_number<double>("1e3"), 1000.0);
+  // from_chars's infinities and NaN, which readers of finite numbers refuse themselves.
+  EXPECT_EQ(parse_number<double>("inf"), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(parse_number<double>("-Infinity"), -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(*parse_number<double>("nan")));
 }
 
 TEST(ParseNumber, AnythingElseGivesNothing) {

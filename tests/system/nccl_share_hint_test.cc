@@ -28,12 +28,17 @@ double model_us(const Machine& machine, const Enabled& enabled, const Efficienci
 }
 
 std::optional<ShareHint> hint_for(const Machine& machine, Collective c, std::uint64_t bytes, double measured_us) {
-  return share_hint(machine, Enabled::all(), {}, c, DataType::kFloat, ReduceOp::kSum, 0, bytes, measured_us);
+  ShareHintCall call;
+  call.collective = c;
+  call.bytes = bytes;
+  return share_hint(machine, Enabled::all(), {}, call, measured_us);
 }
 
 TEST(NcclShareHint, TheShareThatBindsIsNamedWithItsValueNow) {
   // One node: rings on NVLink for an all-gather, NVLS for an all-reduce, the all-to-all's own
-  // share for an all-to-all; across nodes the NICs, a collective's share or point to point's.
+  // share for an all-to-all; across nodes the NICs, a collective's share or point to point's, and
+  // for an all-reduce on two nodes (NVLS-tree, the NICs with room) NVLS-tree's own share, not the
+  // NVLS share it multiplies (which would move one node's NVLS too).
   struct Case {
     Machine machine;
     Collective c;
@@ -46,6 +51,7 @@ TEST(NcclShareHint, TheShareThatBindsIsNamedWithItsValueNow) {
       {dgx(), Collective::kAllToAll, "--all-to-all-efficiency", 0.776},
       {dgx("H100", 8, 4), Collective::kAllGather, "--nic-efficiency", 0.96},
       {dgx("H100", 8, 4), Collective::kAllToAll, "--nic-p2p-efficiency", 0.92},
+      {dgx("H100", 8, 2), Collective::kAllReduce, "--nvls-tree-efficiency", 0.91},
   };
   for (const Case& k : cases) {
     const double t = model_us(k.machine, Enabled::all(), {}, k.c, 8 * kGiB);
@@ -78,6 +84,17 @@ TEST(NcclShareHint, TheValueGivesTheMeasuredTime) {
   ASSERT_TRUE(fast);
   EXPECT_FALSE(fast->reachable);
   EXPECT_STREQ(fast->option, "--nic-efficiency");
+  EXPECT_EQ(fast->next_option, nullptr);  // at 1 the NICs still bind: NVLink allows 450 x 0.816 x 8/7
+  // With 9 NICs a node the ring's NVLink binds (419.7 GB/s against the NICs' 432), and before
+  // its share reaches 1 the NICs take over: named as the next.
+  const Machine nine = dgx("H100", 8, 4, 9);
+  const double nine_us = model_us(nine, Enabled::all(), {}, Collective::kAllGather, 8 * kGiB);
+  const auto past = hint_for(nine, Collective::kAllGather, 8 * kGiB, 0.83 * nine_us);
+  ASSERT_TRUE(past);
+  EXPECT_STREQ(past->option, "--ring-efficiency");
+  EXPECT_FALSE(past->reachable);
+  ASSERT_NE(past->next_option, nullptr);
+  EXPECT_STREQ(past->next_option, "--nic-efficiency");
 }
 
 TEST(NcclShareHint, ACallALatencySetsHasNone) {
@@ -115,6 +132,27 @@ TEST(NcclShareHint, TheTableNamesItForTheFirstSweepsPeak) {
   EXPECT_THAT(comparison_table(fast, Collective::kAllGather, m, "run.log"), HasSubstr("(--ring-efficiency 0.816); even "
                                                                                       "--ring-efficiency 1 leaves the "
                                                                                       "model slower there\n"));
+  // And where another share takes over on the way to 1, which (9 NICs a node: see above).
+  {
+    const Machine nine = dgx("H100", 8, 4, 9);
+    MeasuredRun big;
+    big.rows = {run.rows.back()};
+    big.rows[0].out_of_place_us = 0.83 * model_us(nine, Enabled::all(), {}, Collective::kAllGather, kGiB);
+    const Comparison past = compare_with_model(big, "run.log", Collective::kAllGather, nine, Enabled::all(), {}, {});
+    EXPECT_THAT(comparison_table(past, Collective::kAllGather, nine, "run.log"), HasSubstr("even --ring-efficiency 1 "
+                                                                                           "leaves the model slower "
+                                                                                           "there, and at 1 the NICs' "
+                                                                                           "rate for "
+                                                                                           "collectives binds it "
+                                                                                           "instead "
+                                                                                           "(--nic-efficiency)\n"));
+  }
+  // Where the host's launches set the model's time at the peak (8 of 400 us from one thread,
+  // -g 8, against the GPUs' 2631 at 1 GiB), no share moves it: no hint.
+  CompareOptions launched;
+  launched.gpus_per_thread = 8;
+  launched.host_launch_us = 400;
+  EXPECT_FALSE(compare_with_model(run, "run.log", Collective::kAllGather, m, Enabled::all(), {}, launched).peak_hint);
   // A peak under 64 MiB reads as latency and bytes alike: no hint.
   run.rows.resize(1);
   const Comparison small = compare_with_model(run, "run.log", Collective::kAllGather, m, Enabled::all(), {}, {});

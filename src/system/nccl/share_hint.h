@@ -17,16 +17,28 @@ struct ShareHint {
   const char* option = "";  // the nccl-tests command's option that sets the share
   const char* binds = "";   // what the share is of, for the sentence that names it
   double now = 0;           // the model's share
-  double share = 0;         // the share at which the model's time is the measured one
+  double share = 1;         // the share at which the model's time is the measured one
   bool reachable = true;    // false: even a share of 1 leaves the model slower than the run
+  // Where it is not: the share that binds once this one is 1, if another does.
+  const char* next_option = nullptr;
+  const char* next_binds = nullptr;
 };
 
-// The share binding one call of `bytes` (`type`, `op`, `root` as the run's row has them, out of
-// place) on `machine`, and the value that makes its time `measured_us`; none where no share moves
-// the time by at least half as much as it changes (the call is not bound by a link's rate), or
-// where even a share near 0 leaves the model faster than the run.
+// One call as a run's row has it: out of place, no call shorter than the host's launches.
+struct ShareHintCall {
+  Collective collective = Collective::kAllReduce;
+  DataType type = DataType::kFloat;
+  ReduceOp op = ReduceOp::kSum;
+  std::uint32_t root = 0;
+  std::uint64_t bytes = 0;
+  double host_issue_us = 0;
+};
+
+// The share binding `call` on `machine`, and the value that makes its time `measured_us`; none
+// where no share moves the time by at least half as much as it changes (a latency, the host's
+// launches or NCCL's few channels a peer set it, not a link's rate), or where even a share near 0
+// leaves the model faster than the run.
 std::optional<ShareHint> share_hint(const Machine& machine, const Enabled& enabled, const Efficiencies& efficiencies,
-                                    Collective collective, DataType type, ReduceOp op, std::uint32_t root,
-                                    std::uint64_t bytes, double measured_us);
+                                    const ShareHintCall& call, double measured_us);
 
 }  // namespace chakrasim::system::nccl

@@ -180,9 +180,14 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
   for (const SweepRows& sweep : sweeps) c.shapes.push_back(compared_shape(sweep));
   const ComparedShape& first = c.shapes.front();
   if (first.measured.peak_size_bytes >= kBandwidthSizesBytes) {
+    const ShareHintCall call{collective,
+                             first.type,
+                             first.op,
+                             first.root,
+                             first.measured.peak_size_bytes,
+                             options.host_issue_us()};
     c.peak_hint =
-        share_hint(machine, enabled, efficiencies, collective, first.type, first.op, first.root,
-                   first.measured.peak_size_bytes,
+        share_hint(machine, enabled, efficiencies, call,
                    static_cast<double>(first.measured.peak_size_bytes) / 1000 / first.measured.peak_algbw_gb_per_s);
   }
   return c;
@@ -257,9 +262,12 @@ std::string peak_hint(const Comparison& c, Collective collective, const Machine&
       fmt::format("{:.1f} GB/s busbw at {}", bus_factor(collective, machine.ranks()) * m.peak_algbw_gb_per_s,
                   size_name(static_cast<double>(m.peak_size_bytes)));
   if (!h.reachable) {
-    return fmt::format("# the peak, {}, is set in the model by {} ({} {:g}); even {} 1 leaves the model slower "
-                       "there\n",
-                       peak, h.binds, h.option, h.now, h.option);
+    std::string out = fmt::format("# the peak, {}, is set in the model by {} ({} {:g}); even {} 1 leaves the model "
+                                  "slower there",
+                                  peak, h.binds, h.option, h.now, h.option);
+    if (h.next_option != nullptr)
+      out += fmt::format(", and at 1 {} binds it instead ({})", h.next_binds, h.next_option);
+    return out + "\n";
   }
   return fmt::format("# the peak, {}, is set in the model by {} ({} {:g}): {} {:.3f} would give its time\n", peak,
                      h.binds, h.option, h.now, h.option, h.share);
