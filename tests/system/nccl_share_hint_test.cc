@@ -28,10 +28,9 @@ double model_us(const Machine& machine, const Enabled& enabled, const Efficienci
 }
 
 std::optional<ShareHint> hint_for(const Machine& machine, Collective c, std::uint64_t bytes, double measured_us) {
-  ShareHintCall call;
-  call.collective = c;
-  call.bytes = bytes;
-  return share_hint(machine, Enabled::all(), {}, call, measured_us);
+  SweepOptions row;
+  row.collective = c;
+  return share_hint(machine, Enabled::all(), {}, row, bytes, measured_us);
 }
 
 TEST(NcclShareHint, TheShareThatBindsIsNamedWithItsValueNow) {

@@ -42,7 +42,7 @@ double AchievedModel::algorithm_gb_per_s(Collective c, Algorithm a, Protocol p) 
   const double gpus = m.gpus_per_node;
   const double scale_up = m.gpus_per_node > 1 ? m.scale_up_gb_per_s() : kUnlimited;
   // What a node's NICs carry out (and in) together.
-  const double network = m.nodes > 1 ? nics_gb_per_s() : kUnlimited;
+  const double network = m.nodes > 1 ? nics_gb_per_s(nic_share()) : kUnlimited;
   // Across nodes each ring leaves a node once, by a NIC: of its G hops in a node G - 1 cross the
   // GPUs' links. With a NIC a GPU (or two) NCCL's rings leave by every GPU alike, so a GPU's links
   // carry (G - 1) / G of its sends; with fewer NICs the GPUs away from them carry all of theirs.
@@ -122,7 +122,8 @@ double AchievedModel::nvls_network_gb_per_s(Algorithm a) const {
   if (m.nodes < 2) return std::numeric_limits<double>::infinity();
   // Across nodes: the network reduces (CollNet) and the node sends the buffer once each way;
   // NVLS-tree's trees send it twice.
-  return a == Algorithm::kNvls ? nics_gb_per_s() : nics_gb_per_s() / tree_network_sends(m.nodes);
+  const double nics = nics_gb_per_s(nic_share());
+  return a == Algorithm::kNvls ? nics : nics / tree_network_sends(m.nodes);
 }
 
 NvlsTime AchievedModel::nvls_time(Collective c, Algorithm a, std::uint64_t bytes) const {
@@ -170,14 +171,9 @@ double AchievedModel::ll_channels_us(Collective c, Algorithm a, Protocol p, std:
   return nccl::ll_channels_us(c, a, p, tuning_.machine().ranks(), comm_channels(), bytes, ll_channel_gb_per_s());
 }
 
-double AchievedModel::nics_gb_per_s() const {
+double AchievedModel::nics_gb_per_s(double share) const {
   const Machine& m = tuning_.machine();
-  return m.nics_per_node * m.nic->line_gb_per_s * nic_share();
-}
-
-double AchievedModel::nics_p2p_gb_per_s() const {
-  const Machine& m = tuning_.machine();
-  return m.nics_per_node * m.nic->line_gb_per_s * nic_p2p_share();
+  return m.nics_per_node * m.nic->line_gb_per_s * share;
 }
 
 double AchievedModel::nic_share() const { return efficiencies_.nic.value_or(tuning_.machine().nic->efficiency); }
@@ -198,7 +194,7 @@ double AchievedModel::p2p_gb_per_s(Collective c, Protocol p, std::uint64_t bytes
     // the other rails to their rail's GPU: (G-1)/G of the buffer in all.
     const bool pxn = m.pxn && m.nodes > 1;
     double seconds_per_gb = (pxn ? (gpus - 1) / gpus : (gpus - 1) / n) / scale_up;
-    if (m.nodes > 1) seconds_per_gb = std::max(seconds_per_gb, gpus * (n - gpus) / n / nics_p2p_gb_per_s());
+    if (m.nodes > 1) seconds_per_gb = std::max(seconds_per_gb, gpus * (n - gpus) / n / nics_gb_per_s(nic_p2p_share()));
     return seconds_per_gb > 0 ? wire / seconds_per_gb : std::numeric_limits<double>::infinity();
   }
   // Send/receive to the next rank: through the switches all of a GPU's links, over a mesh the one

@@ -135,10 +135,9 @@ class AchievedModel {
   // cost, and the node's NICs (infinite within one node).
   double nvls_nvlink_gb_per_s(Collective c, Algorithm a) const;
   double nvls_network_gb_per_s(Algorithm a) const;
-  // What a node's NICs carry out (and in) together, GB/s (a machine of several nodes), for
-  // collectives and for point-to-point transfers.
-  double nics_gb_per_s() const;
-  double nics_p2p_gb_per_s() const;
+  // What a node's NICs carry out (and in) together, GB/s (a machine of several nodes), at `share`
+  // of their line rate: nic_share() for collectives, nic_p2p_share() for point to point.
+  double nics_gb_per_s(double share) const;
   // The channels NCCL's communicator runs collectives on (call_channels.h).
   std::uint32_t comm_channels() const;
 

@@ -2,8 +2,6 @@
 
 #include <array>
 
-#include "system/nccl/sweep.h"
-
 namespace chakrasim::system::nccl {
 namespace {
 
@@ -31,17 +29,11 @@ constexpr std::array<Candidate, 6> kCandidates = {{
 }  // namespace
 
 std::optional<ShareHint> share_hint(const Machine& machine, const Enabled& enabled, const Efficiencies& efficiencies,
-                                    const ShareHintCall& call, double measured_us) {
+                                    const SweepOptions& row, std::uint64_t bytes, double measured_us) {
   Enabled restricted = enabled;
-  restrict_to_call(restricted, call.collective, call.type, call.op, machine);
-  SweepOptions one;
-  one.collective = call.collective;
-  one.type = call.type;
-  one.op = call.op;
-  one.root = call.root;
-  one.host_issue_us = call.host_issue_us;
+  restrict_to_call(restricted, row.collective, row.type, row.op, machine);
   const auto time_us = [&](const Efficiencies& e) {
-    return sweep_row(ColumnModels(AchievedModel(machine, restricted, e)), one, call.bytes).out_of_place.time_us;
+    return sweep_row(ColumnModels(AchievedModel(machine, restricted, e)), row, bytes).out_of_place.time_us;
   };
   // Every share at its value now, set, so that moving one leaves the others (a NIC's
   // point-to-point share otherwise follows its collectives' one).

@@ -10,6 +10,7 @@
 
 #include "system/nccl/achieved.h"
 #include "system/nccl/call_types.h"
+#include "system/nccl/sweep.h"
 
 namespace chakrasim::system::nccl {
 
@@ -24,21 +25,12 @@ struct ShareHint {
   const char* next_binds = nullptr;
 };
 
-// One call as a run's row has it: out of place, no call shorter than the host's launches.
-struct ShareHintCall {
-  Collective collective = Collective::kAllReduce;
-  DataType type = DataType::kFloat;
-  ReduceOp op = ReduceOp::kSum;
-  std::uint32_t root = 0;
-  std::uint64_t bytes = 0;
-  double host_issue_us = 0;
-};
-
-// The share binding `call` on `machine`, and the value that makes its time `measured_us`; none
-// where no share moves the time by at least half as much as it changes (a latency, the host's
-// launches or NCCL's few channels a peer set it, not a link's rate), or where even a share near 0
-// leaves the model faster than the run.
+// The share binding the call of `bytes` that `row` describes (its collective, type, operation,
+// root and host's launches; out of place) on `machine`, and the value that makes its time
+// `measured_us`; none where no share moves the time by at least half as much as it changes (a
+// latency, the host's launches or NCCL's few channels a peer set it, not a link's rate), or
+// where even a share near 0 leaves the model faster than the run.
 std::optional<ShareHint> share_hint(const Machine& machine, const Enabled& enabled, const Efficiencies& efficiencies,
-                                    const ShareHintCall& call, double measured_us);
+                                    const SweepOptions& row, std::uint64_t bytes, double measured_us);
 
 }  // namespace chakrasim::system::nccl

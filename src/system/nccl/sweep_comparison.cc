@@ -109,6 +109,18 @@ ComparedShape compared_shape(const SweepRows& sweep) {
   return shape;
 }
 
+// The options nccl-tests' row of `type`, `op` and `root` was timed with, as one row of a sweep.
+SweepOptions row_options(Collective collective, DataType type, ReduceOp op, std::uint32_t root,
+                         const CompareOptions& options) {
+  SweepOptions row;
+  row.collective = collective;
+  row.type = type;
+  row.op = op;
+  row.root = root;
+  row.host_issue_us = options.host_issue_us();
+  return row;
+}
+
 }  // namespace
 
 Comparison compare_with_model(const MeasuredRun& run, const std::string& file, Collective collective,
@@ -137,13 +149,7 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
       throw Error(fmt::format("{}: root {}; the machine's ranks are 0 to {} (--gpus-per-node x --nodes)", where(),
                               m.root, machine.ranks() - 1));
     }
-    SweepOptions one;
-    one.collective = collective;
-    one.type = m.type;
-    one.op = m.op;
-    one.root = m.root;
-    one.host_issue_us = options.host_issue_us();
-    const SweepRow modelled = sweep_row(it->second, one, m.size);
+    const SweepRow modelled = sweep_row(it->second, row_options(collective, m.type, m.op, m.root, options), m.size);
     if (modelled.size != m.size) {
       throw Error(fmt::format("{}: {} bytes of {}, which nccl-tests prints only on other numbers of ranks (on the "
                               "machine's {} it prints {}); expected the run's ranks (--gpus-per-node x --nodes)",
@@ -180,15 +186,10 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
   for (const SweepRows& sweep : sweeps) c.shapes.push_back(compared_shape(sweep));
   const ComparedShape& first = c.shapes.front();
   if (first.measured.peak_size_bytes >= kBandwidthSizesBytes) {
-    const ShareHintCall call{collective,
-                             first.type,
-                             first.op,
-                             first.root,
-                             first.measured.peak_size_bytes,
-                             options.host_issue_us()};
+    const auto peak_bytes = first.measured.peak_size_bytes;
     c.peak_hint =
-        share_hint(machine, enabled, efficiencies, call,
-                   static_cast<double>(first.measured.peak_size_bytes) / 1000 / first.measured.peak_algbw_gb_per_s);
+        share_hint(machine, enabled, efficiencies, row_options(collective, first.type, first.op, first.root, options),
+                   peak_bytes, static_cast<double>(peak_bytes) / 1000 / first.measured.peak_algbw_gb_per_s);
   }
   return c;
 }
