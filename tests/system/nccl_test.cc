@@ -43,9 +43,23 @@ TEST(NcclTuning, GraphsAsNcclsSearchFindsThem) {
   const TuningModel h100(dgx(), Enabled::all());
   EXPECT_EQ(h100.graph(Algorithm::kRing).channels, 12u);
   EXPECT_EQ(h100.graph(Algorithm::kRing).bw_intra, 30.0);
-  // NVLS: a head per GPU, at the fastest speed 8 of which fit in 370.8 x 8/7 = 423.8: 50.
+  // NVLS: a head per GPU. The search starts at the fastest speed 8 of which fit in 370.8 x 8/7 =
+  // 423.8, 50, but every GPU pulls each head's share and a head twice its own: 9 x 50 = 450 does
+  // not fit the links, 9 x 40 = 360 does. Pass 2 then raises the inter speed, which nothing in a
+  // node carries, to the ladder's top, 60: NCCL's log of the graph says "bw 40/60".
   EXPECT_EQ(h100.graph(Algorithm::kNvls).channels, 8u);
-  EXPECT_EQ(h100.graph(Algorithm::kNvls).bw_intra, 50.0);
+  EXPECT_EQ(h100.graph(Algorithm::kNvls).bw_intra, 40.0);
+  EXPECT_EQ(h100.graph(Algorithm::kNvls).bw_inter, 60.0);
+  // B200 (18 x 40.1 = 721.8): 9 x 90 does not fit, 9 x 80 = 720 does; the inter speed rises to the
+  // top, 90. NVL72 (32 heads, NCCL's most): 32 x 24 = 768 is over 721.8 x 72/71, 33 x 20 = 660
+  // fits; the inter speed rises to twice that, 40.
+  const TuningModel b200(dgx("B200"), Enabled::all());
+  EXPECT_EQ(b200.graph(Algorithm::kNvls).bw_intra, 80.0);
+  EXPECT_EQ(b200.graph(Algorithm::kNvls).bw_inter, 90.0);
+  const TuningModel nvl72(dgx("GB200", 72), Enabled::all());
+  EXPECT_EQ(nvl72.graph(Algorithm::kNvls).channels, 32u);
+  EXPECT_EQ(nvl72.graph(Algorithm::kNvls).bw_intra, 20.0);
+  EXPECT_EQ(nvl72.graph(Algorithm::kNvls).bw_inter, 40.0);
   // A100 (no NVLS): 12 x 20 = 240: 6 x 40 fills its 240 at once, doubled at 20; 30 fits 8 < 12.
   const TuningModel a100(dgx("A100"), Enabled::all());
   EXPECT_EQ(a100.graph(Algorithm::kRing).channels, 12u);
@@ -55,6 +69,17 @@ TEST(NcclTuning, GraphsAsNcclsSearchFindsThem) {
   const TuningModel two(dgx("H100", 8, 2), Enabled::all());
   EXPECT_EQ(two.graph(Algorithm::kRing).channels, 8u);
   EXPECT_EQ(two.graph(Algorithm::kRing).bw_inter, 45.0);  // 8 x 48 = 384 > the NVLinks' 370.8: 45
+  // NVLS across nodes searches the inter ladder from the NIC's rate: H100's 48, 45 and 42 do not
+  // fit 9 times in 370.8, 40 does; pass 2 raises the inter speed to 48, a 400G NIC's most.
+  EXPECT_EQ(two.graph(Algorithm::kNvls).bw_intra, 40.0);
+  EXPECT_EQ(two.graph(Algorithm::kNvls).bw_inter, 48.0);
+  // B200: 9 x 48 fits its links, and the next inter speed, 80, is over the NIC: 48 / 48, so NCCL
+  // rates NVLS-tree on two nodes at 48 x 0.74 x 7/8 x 2 a channel, not at the NICs' 2 x 48.
+  const TuningModel b200_two(dgx("B200", 8, 2), Enabled::all());
+  EXPECT_EQ(b200_two.graph(Algorithm::kNvlsTree).bw_intra, 48.0);
+  EXPECT_EQ(b200_two.graph(Algorithm::kNvlsTree).bw_inter, 48.0);
+  EXPECT_DOUBLE_EQ(b200_two.bandwidth(Collective::kAllReduce, Algorithm::kNvlsTree, Protocol::kSimple),
+                   8 * (48 * 0.74 * 7 / 8 * 2) * 16 / 30);
 }
 
 TEST(NcclTuning, LatenciesAndBandwidthsFollowNcclsFormulas) {
@@ -68,9 +93,9 @@ TEST(NcclTuning, LatenciesAndBandwidthsFollowNcclsFormulas) {
   EXPECT_DOUBLE_EQ(m.bandwidth(ar, Algorithm::kRing, Protocol::kLL), 141.0 * 8 / 14);
   // LL128: min(360 x 0.92, 12 x 36.7).
   EXPECT_DOUBLE_EQ(m.bandwidth(ar, Algorithm::kRing, Protocol::kLL128), 360 * 0.92 * 8 / 14);
-  // NVLS: latency its NVLink step, 25 us; per channel min(50 x 0.85 x 7/8 x 2, 50) = 50.
+  // NVLS: latency its NVLink step, 25 us; per channel min(40 x 0.85 x 7/8 x 2, 60) = 59.5.
   EXPECT_DOUBLE_EQ(m.latency_us(ar, Algorithm::kNvls, Protocol::kSimple), 25.0);
-  EXPECT_DOUBLE_EQ(m.bandwidth(ar, Algorithm::kNvls, Protocol::kSimple), 8 * 50.0 * 8 / 14);
+  EXPECT_DOUBLE_EQ(m.bandwidth(ar, Algorithm::kNvls, Protocol::kSimple), 8 * (40 * 0.85 * 7 / 8 * 2) * 8 / 14);
   // Only Simple for NVLS; NVLS-tree needs two nodes; CollNet needs --collnet.
   EXPECT_EQ(m.bandwidth(ar, Algorithm::kNvls, Protocol::kLL), 0.0);
   EXPECT_EQ(m.bandwidth(ar, Algorithm::kNvlsTree, Protocol::kSimple), 0.0);

@@ -143,6 +143,44 @@ std::uint32_t fit_inter(double speed, const void* context) {
   return std::min(by_nics, fit_intra(speed, context));
 }
 
+// NCCL's NVLS search (search.cc, 2.30): one channel per head, every GPU pulling each head's
+// share through its links to the switches and a head twice its own, so (heads + 1) x the intra
+// speed must fit one GPU's links; across nodes each head also sends through its NIC at the inter
+// speed. Pass 1 starts where the ring's search does (the inter ladder across nodes, at most the
+// NIC's rate; heads x speed within the links x g/(g-1)) and goes slower until that fits. Pass 2
+// raises the inter speed a step at a time while it is under twice the intra one and fits; where a
+// raise fails, it tries the next intra speed with it, and stops. In one node nothing carries the
+// inter speed, so it ends at twice the intra one or the ladder's top (H100: 40 / 60 GB/s, as
+// NCCL's own log of the graph shows), and NCCL's tuning takes that speed as NVLS's ceiling.
+Graph nvls_search(const Links& links, std::uint32_t heads, std::uint32_t gpus, int generation, bool across_nodes) {
+  const auto speeds = across_nodes ? inter_speeds(generation) : intra_speeds(generation);
+  const double max_bw = across_nodes ? std::min(links.scale_up, links.nic) : links.scale_up;
+  const double total_bw = links.scale_up * gpus / (gpus - 1.0);  // not a ring: no way back to close
+  const auto fits = [&](double intra, double inter) {
+    return (heads + 1) * intra <= links.scale_up + 1e-9 && (!across_nodes || inter <= links.nic + 1e-9);
+  };
+  std::size_t i = 0;
+  while (i + 1 < speeds.size() && (speeds[i] > max_bw || speeds[i] * heads > total_bw)) ++i;
+  while (i + 1 < speeds.size() && !fits(speeds[i], speeds[i])) ++i;
+  double intra = speeds[i], inter = speeds[i];  // the graph kept
+  double try_intra = intra, try_inter = inter;  // the one searched next
+  for (std::size_t k = i; k > 0;) {
+    if (try_inter == inter && try_inter < 2 * try_intra) {
+      try_inter = speeds[--k];
+    } else if (try_intra == intra && try_intra < 2 * try_inter) {
+      try_intra = speeds[--k];
+    } else {
+      break;
+    }
+    // NCCL keeps a found graph when its channels x inter speed grow.
+    if (fits(try_intra, try_inter) && try_inter > inter) {
+      intra = try_intra;
+      inter = try_inter;
+    }
+  }
+  return Graph{heads, intra, inter, true};
+}
+
 }  // namespace
 
 void check_machine(const Machine& m) {
@@ -199,20 +237,7 @@ std::array<Graph, kAlgorithms> nccl_graphs(const Machine& m) {
     graphs[at(Algorithm::kCollNetDirect)] = direct;
   }
   if (m.gpu->nvswitch && m.gpu->nvls && generation >= 2 && gpus >= 2) {
-    // NVLS: one channel per GPU (each a head of the switch's reduction), at a speed their links
-    // carry together; non-ring patterns get the links' share a ring would spend returning home.
-    const std::uint32_t heads = std::min(kMaxNvlsArity, gpus);
-    const double total = links.scale_up * gpus / (gpus - 1.0);
-    const auto speeds = intra_speeds(generation);
-    std::size_t i = 0;
-    while (i + 1 < speeds.size() && (speeds[i] > links.scale_up || speeds[i] * heads > total)) ++i;
-    Graph nvls{heads, speeds[i], speeds[i], true};
-    if (m.nodes > 1) {
-      const auto inter = inter_speeds(generation);
-      std::size_t k = 0;
-      while (k + 1 < inter.size() && inter[k] > links.nic) ++k;
-      nvls.bw_inter = inter[k];
-    }
+    const Graph nvls = nvls_search(links, std::min(kMaxNvlsArity, gpus), gpus, generation, m.nodes > 1);
     graphs[at(Algorithm::kNvls)] = nvls;
     graphs[at(Algorithm::kNvlsTree)] = nvls;
   }
