@@ -7,11 +7,7 @@
 // This model chooses; it does not time. Its bandwidths are NCCL's (conservative, per channel)
 // and its NVLS figures are well below what NVLS delivers: achieved.h times the chosen pair.
 //
-// The graphs are what NCCL's topology search would settle on for a DGX-like node (every GPU on
-// the NVSwitches, one NIC per GPU or as many as given, all on PCIe switches next to their GPUs):
-// the channel count and per-channel bandwidth that use the most of the scale-up links, found over
-// NCCL's ladder of per-channel speeds for the GPU generation. docs/nccl.md says where this
-// differs from running NCCL's search on a real machine.
+// The graphs it rates come from graph_search.h.
 #pragma once
 
 #include <algorithm>
@@ -19,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "system/nccl/graph_search.h"
 #include "system/nccl/hardware.h"
 #include "system/nccl/nccl_types.h"
 
@@ -59,17 +56,6 @@ struct Machine {
 // Throws Error naming what does not fit: no GPU, zero GPUs or nodes, more GPUs per node than the
 // GPU's scale-up domain holds, several nodes without a NIC.
 void check_machine(const Machine& machine);
-
-// One of NCCL's topology graphs, as its search leaves it.
-struct Graph {
-  std::uint32_t channels = 0;  // 0: the algorithm has no graph here
-  double bw_intra = 0;         // GB/s per channel, inside a node
-  double bw_inter = 0;         // GB/s per channel, across nodes
-  bool nvlink = true;          // the intra-node path is NVLink-class (every preset's; PCI would not be)
-  // Every channel replays the first's order of GPUs (NCCL's search tries it first and keeps it
-  // where it reaches the full bandwidth: one node on NVSwitches, not a mesh or NICs).
-  bool same_channels = false;
-};
 
 class TuningModel {
  public:
@@ -145,8 +131,5 @@ class TuningModel {
       unswitched_bandwidth_{};
   std::array<std::array<std::array<IntraSteps, kProtocols>, kAlgorithms>, kCollectives> intra_steps_{};
 };
-
-// The graphs NCCL's search would find on `machine` (see the header comment).
-std::array<Graph, kAlgorithms> nccl_graphs(const Machine& machine);
 
 }  // namespace chakrasim::system::nccl
