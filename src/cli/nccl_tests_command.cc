@@ -404,7 +404,8 @@ Command add_nccl_tests_command(CLI::App& app) {
   cmd->add_option("--nvls-chunk-us", o->calibration.nvls_chunk_us,
                   "NVLS's fixed cost per chunk of a loop, us (default: the GPU preset's, 0.6 on H100, 1.217 on B200)");
   cmd->add_option("--tree-message-us", o->calibration.tree_message_us,
-                  "A tree's fixed cost per network message, us (default 0.27)");
+                  "A tree's fixed cost per network message, us (default: the GPU preset's, 0.27 on H100, 0.548 on "
+                  "B200)");
   cmd->add_option("--ll-channel-efficiency", o->calibration.ll_channel_efficiency,
                   "An LL channel's data rate as a share of NCCL's per-channel LL128 ceiling (default 0.327)");
   cmd->add_option("--ll-proxy-scan-ns", o->calibration.ll_proxy_scan_ns,

@@ -571,8 +571,14 @@ TEST(NcclAchieved, BlackwellStepsAndCallsTakeLongerThanNcclsConstants) {
     }
   }
   // The check fitted to nothing: a 2 x 8 B200 cluster's 8-byte tree all-reduce measured 35.5-36.5
-  // us (8-64 B); NCCL's tree LL latency there and the 9.64 give 35.1.
-  EXPECT_NEAR(AchievedModel(dgx("B200", 8, 2), Enabled::all()).time(Collective::kAllReduce, 8).us, 35.1, 0.05);
+  // us (8-64 B); NCCL's tree LL latency there and the 9.64 give 35.1, and its one network message
+  // at Blackwell's 0.548 us (not Hopper's 0.27) 35.4.
+  EXPECT_NEAR(AchievedModel(dgx("B200", 8, 2), Enabled::all()).time(Collective::kAllReduce, 8).us, 35.1 + 0.548 - 0.27,
+              0.05);
+  // That cost per message is Hopper's times Blackwell's ratio of steps, 1.217 / 0.6.
+  EXPECT_DOUBLE_EQ(gpu_preset("B200").tree_message_us, 0.27 * (0.6 + 0.617) / 0.6);
+  EXPECT_EQ(gpu_preset("GB200").tree_message_us, gpu_preset("B200").tree_message_us);
+  EXPECT_EQ(gpu_preset("H100").tree_message_us, 0.27);
   const Machine hopper = dgx("H100");
   EXPECT_EQ(hopper.added_latency_us(false), 0.0);
   EXPECT_EQ(hopper.added_latency_us(true), 0.0);
@@ -590,6 +596,21 @@ TEST(NcclAchieved, ARunsNcclSettingsKeepThePresetsNvlsCost) {
   hopper_cost.nvls_chunk_us = 0.6;
   EXPECT_LT(AchievedModel(b200, only("NVLS"), efficiencies_of(hopper_cost)).time(Collective::kAllReduce, 64 * kMiB).us,
             preset.time(Collective::kAllReduce, 64 * kMiB).us - 10);
+  // So with a tree's cost per network message: unset, two B200 nodes' 0.548 us; set, the file's.
+  const Machine two = dgx("B200", 8, 2);
+  const AchievedModel tree(two, only("Tree"));
+  const AchievedModel tree_from_spec(two, only("Tree"), efficiencies_of(system::NcclSpec{}));
+  const auto tree_us = [](const AchievedModel& m) {
+    return *m.time_us(Collective::kAllReduce, Algorithm::kTree, Protocol::kLL128, kMiB);
+  };
+  EXPECT_EQ(tree_us(tree_from_spec), tree_us(tree));
+  system::NcclSpec hopper_message;
+  hopper_message.tree_message_us = 0.27;
+  const AchievedModel tree_as_hopper(two, only("Tree"), efficiencies_of(hopper_message));
+  const double blackwell_message_us = 0.27 * (0.6 + 0.617) / 0.6;
+  const double messages = tree.tree_messages_us(Protocol::kLL128, kMiB) / blackwell_message_us;
+  EXPECT_GT(messages, 10.0);
+  EXPECT_NEAR(tree_us(tree) - tree_us(tree_as_hopper), messages * (blackwell_message_us - 0.27), 1e-9);
 }
 
 TEST(NcclAchieved, SwitchingPairsOffLeavesTheOthersTimes) {

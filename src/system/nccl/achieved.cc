@@ -146,7 +146,7 @@ double AchievedModel::tree_messages_us(Protocol p, std::uint64_t bytes) const {
   const Machine& m = tuning_.machine();
   if (m.nodes < 2) return 0;
   const TreeMessages t = tree_messages(m, p, comm_channels(), bytes);
-  double us = t.messages * efficiencies_.tree_message_us;
+  double us = t.messages * efficiencies_.tree_message_us.value_or(m.gpu->tree_message_us);
   // A channel's share goes up the tree and comes down again, and its LL lines (twice the data)
   // are read by a send proxy each way before they leave; the channels' proxies read side by side.
   if (p == Protocol::kLL) us += 2 * 2 * static_cast<double>(bytes) / t.channels * efficiencies_.ll_proxy_scan_ns / 1000;

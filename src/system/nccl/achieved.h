@@ -41,9 +41,9 @@ struct Efficiencies {
   // peak at 0.91 of one node's NVLS rate (busbw 469, not 512). NCCL's NVLS-tree kernel gives
   // some of the block's warps to the network's sends and receives, out of those feeding the switch.
   double nvls_tree = 0.91;
-  // A tree across nodes: what each network message costs a node's proxies (tree_messages.h),
-  // from 2- and 4-node H100 sweeps (docs/nccl.md).
-  double tree_message_us = 0.27;
+  // A tree across nodes: what each network message costs a node's proxies (tree_messages.h);
+  // unset, the GPU preset's (0.27 us on H100, from 2- and 4-node sweeps: docs/nccl.md).
+  std::optional<double> tree_message_us;
   // LL across nodes: NCCL keeps LL's network buffers in host memory, and a send proxy reads every
   // line's flags before it posts a step (net.cc), ns per byte of lines (16 for 8 of data); from
   // the tree LL sizes (512 B-128 KB) of 2- and 4-node sweeps (docs/nccl.md).

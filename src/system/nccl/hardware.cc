@@ -39,6 +39,11 @@ constexpr double kMi300xRing = 0.712;
 constexpr double kNcclLlStepUs = 0.6, kBlackwellCallUs = 1.0, kBlackwellLlStepUs = 0.617;
 constexpr double kBlackwellNvlsChunkUs =
     GpuPreset{}.nvls_chunk_us * (kNcclLlStepUs + kBlackwellLlStepUs) / kNcclLlStepUs;
+// So does a tree's cost per network message across nodes, each a step the GPU hands its proxy
+// and waits on: 0.27 x 1.217 / 0.6 = 0.548 us. Three Blackwell multi-node sweeps, none used for
+// it, then fit where Hopper's 0.27 left their trees' 256 KiB-8 MiB 10-45% fast (docs/nccl.md).
+constexpr double kBlackwellTreeMessageUs =
+    GpuPreset{}.tree_message_us * (kNcclLlStepUs + kBlackwellLlStepUs) / kNcclLlStepUs;
 constexpr double kBlackwellP2pCallUs = 1.86, kBlackwellP2pOpUs = 0.129;
 // An all-to-all through the NVSwitches: 0.776 of the links with many channels a peer, from two
 // 8x H100 clusters (busbw 345-348 GB/s of 450 at 4-16 GiB, 32 channels a peer; 0.951 of a
@@ -55,6 +60,7 @@ constexpr GpuPreset kB200 = {.name = "B200",
                              .hbm_gb_per_s = 8000,
                              .ring_efficiency = kBlackwellRing,
                              .nvls_chunk_us = kBlackwellNvlsChunkUs,
+                             .tree_message_us = kBlackwellTreeMessageUs,
                              .call_latency_us = kBlackwellCallUs,
                              .ll_step_latency_us = kBlackwellLlStepUs,
                              .p2p_call_latency_us = kBlackwellP2pCallUs,

@@ -37,6 +37,9 @@ struct GpuPreset {
   // NVLS's fixed cost per chunk a channel takes in a loop, us (its fences and the switch's
   // barrier: nvls_pipeline.h).
   double nvls_chunk_us = 0.6;
+  // A tree's fixed cost per network message across nodes, us (tree_messages.h): from 2- and
+  // 4-node H100 sweeps; Blackwell's is Hopper's times its ratio of steps (hardware.cc).
+  double tree_message_us = 0.27;
   // What each call costs this generation beyond NCCL's latency constants, which NCCL keeps the
   // same for Hopper and Blackwell: a collective's; an LL step's between two GPUs of a node, beyond
   // NCCL's 0.6 us (each step NCCL's latency counts there, TuningModel::intra_steps, less what it

@@ -70,7 +70,7 @@ Efficiencies efficiencies_of(const NcclSpec& spec) {
   e.nvls = spec.nvls_efficiency;
   e.nvls_tree = spec.nvls_tree_efficiency.value_or(e.nvls_tree);
   e.nvls_chunk_us = spec.nvls_chunk_us;
-  e.tree_message_us = spec.tree_message_us.value_or(e.tree_message_us);
+  e.tree_message_us = spec.tree_message_us;
   e.ll_channel = spec.ll_channel_efficiency.value_or(e.ll_channel);
   e.ll_proxy_scan_ns = spec.ll_proxy_scan_ns.value_or(e.ll_proxy_scan_ns);
   e.nic = spec.nic_efficiency;
