@@ -80,6 +80,27 @@ TEST(NcclTuning, GraphsAsNcclsSearchFindsThem) {
   EXPECT_EQ(b200_two.graph(Algorithm::kNvlsTree).bw_inter, 48.0);
   EXPECT_DOUBLE_EQ(b200_two.bandwidth(Collective::kAllReduce, Algorithm::kNvlsTree, Protocol::kSimple),
                    8 * (48 * 0.74 * 7 / 8 * 2) * 16 / 30);
+  // Four GPUs a node: 5 x 48 fits, and nothing above 48 on Hopper's inter ladder; Blackwell's 80
+  // is over the NIC.
+  for (const char* gpu : {"H100", "B200"}) {
+    const TuningModel four(dgx(gpu, 4, 2, 4), Enabled::all());
+    EXPECT_EQ(four.graph(Algorithm::kNvlsTree).channels, 4u) << gpu;
+    EXPECT_EQ(four.graph(Algorithm::kNvlsTree).bw_intra, 48.0) << gpu;
+    EXPECT_EQ(four.graph(Algorithm::kNvlsTree).bw_inter, 48.0) << gpu;
+  }
+  // Across nodes a head is a NIC with a GPU of its own: four NICs for eight H100s make four heads,
+  // which fit at 48 (5 x 48 = 240), not eight at 40; CollNet direct takes as many.
+  const TuningModel four_nics(dgx("H100", 8, 2, 4), Enabled::all());
+  EXPECT_EQ(four_nics.graph(Algorithm::kNvlsTree).channels, 4u);
+  EXPECT_EQ(four_nics.graph(Algorithm::kNvlsTree).bw_intra, 48.0);
+  EXPECT_EQ(four_nics.graph(Algorithm::kCollNetDirect).channels, 4u);
+  EXPECT_EQ(two.graph(Algorithm::kCollNetDirect).channels, 8u);
+  // Where no speed of the ladder fits the heads, NVLS has no graph, as in NCCL.
+  GpuPreset narrow = gpu_preset("H100");
+  narrow.nccl_link_gb_per_s = 0.1;
+  Machine narrow_node = dgx();
+  narrow_node.gpu = &narrow;
+  EXPECT_EQ(TuningModel(narrow_node, Enabled::all()).graph(Algorithm::kNvls).channels, 0u);
 }
 
 TEST(NcclTuning, LatenciesAndBandwidthsFollowNcclsFormulas) {

@@ -93,23 +93,27 @@ std::uint32_t fit_inter(double speed, const void* context) {
 
 // NCCL's NVLS search (search.cc, 2.30): one channel per head, every GPU pulling each head's
 // share through its links to the switches and a head twice its own, so (heads + 1) x the intra
-// speed must fit one GPU's links; across nodes each head also sends through its NIC at the inter
-// speed. Pass 1 starts where the ring's search does (the inter ladder across nodes, at most the
-// NIC's rate; heads x speed within the links x g/(g-1)) and goes slower until that fits. Pass 2
-// raises the inter speed a step at a time while it is under twice the intra one and fits; where a
-// raise fails, it tries the next intra speed with it, and stops. In one node nothing carries the
-// inter speed, so it ends at twice the intra one or the ladder's top (H100: 40 / 60 GB/s, as
-// NCCL's own log of the graph shows), and NCCL's tuning takes that speed as NVLS's ceiling.
+// speed must fit one GPU's links; across nodes each head also sends through its own NIC at the
+// inter speed. Pass 1 starts at the fastest speed within the links x G/(G-1) for its least
+// channels (every head in one node, one across nodes; the inter ladder there, at most the NIC's
+// rate) and goes slower until the heads fit; if none does, NVLS has no graph. Pass 2 raises the
+// inter speed a step at a time while it is under twice the intra one and the search still
+// succeeds; then NCCL tries the next intra speed, which never fits here (pass 1 took the fastest
+// that does), and stops. In one node nothing carries the inter speed, so it ends at the first
+// speed of at least twice the intra one or the ladder's top (8 H100s: 40 / 60 GB/s), and NCCL's
+// tuning takes that as NVLS's ceiling. Needs gpus >= 2.
 Graph nvls_search(const Links& links, std::uint32_t heads, std::uint32_t gpus, int generation, bool across_nodes) {
   const auto speeds = across_nodes ? inter_speeds(generation) : intra_speeds(generation);
   const double max_bw = across_nodes ? std::min(links.scale_up, links.nic) : links.scale_up;
   const double total_bw = links.scale_up * gpus / (gpus - 1.0);  // not a ring: no way back to close
+  const std::uint32_t min_channels = across_nodes ? 1 : heads;
   const auto fits = [&](double intra, double inter) {
     return (heads + 1) * intra <= links.scale_up + 1e-9 && (!across_nodes || inter <= links.nic + 1e-9);
   };
   std::size_t i = 0;
-  while (i + 1 < speeds.size() && (speeds[i] > max_bw || speeds[i] * heads > total_bw)) ++i;
+  while (i + 1 < speeds.size() && (speeds[i] > max_bw || speeds[i] * min_channels > total_bw)) ++i;
   while (i + 1 < speeds.size() && !fits(speeds[i], speeds[i])) ++i;
+  if (!fits(speeds[i], speeds[i])) return {};
   double intra = speeds[i], inter = speeds[i];  // the graph kept
   double try_intra = intra, try_inter = inter;  // the one searched next
   for (std::size_t k = i; k > 0;) {
@@ -159,13 +163,16 @@ std::array<Graph, kAlgorithms> nccl_graphs(const Machine& m) {
   graphs[at(Algorithm::kTree)] = ring;  // the same count of channels as the ring, as NCCL asks
   graphs[at(Algorithm::kPat)] = ring;
   graphs[at(Algorithm::kCollNetChain)] = ring;
+  // Across nodes NCCL finds NVLS's and CollNet direct's heads as NICs with a GPU of their own:
+  // no more heads than NICs.
+  const std::uint32_t head_gpus = m.nodes > 1 ? std::min(gpus, m.nics_per_node) : gpus;
   if (m.nodes > 1) {
     Graph direct = ring;
-    direct.channels = std::min(kMaxDirectArity + 1, gpus);
+    direct.channels = std::min(kMaxDirectArity + 1, head_gpus);
     graphs[at(Algorithm::kCollNetDirect)] = direct;
   }
   if (m.gpu->nvswitch && m.gpu->nvls && generation >= 2 && gpus >= 2) {
-    const Graph nvls = nvls_search(links, std::min(kMaxNvlsArity, gpus), gpus, generation, m.nodes > 1);
+    const Graph nvls = nvls_search(links, std::min(kMaxNvlsArity, head_gpus), gpus, generation, m.nodes > 1);
     graphs[at(Algorithm::kNvls)] = nvls;
     graphs[at(Algorithm::kNvlsTree)] = nvls;
   }

@@ -41,7 +41,8 @@ constexpr double kBlackwellNvlsChunkUs =
     GpuPreset{}.nvls_chunk_us * (kNcclLlStepUs + kBlackwellLlStepUs) / kNcclLlStepUs;
 // So does a tree's cost per network message across nodes, each a step the GPU hands its proxy
 // and waits on: 0.27 x 1.217 / 0.6 = 0.548 us. Three Blackwell multi-node sweeps, none used for
-// it, then fit where Hopper's 0.27 left their trees' 256 KiB-8 MiB 10-45% fast (docs/nccl.md).
+// it, come closer: their trees' 256 KiB-1 MiB, 10-40% fast with Hopper's 0.27, are 8-26% fast;
+// their 64 KiB and B200's 2 MiB turn slow (docs/nccl.md).
 constexpr double kBlackwellTreeMessageUs =
     GpuPreset{}.tree_message_us * (kNcclLlStepUs + kBlackwellLlStepUs) / kNcclLlStepUs;
 constexpr double kBlackwellP2pCallUs = 1.86, kBlackwellP2pOpUs = 0.129;
