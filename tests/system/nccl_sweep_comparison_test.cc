@@ -95,14 +95,16 @@ TEST(NcclSweepComparison, ARowTheMachineCannotHaveRunIsAnError) {
   };
   MeasuredRun run;
   MeasuredRow row;
-  row.size = 480;  // an all-gather of 6 ranks' 80-byte shards: 8 ranks' shards are 16-byte multiples
+  // An all-gather of 6 ranks' 36-byte shards: 8 ranks' shards are 16-byte multiples (128 bytes
+  // in all), or, before nccl-tests 2.13.12, whole floats (192).
+  row.size = 216;
   row.out_of_place_us = 20;
   row.line = 7;
   run.rows.push_back(row);
-  EXPECT_THAT(error_of_compare(run, Collective::kAllGather, machine), HasSubstr("run.log:7: 480 bytes of float, which "
+  EXPECT_THAT(error_of_compare(run, Collective::kAllGather, machine), HasSubstr("run.log:7: 216 bytes of float, which "
                                                                                 "nccl-tests prints only on other "
                                                                                 "numbers of ranks (on the "
-                                                                                "machine's 8 it prints 384)"));
+                                                                                "machine's 8 it prints 128)"));
   run.rows[0].size = 1024;
   run.rows[0].root = 8;
   EXPECT_THAT(error_of_compare(run, Collective::kBroadcast, machine), HasSubstr("run.log:7: root 8; the machine's "
@@ -115,6 +117,31 @@ TEST(NcclSweepComparison, ARowTheMachineCannotHaveRunIsAnError) {
   MeasuredRun nothing;
   nothing.rows.push_back(MeasuredRow{});
   EXPECT_THAT(error_of_compare(nothing, Collective::kSendRecv, machine), HasSubstr("run.log: no row of sendrecv"));
+}
+
+TEST(NcclSweepComparison, AnOlderNcclTestsSharesWholeElementsARank) {
+  // Before 2.13.12 nccl-tests split a gather's count in whole elements a rank: 8 ranks' 32-byte
+  // all-gather of floats is one float each (today's prints 0 there, no 16 bytes a rank). Such a
+  // row reads back, timed as those 8 floats.
+  const Machine machine = dgx();
+  MeasuredRun run;
+  MeasuredRow row;
+  row.size = 32;
+  row.out_of_place_us = 20;
+  row.line = 3;
+  run.rows.push_back(row);
+  const Comparison c = compare_with_model(run, "old.log", Collective::kAllGather, machine, Enabled::all(), {}, {});
+  ASSERT_EQ(c.rows.size(), 1u);
+  SweepOptions whole;
+  whole.collective = Collective::kAllGather;
+  whole.share_in_16_bytes = false;
+  const SweepRow own = sweep_row(ColumnModels(AchievedModel(machine, Enabled::all())), whole, 32);
+  EXPECT_EQ(own.size, 32u);
+  EXPECT_EQ(own.count, 1u);
+  EXPECT_EQ(c.rows[0].model_out_of_place_us, own.out_of_place.time_us);
+  SweepOptions today = whole;
+  today.share_in_16_bytes = true;
+  EXPECT_EQ(sweep_row(ColumnModels(AchievedModel(machine, Enabled::all())), today, 32).size, 0u);
 }
 
 TEST(NcclSweepComparison, EachTypesRowsHaveTheirShapeBesideTheModels) {

@@ -23,12 +23,14 @@ std::string fixed(double value, int width) {
 
 // nccl-tests' sizes for `size` requested: the parameter's element count, and the bytes it
 // prints (the larger of send and receive buffers). Gathers, scatters and all-to-all split the
-// count per rank, rounded down to 16 bytes.
-std::pair<std::uint64_t, std::uint64_t> sizes_of(Collective c, std::uint64_t size, std::uint32_t ranks, DataType type) {
+// count per rank, rounded down to 16 bytes (or, `share_in_16_bytes` false, to whole elements).
+std::pair<std::uint64_t, std::uint64_t> sizes_of(Collective c, std::uint64_t size, std::uint32_t ranks, DataType type,
+                                                 bool share_in_16_bytes) {
   const std::uint64_t bytes = element_bytes(type);
   const std::uint64_t count = size / bytes;
   if (c == Collective::kAllGather || c == Collective::kReduceScatter || c == Collective::kAllToAll) {
-    const std::uint64_t per_rank = (count / ranks) & ~(16 / bytes - 1);
+    const std::uint64_t elements_a_share = share_in_16_bytes ? std::max<std::uint64_t>(1, 16 / bytes) : 1;
+    const std::uint64_t per_rank = count / ranks / elements_a_share * elements_a_share;
     return {per_rank, per_rank * ranks * bytes};
   }
   return {count, count * bytes};
@@ -66,7 +68,7 @@ ColumnModels::ColumnModels(const AchievedModel& model)
 SweepRow sweep_row(const ColumnModels& models, const SweepOptions& o, std::uint64_t size) {
   const Machine& machine = models.out_of_place.tuning().machine();
   const std::uint32_t ranks = machine.ranks();
-  const auto [count, bytes] = sizes_of(o.collective, size, ranks, o.type);
+  const auto [count, bytes] = sizes_of(o.collective, size, ranks, o.type, o.share_in_16_bytes);
   SweepRow row;
   row.size = bytes;
   row.count = count;

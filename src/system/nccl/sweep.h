@@ -24,6 +24,9 @@ struct SweepOptions {
   // The host's time to issue one iteration's calls, us: nccl-tests times calls back to back, so
   // a call that the GPUs finish sooner still takes this (one thread launching -g GPUs' kernels).
   double host_issue_us = 0;
+  // nccl-tests from 2.13.12 (December 2024) trims a rank's share of a gather, scatter or
+  // all-to-all to a multiple of 16 bytes; older ones to whole elements (a log of either reads back).
+  bool share_in_16_bytes = true;
 };
 
 // One column of a row: the call out of place or in place (the same but where the library has

@@ -149,11 +149,19 @@ Comparison compare_with_model(const MeasuredRun& run, const std::string& file, C
       throw Error(fmt::format("{}: root {}; the machine's ranks are 0 to {} (--gpus-per-node x --nodes)", where(),
                               m.root, machine.ranks() - 1));
     }
-    const SweepRow modelled = sweep_row(it->second, row_options(collective, m.type, m.op, m.root, options), m.size);
+    SweepOptions row_sweep = row_options(collective, m.type, m.op, m.root, options);
+    SweepRow modelled = sweep_row(it->second, row_sweep, m.size);
     if (modelled.size != m.size) {
-      throw Error(fmt::format("{}: {} bytes of {}, which nccl-tests prints only on other numbers of ranks (on the "
-                              "machine's {} it prints {}); expected the run's ranks (--gpus-per-node x --nodes)",
-                              where(), m.size, data_type_name(m.type), machine.ranks(), modelled.size));
+      // An nccl-tests before 2.13.12 split a gather's, scatter's or all-to-all's count in whole
+      // elements a rank, not 16 bytes: its sizes are its own.
+      row_sweep.share_in_16_bytes = false;
+      const SweepRow unaligned = sweep_row(it->second, row_sweep, m.size);
+      if (unaligned.size != m.size) {
+        throw Error(fmt::format("{}: {} bytes of {}, which nccl-tests prints only on other numbers of ranks (on the "
+                                "machine's {} it prints {}); expected the run's ranks (--gpus-per-node x --nodes)",
+                                where(), m.size, data_type_name(m.type), machine.ranks(), modelled.size));
+      }
+      modelled = unaligned;
     }
     ComparedRow row;
     row.measured = m;
