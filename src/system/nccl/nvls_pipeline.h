@@ -34,7 +34,8 @@ struct NvlsChunking {
   std::uint32_t chunk_bytes = 0;
   std::uint64_t loop_bytes() const { return std::uint64_t{channels} * heads * chunk_bytes; }
 };
-// `heads`: the NVLS graph's channel count (tuning.h), a head per GPU of the node;
+// `heads`: the NVLS graph's channel count (graph_search.h), a head per GPU of the node (across
+// nodes, no more than its NICs);
 // `nccl_nvls_gb_per_s`: NCCL's own NVLS all-reduce bandwidth (its tuning table), under 150 of
 // which NVLS across nodes keeps 32 KiB chunks.
 NvlsChunking nvls_chunking(const Machine& machine, Algorithm a, std::uint32_t heads, std::uint64_t bytes,
