@@ -5,7 +5,8 @@
 // at middle sizes and rings across nodes), and NCCL runs the pair that predicts least.
 //
 // This model chooses; it does not time. Its bandwidths are NCCL's (conservative, per channel)
-// and its NVLS figures are well below what NVLS delivers: achieved.h times the chosen pair.
+// and its NVLS figures can be well below what NVLS delivers (8 B200s: 720 GB/s busbw rated, 840
+// delivered): achieved.h times the chosen pair.
 //
 // The graphs it rates come from graph_search.h.
 #pragma once
