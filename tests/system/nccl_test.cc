@@ -60,6 +60,12 @@ TEST(NcclTuning, GraphsAsNcclsSearchFindsThem) {
   EXPECT_EQ(nvl72.graph(Algorithm::kNvls).channels, 32u);
   EXPECT_EQ(nvl72.graph(Algorithm::kNvls).bw_intra, 20.0);
   EXPECT_EQ(nvl72.graph(Algorithm::kNvls).bw_inter, 40.0);
+  // So NCCL rates NVLS on an NVL72 at 32 x min(20 x 0.74 x 31/32 x 2, 40) GB/s of bus bandwidth,
+  // over the ring's 16 x 45 = 720, and runs it for a large all-reduce (CoreWeave's 72-GPU run,
+  // busbw 835-839 at 4-8 GiB, is NVLS's).
+  EXPECT_DOUBLE_EQ(nvl72.bandwidth(Collective::kAllReduce, Algorithm::kNvls, Protocol::kSimple),
+                   32 * (20 * 0.74 * 31 / 32 * 2) * 72 / 142);
+  EXPECT_EQ(nvl72.choose(Collective::kAllReduce, std::uint64_t{4} << 30).algorithm, Algorithm::kNvls);
   // A100 (no NVLS): 12 x 20 = 240: 6 x 40 fills its 240 at once, doubled at 20; 30 fits 8 < 12.
   const TuningModel a100(dgx("A100"), Enabled::all());
   EXPECT_EQ(a100.graph(Algorithm::kRing).channels, 12u);
