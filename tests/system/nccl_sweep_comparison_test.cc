@@ -49,6 +49,17 @@ MeasuredRun own_run(const AchievedModel& model, Collective c, std::uint64_t min,
   return run;
 }
 
+// A run of one row of `size` bytes taking 20 us, on line `line` of its log.
+MeasuredRun one_row(std::uint64_t size, std::size_t line) {
+  MeasuredRow row;
+  row.size = size;
+  row.out_of_place_us = 20;
+  row.line = line;
+  MeasuredRun run;
+  run.rows.push_back(row);
+  return run;
+}
+
 TEST(NcclSweepComparison, TheErrorIsTheGeometricMeanOfTheRatios) {
   // The model's own times as the measured ones: no error. Then 10% slower and 10% faster
   // measured times: |ln(1/1.1)| and |ln(1/0.9)| averaged, in place only where printed.
@@ -93,14 +104,9 @@ TEST(NcclSweepComparison, ARowTheMachineCannotHaveRunIsAnError) {
     }
     return std::string("no error");
   };
-  MeasuredRun run;
-  MeasuredRow row;
   // An all-gather of 6 ranks' 36-byte shards: 8 ranks' shards are 16-byte multiples (128 bytes
   // in all), or, before nccl-tests 2.13.12, whole floats (192).
-  row.size = 216;
-  row.out_of_place_us = 20;
-  row.line = 7;
-  run.rows.push_back(row);
+  MeasuredRun run = one_row(216, 7);
   EXPECT_THAT(error_of_compare(run, Collective::kAllGather, machine), HasSubstr("run.log:7: 216 bytes of float, which "
                                                                                 "nccl-tests prints only on other "
                                                                                 "numbers of ranks (on the "
@@ -124,24 +130,20 @@ TEST(NcclSweepComparison, AnOlderNcclTestsSharesWholeElementsARank) {
   // all-gather of floats is one float each (today's prints 0 there, no 16 bytes a rank). Such a
   // row reads back, timed as those 8 floats.
   const Machine machine = dgx();
-  MeasuredRun run;
-  MeasuredRow row;
-  row.size = 32;
-  row.out_of_place_us = 20;
-  row.line = 3;
-  run.rows.push_back(row);
-  const Comparison c = compare_with_model(run, "old.log", Collective::kAllGather, machine, Enabled::all(), {}, {});
+  const Comparison c =
+      compare_with_model(one_row(32, 3), "old.log", Collective::kAllGather, machine, Enabled::all(), {}, {});
   ASSERT_EQ(c.rows.size(), 1u);
+  const ColumnModels models(AchievedModel(machine, Enabled::all()));
   SweepOptions whole;
   whole.collective = Collective::kAllGather;
   whole.share_in_16_bytes = false;
-  const SweepRow own = sweep_row(ColumnModels(AchievedModel(machine, Enabled::all())), whole, 32);
+  const SweepRow own = sweep_row(models, whole, 32);
   EXPECT_EQ(own.size, 32u);
   EXPECT_EQ(own.count, 1u);
   EXPECT_EQ(c.rows[0].model_out_of_place_us, own.out_of_place.time_us);
   SweepOptions today = whole;
   today.share_in_16_bytes = true;
-  EXPECT_EQ(sweep_row(ColumnModels(AchievedModel(machine, Enabled::all())), today, 32).size, 0u);
+  EXPECT_EQ(sweep_row(models, today, 32).size, 0u);
 }
 
 TEST(NcclSweepComparison, EachTypesRowsHaveTheirShapeBesideTheModels) {

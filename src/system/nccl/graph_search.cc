@@ -33,6 +33,14 @@ std::span<const double> inter_speeds(int generation) {
   return kInterSpeeds;
 }
 
+// Where NCCL's search starts on `speeds`: the fastest no more than `max_bw` of which
+// `min_channels` fit `total_bw` (else the slowest).
+std::size_t start_index(std::span<const double> speeds, double max_bw, std::uint32_t min_channels, double total_bw) {
+  std::size_t i = 0;
+  while (i + 1 < speeds.size() && (speeds[i] > max_bw || speeds[i] * min_channels > total_bw)) ++i;
+  return i;
+}
+
 // NCCL's search, reduced to what decides its outcome on a DGX-like node: from the fastest speed
 // a channel may take, the speed that packs the most channels x speed within the links (it stops
 // going slower once a speed is under half the best), then doubling the channels at half speed
@@ -40,8 +48,7 @@ std::span<const double> inter_speeds(int generation) {
 Graph search(std::span<const double> speeds, std::uint32_t min_channels, std::uint32_t max_channels, double max_bw,
              double total_bw, std::uint32_t (*fit)(double speed, const void* context), const void* context,
              int generation, bool may_duplicate) {
-  std::size_t i = 0;
-  while (i + 1 < speeds.size() && (speeds[i] > max_bw || speeds[i] * min_channels > total_bw)) ++i;
+  std::size_t i = start_index(speeds, max_bw, min_channels, total_bw);
   std::uint32_t best_channels = 0;
   double best_speed = 0;
   for (;;) {
@@ -110,8 +117,7 @@ Graph nvls_search(const Links& links, std::uint32_t heads, std::uint32_t gpus, i
   const auto fits = [&](double intra, double inter) {
     return (heads + 1) * intra <= links.scale_up + 1e-9 && (!across_nodes || inter <= links.nic + 1e-9);
   };
-  std::size_t i = 0;
-  while (i + 1 < speeds.size() && (speeds[i] > max_bw || speeds[i] * min_channels > total_bw)) ++i;
+  std::size_t i = start_index(speeds, max_bw, min_channels, total_bw);
   while (i + 1 < speeds.size() && !fits(speeds[i], speeds[i])) ++i;
   if (!fits(speeds[i], speeds[i])) return {};
   double intra = speeds[i], inter = speeds[i];  // the graph kept

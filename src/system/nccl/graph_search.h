@@ -1,10 +1,10 @@
 // The topology graphs NCCL's search (src/graph/search.cc, 2.30; read to learn it, written here
 // anew) would settle on for a DGX-like node: every GPU on the NVSwitches (or a mesh), one NIC per
 // GPU or as many as given (each next to a GPU of its own), all on PCIe switches next to their
-// GPUs, whose PCIe path does not bind a NIC (true of 400G NICs on PCIe Gen5, not of 800G ones). For each algorithm the
-// channel count and per-channel speeds, found over NCCL's ladders of speeds for the GPU generation: what NCCL's tuning
-// (tuning.h) rates each algorithm by. docs/nccl.md says where this differs from running NCCL's search on a real
-// machine.
+// GPUs, whose PCIe path does not bind a NIC (true of 400G NICs on PCIe Gen5, not of 800G ones).
+// For each algorithm the channel count and per-channel speeds, found over NCCL's ladders of
+// speeds for the GPU generation: what NCCL's tuning (tuning.h) rates each algorithm by.
+// docs/nccl.md says where this differs from running NCCL's search on a real machine.
 #pragma once
 
 #include <array>
