@@ -70,9 +70,10 @@ struct Options {
   // why, rather than ignored.
   std::int64_t graph_launches = 0, agg_iters = 1, run_cycles = 1, cputime = 0;
   std::uint64_t factor = 2, step = 0;
-  std::uint32_t gpus_per_node = 8, nodes = 1, nics_per_node = 0;
-  int nvls = -1;  // NCCL_NVLS_ENABLE: -1 as NCCL decides
-  int pxn = 1;    // NCCL_PXN_DISABLE=0
+  std::uint32_t gpus_per_node = 8, nodes = 1;
+  std::optional<std::uint32_t> nics_per_node;  // unset: one per GPU
+  int nvls = -1;                               // NCCL_NVLS_ENABLE: -1 as NCCL decides
+  int pxn = 1;                                 // NCCL_PXN_DISABLE=0
   double platform_latency_us = 0;
   bool collnet = false, amd_cpu = false;
   system::NcclSpec calibration;  // only its efficiencies and fixed costs
@@ -259,7 +260,8 @@ int run(Options o) {
   machine.gpus_per_node = o.gpus_per_node;
   machine.nodes = nodes;
   machine.nic = &nic;
-  machine.nics_per_node = o.nics_per_node == 0 ? o.gpus_per_node : o.nics_per_node;
+  if (o.nics_per_node == 0u) throw Error("--nics-per-node is 0; expected 1 or more (leave it out for one a GPU)");
+  machine.nics_per_node = o.nics_per_node.value_or(o.gpus_per_node);
   machine.collnet = o.collnet;
   machine.pxn = o.pxn != 0;
   machine.platform_latency_us = o.platform_latency_us;

@@ -440,6 +440,10 @@ TEST(NcclTestsCommand, BadInputSaysWhatWasExpected) {
   const CommandResult order = run_binary({"nccl-tests", "all_reduce", "-b", "1G", "-e", "1M"});
   EXPECT_EQ(order.exit_code, 1);
   EXPECT_THAT(order.err, HasSubstr("expected -b <= -e"));
+  // Zero NICs is not "the default": it is refused, not read as one a GPU.
+  const CommandResult nics = run_binary({"nccl-tests", "all_reduce", "--nodes", "2", "--nics-per-node", "0"});
+  EXPECT_EQ(nics.exit_code, 1);
+  EXPECT_THAT(nics.err, HasSubstr("--nics-per-node is 0; expected 1 or more"));
 }
 
 }  // namespace
