@@ -32,8 +32,11 @@ NvlsChunking nvls_chunking(const Machine& machine, Algorithm a, std::uint32_t he
   k.heads = std::max(heads, 1u);
   const std::uint64_t concurrent = std::uint64_t{k.channels} * k.heads;
   if (a == Algorithm::kNvlsTree) {
-    // Blackwell's multi-node tuning picks its own chunks; this follows NCCL's general rule,
-    // whose steps to 256 and 128 KiB (at 32 and 16 loops) only a larger NCCL_NVLS_CHUNKSIZE meets.
+    // NCCL's general rule, whose steps to 256 and 128 KiB (at 32 and 16 loops) only a larger
+    // NCCL_NVLS_CHUNKSIZE meets. NCCL 2.30 tunes Blackwell across nodes on its own (at most 64
+    // KiB on two nodes of 8 GPUs behind PCIe switches, 24 channels from 3 nodes); two 2 x 8 B200
+    // clusters on earlier NCCLs step up at 128 MiB, where this rule doubles the chunk, so the
+    // rule they ran is kept (docs/nccl.md).
     k.chunk_bytes = machine.nodes >= 4 ? 64 * 1024 : kNvlsChunkBytes;
     shrink(k.chunk_bytes, bytes, concurrent, 4, 64 * 1024);
     shrink(k.chunk_bytes, bytes, concurrent, 1, 32 * 1024);
