@@ -30,6 +30,32 @@ void refuse_negative_counts(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) refuse_negative_counts(*sub);
 }
 
+// CLI11 reads an empty value ("--host-launch-us ''") as a number's 0 or a text's unset, which
+// then runs as if the user had asked for it. Every option that takes a value refuses an empty one.
+void refuse_empty_values(CLI::App& app) {
+  const CLI::Validator non_empty(
+      [](std::string& text) -> std::string {
+        if (text.find_first_not_of(" \t") == std::string::npos) return "the value is empty; expected one";
+        return {};
+      },
+      "", "non-empty");
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_size() != 0) option->check(non_empty);
+  }
+  for (CLI::App* sub : app.get_subcommands({})) refuse_empty_values(*sub);
+}
+
+// What a command printed is its result: a failed write to standard output (a full disk, a closed
+// file) is an error, not a success with nothing in the file.
+int checked_stdout(int code) {
+  std::cout.flush();
+  if (code == 0 && !std::cout) {
+    std::cerr << "error: could not write the output to standard output (disk full or closed?)\n";
+    return 1;
+  }
+  return code;
+}
+
 }  // namespace
 
 namespace chakrasim::cli {
@@ -55,6 +81,7 @@ int run_chakrasim(int argc, char** argv) {
                                    add_generate_command(app), add_nccl_tests_command(app), add_compute_command(app),
                                    add_sweep_command(app)};
   refuse_negative_counts(app);
+  refuse_empty_values(app);
   if (const std::string unknown = unknown_subcommand(app, args); !unknown.empty()) {
     std::cerr << "error: " << unknown << "\n";
     return 1;
@@ -72,7 +99,7 @@ int run_chakrasim(int argc, char** argv) {
   try {
     for (const Command& command : commands) {
       int code = command();
-      if (code >= 0) return code;
+      if (code >= 0) return checked_stdout(code);
     }
   } catch (const Error& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -81,7 +108,7 @@ int run_chakrasim(int argc, char** argv) {
     std::cerr << "error: out of memory\n";
     return 1;
   }
-  return 0;
+  return checked_stdout(0);
 }
 
 }  // namespace chakrasim::cli

@@ -1,6 +1,9 @@
 // The chakrasim binary end to end: the demo, `run` with our flags and with ASTRA-sim's, the
 // JSON output, errors that name the file and key, and the deadlock exit code.
+#include <cstdlib>
 #include <fstream>
+
+#include <sys/wait.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -208,6 +211,29 @@ TEST(Cli, RankCountMustMatchTheNetwork) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr(chakra::rank_path(f.prefix, 5)));
   EXPECT_THAT(r.err, HasSubstr("8 NPUs"));
+}
+
+// An empty value is refused for every option that takes one, not read as 0 or as unset (CLI11
+// would give --host-launch-us '' the 0 us the user never asked for).
+TEST(Cli, AnEmptyOptionValueIsRefused) {
+  const CommandResult launch = run_binary({"nccl-tests", "all_reduce", "-g", "8", "--host-launch-us", ""});
+  EXPECT_EQ(launch.exit_code, 1);
+  EXPECT_THAT(launch.err, HasSubstr("--host-launch-us: the value is empty; expected one"));
+  DemoFiles f("cli_empty_value");
+  const CommandResult backend =
+      run_binary({"run", "--workload", f.prefix, "--system", f.system, "--network", f.network, "--backend", " "});
+  EXPECT_EQ(backend.exit_code, 1);
+  EXPECT_THAT(backend.err, HasSubstr("--backend: the value is empty"));
+}
+
+// Output that could not be written is an error: a full disk must not leave exit 0 and no table.
+TEST(Cli, AFailedWriteToStandardOutputIsAnError) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  const std::string command =
+      std::string("'") + CHAKRASIM_BINARY + "' nccl-tests all_reduce -e 64 >/dev/full 2>/dev/null";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
 }
 
 // Rank 0 runs an all-reduce that rank 1 never joins: no event is left, rank 0 never finishes,

@@ -192,7 +192,8 @@ std::vector<ToolCase> catalogue() {
                  return convert_text(dir, {"--npus", "8", "--passes", "1", "--out", ""});
                },
                1,
-               {"--out: the output prefix is empty"}});
+               // Every option refuses an empty value before the command runs (cli/app.cc).
+               {"--out: the value is empty; expected one"}});
   c.push_back(
       {"GenerateMicroNpusBeyondMemory",
        [](const Dir& dir) { return Args{"generate", "micro", "--npus", "2147483647", "--out", (dir / "m").string()}; },
