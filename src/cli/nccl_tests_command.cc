@@ -17,6 +17,7 @@
 #include "config/network_config.h"
 #include "config/system_config.h"
 #include "core/error.h"
+#include "core/parse_number.h"
 #include "core/read_file.h"
 #include "core/units.h"
 #include "system/nccl/measured_sweep.h"
@@ -36,9 +37,16 @@ std::uint64_t nccl_tests_size(const std::string& text, const char* option) {
     static constexpr std::string_view kUnits = "kmgt";
     const std::size_t power = kUnits.find(static_cast<char>(std::tolower(static_cast<unsigned char>(text.back()))));
     if (power != std::string_view::npos) {
-      if (const auto number = parse_byte_size(text.substr(0, text.size() - 1))) {
-        const std::uint64_t scale = std::uint64_t{1} << (10 * (power + 1));
-        if (*number <= (std::uint64_t{1} << 62) / scale) return *number * scale;
+      const std::string number = text.substr(0, text.size() - 1);
+      const std::uint64_t scale = std::uint64_t{1} << (10 * (power + 1));
+      if (const auto whole = parse_byte_size(number)) {
+        if (*whole <= (std::uint64_t{1} << 62) / scale) return *whole * scale;
+      } else if (const auto fraction = parse_number<double>(number)) {
+        // 1.5K is 1.5 x 1024 bytes, as the unit says, where it is a whole number of bytes.
+        const double bytes = *fraction * static_cast<double>(scale);
+        if (bytes >= 0 && bytes == std::floor(bytes) && bytes <= 0x1p62) return static_cast<std::uint64_t>(bytes);
+        throw Error(
+            fmt::format("{} \"{}\" is {} bytes; expected a whole number of bytes from 0 to 2^62", option, text, bytes));
       }
     }
   }

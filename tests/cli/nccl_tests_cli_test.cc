@@ -12,6 +12,7 @@ namespace chakrasim::test {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(NcclTestsCommand, PrintsASweepAsNcclTestsDoes) {
   // K is 1024 as nccl-tests reads it: 1K, 2K, 4K.
@@ -444,6 +445,18 @@ TEST(NcclTestsCommand, BadInputSaysWhatWasExpected) {
   const CommandResult nics = run_binary({"nccl-tests", "all_reduce", "--nodes", "2", "--nics-per-node", "0"});
   EXPECT_EQ(nics.exit_code, 1);
   EXPECT_THAT(nics.err, HasSubstr("--nics-per-node is 0; expected 1 or more"));
+  // An efficiency next to 0 passes its range check but leaves no finite time: refused, not inf.
+  const CommandResult tiny = run_binary({"nccl-tests", "all_reduce", "--nodes", "2", "--nic-efficiency", "1e-308"});
+  EXPECT_EQ(tiny.exit_code, 1);
+  EXPECT_THAT(tiny.err, HasSubstr("takes inf us; expected a finite time"));
+  EXPECT_THAT(tiny.out, Not(HasSubstr("inf")));
+  // K is 1024 bytes with a fraction too; a size that is no whole number of bytes is refused.
+  const CommandResult half = run_binary({"nccl-tests", "all_reduce", "-b", "1.5K", "-e", "1.5K", "-d", "int8"});
+  EXPECT_EQ(half.exit_code, 0) << half.err;
+  EXPECT_THAT(half.out, HasSubstr("\n        1536          1536      int8"));
+  const CommandResult third = run_binary({"nccl-tests", "all_reduce", "-b", "1.3K"});
+  EXPECT_EQ(third.exit_code, 1);
+  EXPECT_THAT(third.err, HasSubstr("-b \"1.3K\" is 1331.2 bytes; expected a whole number of bytes"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "system/nccl/sweep.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -90,6 +91,13 @@ SweepRow sweep_row(const ColumnModels& models, const SweepOptions& o, std::uint6
     // Launches and GPU work overlap from one call to the next: the slower of the two sets the
     // pace. An empty collective launches nothing, so it has no such floor.
     column->time_us = std::max(gpus_us, o.host_issue_us);
+    // An efficiency next to 0 or a fixed cost next to the largest double makes a time no table
+    // can hold: refuse it rather than print inf.
+    if (!std::isfinite(column->time_us)) {
+      throw Error(fmt::format("the model's {} of {} bytes takes {} us; expected a finite time (check the "
+                              "efficiencies, rates and fixed costs given: one near 0 or near the largest number)",
+                              collective_name(o.collective), bytes, column->time_us));
+    }
     column->choice = t.choice;
     column->algbw = static_cast<double>(bytes) / 1e3 / column->time_us;  // GB/s
     column->busbw = column->algbw * bus_factor(o.collective, ranks);
