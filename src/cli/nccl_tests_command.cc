@@ -61,6 +61,8 @@ struct Options {
   std::string compare;                 // a real run's output to set the model beside
   bool leave_out_spikes = false;       // --compare's noise spikes out of its means
   bool gpus_per_thread_given = false;  // -g on the command line (--compare checks it against the log's)
+  // --gpus-per-node and --nodes on the command line: a system or network file may not say otherwise.
+  bool gpus_per_node_given = false, nodes_given = false;
   std::string type = "float", op = "sum";
   int root = 0;  // -1: each rank in turn, as nccl-tests runs it
   // nccl-tests' run controls (threads and GPUs per process, iterations, warm-up, data check,
@@ -114,16 +116,31 @@ double gpu_gb_per_s(const network::DimensionSpec& d) {
   return link;
 }
 
+// A file's figure where the command line gave one too: they must agree, or which one counts is a
+// guess the user did not make.
+void agree(const std::string& first, std::uint64_t first_value, const std::string& second, std::uint64_t second_value) {
+  if (!first.empty() && first_value != second_value) {
+    throw Error(fmt::format("{}: {}; {}: {}; expected the same, or one of them left out", first, first_value, second,
+                            second_value));
+  }
+}
+
 // Options the system and network files give instead of the presets: the NCCL model's keys of the
 // system JSON, and the network's first dimension as the node (its bandwidth the GPU's scale-up),
 // the others as the nodes (the second's bandwidth each GPU's NIC).
 void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& nodes) {
+  std::string gpus_per_node_from = o.gpus_per_node_given ? "--gpus-per-node" : "";
   if (!o.system.empty()) {
     const system::NcclSpec spec = config::load_system(o.system, {}).system.nccl;
     o.gpu = spec.gpu;
     gpu = gpu_preset(o.gpu);
     if (!spec.nic.empty()) o.nic = spec.nic;
-    if (spec.gpus_per_node != 0) o.gpus_per_node = spec.gpus_per_node;
+    if (spec.gpus_per_node != 0) {
+      const std::string key = o.system + "'s nccl-gpus-per-node";
+      agree(gpus_per_node_from, o.gpus_per_node, key, spec.gpus_per_node);
+      o.gpus_per_node = spec.gpus_per_node;
+      gpus_per_node_from = key;
+    }
     if (spec.nics_per_node != 0) o.nics_per_node = spec.nics_per_node;
     if (!spec.algo.empty()) o.algo = spec.algo;
     if (!spec.proto.empty()) o.proto = spec.proto;
@@ -149,10 +166,13 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
   const double scale_up = gpu_gb_per_s(net.dims[0]);
   gpu.nccl_link_gb_per_s *= scale_up / gpu.scale_up_gb_per_s();  // NCCL's figure, in proportion
   gpu.link_gb_per_s = scale_up / gpu.scale_up_links;
+  agree(gpus_per_node_from, o.gpus_per_node, o.network + "'s first dimension", net.dims[0].npus);
   o.gpus_per_node = net.dims[0].npus;
-  gpu.domain = std::max(gpu.domain, o.gpus_per_node);
-  nodes = 1;
-  for (std::size_t d = 1; d < net.dims.size(); ++d) nodes *= net.dims[d].npus;
+  gpu.domain = std::max(gpu.domain, o.gpus_per_node);  // the file's node is the machine's
+  std::uint64_t network_nodes = 1;
+  for (std::size_t d = 1; d < net.dims.size(); ++d) network_nodes *= net.dims[d].npus;
+  agree(o.nodes_given ? "--nodes" : "", nodes, o.network + "'s other dimensions", network_nodes);
+  nodes = static_cast<std::uint32_t>(std::min<std::uint64_t>(network_nodes, UINT32_MAX));
   if (net.dims.size() > 1) nic.line_gb_per_s = gpu_gb_per_s(net.dims[1]);
 }
 
@@ -394,9 +414,11 @@ Command add_nccl_tests_command(CLI::App& app) {
   cmd->add_option("--algo", o->algo,
                   "As NCCL_ALGO: e.g. Ring, \"Tree,Ring\", ^NVLS, \"allreduce:NVLS;allgather:Ring\"");
   cmd->add_option("--proto", o->proto, "As NCCL_PROTO: e.g. Simple, ^LL128");
-  cmd->add_option("--nvls", o->nvls, "As NCCL_NVLS_ENABLE: 0 switches NVLS off");
+  cmd->add_option("--nvls", o->nvls, "As NCCL_NVLS_ENABLE: 0 switches NVLS off (1 and 2: as NCCL decides)")
+      ->check(CLI::IsMember({0, 1, 2}));
   cmd->add_option("--pxn", o->pxn, "0 as NCCL_PXN_DISABLE=1: all-to-all across nodes straight to the peer's NIC")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::IsMember({0, 1}));
   cmd->add_option("--platform-latency-us", o->platform_latency_us,
                   "Added to every call's time, not to NCCL's choice: an 8-byte call's measured time less this "
                   "table's")
@@ -450,6 +472,8 @@ Command add_nccl_tests_command(CLI::App& app) {
   return [cmd, o, gpus_per_thread]() -> int {
     if (!cmd->parsed()) return -1;
     o->gpus_per_thread_given = gpus_per_thread->count() > 0;
+    o->gpus_per_node_given = cmd->count("--gpus-per-node") > 0;
+    o->nodes_given = cmd->count("--nodes") > 0;
     return run(*o);
   };
 }

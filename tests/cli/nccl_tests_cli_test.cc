@@ -82,6 +82,20 @@ TEST(NcclTestsCommand, SystemAndNetworkFilesReplaceThePresets) {
   const CommandResult missing = run_binary({"nccl-tests", "all_reduce", "--network", (dir / "none.yml").string()});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.err, HasSubstr("none.yml"));
+  // The command line's machine and the files' must agree: neither silently wins.
+  const CommandResult nodes =
+      run_binary({"nccl-tests", "all_reduce", "--nodes", "4", "--network", (dir / "net.yml").string()});
+  EXPECT_EQ(nodes.exit_code, 1);
+  EXPECT_THAT(nodes.err, HasSubstr("--nodes: 4; " + (dir / "net.yml").string() + "'s other dimensions: 2"));
+  write_bytes(dir / "eight.json", R"({"preferred-dataset-splits": 1, "nccl-gpu": "A100", "nccl-gpus-per-node": 8})");
+  const CommandResult gpus = run_binary(
+      {"nccl-tests", "all_reduce", "--system", (dir / "eight.json").string(), "--network", (dir / "net.yml").string()});
+  EXPECT_EQ(gpus.exit_code, 1);
+  EXPECT_THAT(gpus.err, HasSubstr("eight.json's nccl-gpus-per-node: 8; " + (dir / "net.yml").string() +
+                                  "'s first dimension: 4; expected the same"));
+  const CommandResult same = run_binary({"nccl-tests", "all_reduce", "-e", "8", "--nodes", "2", "--gpus-per-node", "4",
+                                         "--network", (dir / "net.yml").string()});
+  EXPECT_EQ(same.exit_code, 0) << same.err;
 }
 
 TEST(NcclTestsCommand, AMachinesOwnCalibrationReplacesTheModelsConstants) {
@@ -457,6 +471,13 @@ TEST(NcclTestsCommand, BadInputSaysWhatWasExpected) {
   const CommandResult third = run_binary({"nccl-tests", "all_reduce", "-b", "1.3K"});
   EXPECT_EQ(third.exit_code, 1);
   EXPECT_THAT(third.err, HasSubstr("-b \"1.3K\" is 1331.2 bytes; expected a whole number of bytes"));
+  // NCCL_NVLS_ENABLE takes 0, 1 or 2 and NCCL_PXN_DISABLE's switch 0 or 1; nothing else is read as one.
+  const CommandResult nvls = run_binary({"nccl-tests", "all_reduce", "--nvls", "-1"});
+  EXPECT_EQ(nvls.exit_code, 1);
+  EXPECT_THAT(nvls.err, HasSubstr("--nvls: -1 not in {0,1,2}"));
+  const CommandResult pxn = run_binary({"nccl-tests", "alltoall", "--pxn", "2"});
+  EXPECT_EQ(pxn.exit_code, 1);
+  EXPECT_THAT(pxn.err, HasSubstr("--pxn: 2 not in {0,1}"));
 }
 
 }  // namespace
