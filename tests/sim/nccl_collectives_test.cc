@@ -707,6 +707,10 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   EXPECT_THAT(error_of([&] { nccl::run_machine(spec, 12, 12); }), HasSubstr("12 NPUs do not fill nodes of 8 GPUs"));
   spec.gpus_per_node = 16;
   EXPECT_THAT(error_of([&] { nccl::run_machine(spec, 32, 16); }), HasSubstr("a H100 scale-up domain holds 8"));
+  // Nor may a node span more than the network's first dimension joins.
+  spec.gpus_per_node = 8;
+  EXPECT_THAT(error_of([&] { nccl::run_machine(spec, 32, 4); }), HasSubstr("nodes of 8 GPUs, but the network's first "
+                                                                           "dimension joins 4; expected at most 4"));
   // By default a node is the network's first dimension, up to the GPU's domain.
   spec.gpus_per_node = 0;
   EXPECT_EQ(nccl::run_machine(spec, 64, 4).machine.gpus_per_node, 4u);

@@ -98,6 +98,13 @@ RunMachine run_machine(const NcclSpec& spec, NpuId npus, std::uint32_t first_dim
                             "at most {}",
                             g, out.machine.gpu->name, domain, domain));
   }
+  if (g > first_dimension) {
+    // NCCL's node is its NVLink domain; a network that joins fewer NPUs in its first dimension
+    // carries the rest of that node's traffic on its second, and the cost and the traffic disagree.
+    throw Error(fmt::format("system key \"nccl-gpus-per-node\": nodes of {} GPUs, but the network's first dimension "
+                            "joins {}; expected at most {}",
+                            g, first_dimension, first_dimension));
+  }
   if (npus % g != 0) {
     throw Error(fmt::format("system key \"nccl-gpus-per-node\": {} NPUs do not fill nodes of {} GPUs; expected a "
                             "divisor of {}",
