@@ -21,8 +21,18 @@ std::string temporary_name(const std::string& path) {
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path, std::string_view what)
-    : path_(std::move(path)), temp_(temporary_name(path_)), what_(what), file_(nullptr, &std::fclose) {
-  file_.reset(std::fopen(temp_.c_str(), "wb"));
+    : path_(std::move(path)), target_(path_), what_(what), file_(nullptr, &std::fclose) {
+  namespace fs = std::filesystem;
+  std::error_code ec;  // a path that does not exist yet is no error here
+  if (fs::is_symlink(fs::symlink_status(path_, ec))) {
+    target_ = fs::weakly_canonical(path_, ec).string();
+    if (ec) fail("{}: cannot follow the link to write {}: {}", path_, what_, ec.message());
+  }
+  const fs::file_status status = fs::status(target_, ec);
+  if (fs::is_directory(status)) fail("{}: is a folder; expected a file to write {} to", path_, what_);
+  stream_ = fs::exists(status) && !fs::is_regular_file(status);
+  if (!stream_) temp_ = temporary_name(target_);
+  file_.reset(std::fopen(stream_ ? target_.c_str() : temp_.c_str(), "wb"));
   if (!file_) {
     fail("{}: cannot create {} ({}; does the folder exist and can it be written?)", path_, what_, std::strerror(errno));
   }
@@ -31,6 +41,7 @@ AtomicFile::AtomicFile(std::string path, std::string_view what)
 AtomicFile::~AtomicFile() {
   if (committed_) return;
   file_.reset();
+  if (stream_) return;
   std::error_code ec;
   std::filesystem::remove(temp_, ec);
 }
@@ -46,7 +57,9 @@ void AtomicFile::commit() {
   if (std::fflush(file_.get()) != 0) fail("{}: error while writing {}: {}", path_, what_, std::strerror(errno));
   const int closed = std::fclose(file_.release());
   if (closed != 0) fail("{}: error while writing {}: {}", path_, what_, std::strerror(errno));
-  if (std::rename(temp_.c_str(), path_.c_str()) != 0) {
+  committed_ = stream_;
+  if (stream_) return;
+  if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
     const int error = errno;
     std::error_code ec;
     std::filesystem::remove(temp_, ec);

@@ -2,6 +2,9 @@
 // which commit() renames over the path (atomic on POSIX within one file system): a reader, or a
 // second run writing the same path, never sees half a file, and a run that fails or is stopped
 // halfway leaves what was there before. Without commit() the temporary file is removed.
+// A symbolic link is followed (its target is the file written); a path that is a device, a FIFO
+// or a socket is written to directly, as a stream (renaming over it would replace the device
+// node with a file); a folder is refused.
 #pragma once
 
 #include <cstdio>
@@ -28,9 +31,10 @@ class AtomicFile {
   const std::string& path() const { return path_; }
 
  private:
-  std::string path_, temp_, what_;
+  std::string path_, target_, temp_, what_;  // the user's path, the file it names, the temporary file
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
   bool committed_ = false;
+  bool stream_ = false;  // a device, FIFO or socket: written in place
 };
 
 // Writes `bytes` to `path` through an AtomicFile.

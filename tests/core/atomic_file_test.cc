@@ -3,6 +3,10 @@
 #include <filesystem>
 #include <thread>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -47,6 +51,35 @@ TEST(AtomicFile, AnUnfinishedWriteLeavesTheOldFileAndNoLitter) {
   EXPECT_EQ(entries(dir), 1u);
   EXPECT_THAT([&] { AtomicFile((dir / "no" / "such" / "dir.txt").string(), "the test file"); },
               ::testing::ThrowsMessage<Error>(::testing::HasSubstr("cannot create the test file")));
+}
+
+// A symbolic link is followed: the file it names gets the bytes and the link stays a link.
+TEST(AtomicFile, ALinkIsFollowedToItsFile) {
+  const auto dir = temp_dir("atomic_link");
+  write_file_atomically((dir / "real.txt").string(), "old", "the test file");
+  fs::create_symlink("real.txt", dir / "link.txt");
+  write_file_atomically((dir / "link.txt").string(), "new", "the test file");
+  EXPECT_TRUE(fs::is_symlink(dir / "link.txt"));
+  EXPECT_EQ(file_bytes(dir / "real.txt"), "new");
+  EXPECT_EQ(entries(dir), 2u);
+}
+
+// A FIFO (as a device) is written to as a stream; renaming over it would put a file in its place.
+TEST(AtomicFile, AFifoIsWrittenInPlace) {
+  const auto dir = temp_dir("atomic_fifo");
+  const std::string fifo = (dir / "pipe").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so that the writer's open returns
+  ASSERT_GE(reader, 0);
+  write_file_atomically(fifo, "through the pipe", "the test file");
+  char buffer[64] = {};
+  const ssize_t got = ::read(reader, buffer, sizeof buffer);
+  ::close(reader);
+  EXPECT_EQ(std::string(buffer, got > 0 ? static_cast<std::size_t>(got) : 0), "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_EQ(entries(dir), 1u);
+  EXPECT_THAT([&] { write_file_atomically(dir.string(), "x", "the test file"); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("is a folder; expected a file to write")));
 }
 
 // Two runs writing the same --timeline at once: the file that remains is one whole timeline.
