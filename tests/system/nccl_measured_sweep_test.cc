@@ -204,6 +204,17 @@ TEST(NcclMeasuredSweep, SaysWhichLineIsNotARowAndWhy) {
   std::string wide = " 1024 256 float sum -1";
   for (int i = 0; i < 1000; ++i) wide += " 1";
   EXPECT_THAT(error_of(wide), HasSubstr("a row of 64 fields"));
+  // A row that cannot be read is an error, not a row left out of the comparison.
+  EXPECT_THAT(error_of(row + " 2048 512 quux sum -1 12 1 1 0 12 1 1 0\n"), HasSubstr("bad.log:2: type \"quux\"; "
+                                                                                     "expected one of nccl-tests' "
+                                                                                     "types (int8,"));
+  EXPECT_THAT(error_of(row + " 2O48 512 float sum -1 12 1 1 0 12 1 1 0\n"), HasSubstr("bad.log:2: size \"2O48\""));
+  // Nor is a size or a time past what a run measures read as one.
+  EXPECT_THAT(error_of(" 9223372036854775808 256 float sum -1 12 1 1 0 12 1 1 0\n"), HasSubstr("expected bytes, at "
+                                                                                               "most 2^62"));
+  EXPECT_THAT(error_of(" 1024 256 float sum -1 1e308 1 1 0 12 1 1 0\n"), HasSubstr("out-of-place time \"1e308\"; "
+                                                                                   "expected microseconds, 0 or more "
+                                                                                   "and under 10^12"));
 }
 
 }  // namespace

@@ -18,6 +18,10 @@ namespace {
 constexpr std::size_t kLogRowLimit = 100000;
 // Fields a line is split into: more than any row's 23, and a bound on the work a long line makes.
 constexpr std::size_t kFieldLimit = 64;
+// What a row may measure: the sizes -b and -e take, and under 10^12 us (11.6 days) a call, past
+// which a time is no measurement and its ratio to the model's overflows the means.
+constexpr std::uint64_t kLargestSize = std::uint64_t{1} << 62;
+constexpr double kLongestUs = 1e12;
 
 std::vector<std::string_view> fields_of(std::string_view line) {
   std::vector<std::string_view> fields;
@@ -167,15 +171,29 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
           ranks_on[host].insert(*rank);
           const auto bus = std::find_if(fields.begin(), fields.end(), [](std::string_view f) { return f[0] == '['; });
           if (run.gpu_name.empty() && bus != fields.end()) {
-            for (auto f = bus + 1; f != fields.end(); ++f)
-              run.gpu_name += (run.gpu_name.empty() ? "" : " ") + std::string(*f);
+            for (auto f = bus + 1; f != fields.end(); ++f) {
+              if (!run.gpu_name.empty()) run.gpu_name.push_back(' ');
+              run.gpu_name.append(*f);
+            }
           }
         }
       }
       continue;
     }
-    const auto type = fields.size() >= 3 && all_digits(fields[0]) ? parse_data_type(fields[2]) : std::nullopt;
-    if (!type) continue;
+    const auto type = fields.size() >= 3 ? parse_data_type(fields[2]) : std::nullopt;
+    const bool sized = all_digits(fields[0]);
+    if (!(sized && type)) {
+      // A line shaped as a row, but for its size or its type, is a row that could not be read, not
+      // a line of other text: leaving it out would compare fewer rows than the table has.
+      if ((sized || type) && fields.size() >= 7 && layout_of(fields.size(), collective)) {
+        if (!type) {
+          throw Error(fmt::format("{}: type \"{}\"; expected one of nccl-tests' types ({})", where(), fields[2],
+                                  data_type_names()));
+        }
+        throw Error(fmt::format("{}: size \"{}\"; expected bytes", where(), fields[0]));
+      }
+      continue;
+    }
     const auto layout = layout_of(fields.size(), collective);
     if (!layout) {
       throw Error(fmt::format("{}: a row of {} fields; expected 13 (size, count, type, redop, root, then time, "
@@ -187,7 +205,9 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
     MeasuredRow row;
     row.line = line_number;
     const auto size = parse_number<std::uint64_t>(fields[0]);
-    if (!size) throw Error(fmt::format("{}: size \"{}\"; expected bytes", where(), fields[0]));
+    if (!size || *size > kLargestSize) {
+      throw Error(fmt::format("{}: size \"{}\"; expected bytes, at most 2^62", where(), fields[0]));
+    }
     row.size = *size;
     row.type = *type;
     // The operation and the root tell one collective's table from another's where the log does
@@ -220,8 +240,9 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
     const auto time = [&](int at, const char* column) {
       const std::string_view t = fields[static_cast<std::size_t>(at)];
       const auto us = parse_number<double>(t);
-      if (!us || !std::isfinite(*us) || *us < 0) {
-        throw Error(fmt::format("{}: {} time \"{}\"; expected microseconds, 0 or more", where(), column, t));
+      if (!us || !std::isfinite(*us) || *us < 0 || *us > kLongestUs) {
+        throw Error(
+            fmt::format("{}: {} time \"{}\"; expected microseconds, 0 or more and under 10^12", where(), column, t));
       }
       return *us;
     };
