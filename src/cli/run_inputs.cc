@@ -20,6 +20,11 @@ void apply_system(sim::Inputs& inputs, const config::SystemConfig& system, const
   } else if (!collectives.empty()) {
     fail("collectives: \"{}\": expected astra-sim, nccl or nccl-traffic", collectives);
   }
+  // A BROADCAST node's recorded duration is the reference's reading; a run timed as NCCL times
+  // it as NCCL's broadcast unless the system file says otherwise.
+  if (inputs.system.collectives != system::CollectiveModel::kAstraSim && !inputs.system.broadcast_by_duration_given) {
+    inputs.system.broadcast_by_duration = false;
+  }
 }
 
 }  // namespace chakrasim::cli

@@ -272,10 +272,14 @@ const std::vector<Param>& params() {
        [](const Json& v, Context& c) {
          set_custom(c, "all-to-all-implementation-custom", v, CollectiveKind::kAllToAll);
        }},
-      {"broadcast-by-duration", "0 | 1", "1",
+      {"broadcast-by-duration", "0 | 1", "1 (0 with collectives nccl or nccl-traffic)",
        "1: a BROADCAST node waits for its recorded duration, as in the reference; 0: it runs on the system "
-       "layer as the all-gather that moves the same bytes over every link as NCCL's ring broadcast",
-       [](const Json& v, Context& c) { c.out.system.broadcast_by_duration = get_flag(c, "broadcast-by-duration", v); }},
+       "layer as the all-gather that moves the same bytes over every link as NCCL's ring broadcast (and, with "
+       "the NCCL model, as NCCL's broadcast)",
+       [](const Json& v, Context& c) {
+         c.out.system.broadcast_by_duration = get_flag(c, "broadcast-by-duration", v);
+         c.out.system.broadcast_by_duration_given = true;
+       }},
       {"collectives", "astra-sim | nccl | nccl-traffic", "astra-sim",
        "how collectives are timed: ASTRA-sim's chunked phases over the network; NCCL's choice of algorithm and "
        "protocol timed by the NCCL model, without traffic; or NCCL's choice run as its traffic on the network "

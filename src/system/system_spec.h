@@ -74,6 +74,7 @@ struct SystemSpec {
   // BROADCAST nodes wait for their recorded duration, as in the reference (the default); false
   // runs them on the system layer like REDUCE, GATHER, SCATTER and BARRIER (§3.5).
   bool broadcast_by_duration = true;
+  bool broadcast_by_duration_given = false;  // the system file's own "broadcast-by-duration"
   CollectiveModel collectives = CollectiveModel::kAstraSim;
   NcclSpec nccl;
 };

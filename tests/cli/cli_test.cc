@@ -236,6 +236,35 @@ TEST(Cli, AFailedWriteToStandardOutputIsAnError) {
   EXPECT_EQ(WEXITSTATUS(status), 1);
 }
 
+// Timed as NCCL, a BROADCAST node is NCCL's broadcast, not the duration the trace records (the
+// reference's reading, kept by default in ASTRA-sim's mode and by "broadcast-by-duration": 1).
+TEST(Cli, UnderTheNcclModelABroadcastIsNcclsBroadcast) {
+  const auto dir = temp_dir("cli_nccl_broadcast");
+  const CommandResult gen = run_binary({"generate", "micro", "--npus", "8", "--out", (dir / "bc").string(),
+                                        "--collective", "broadcast", "--size", "64MiB"});
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  const std::string keys = R"("preferred-dataset-splits": 1, "all-gather-implementation": ["ring"],
+    "nccl-gpu": "H100", "collectives": "nccl")";
+  write_text(dir / "sys.json", "{" + keys + "}");
+  write_text(dir / "sys1.json", "{" + keys + R"(, "broadcast-by-duration": 1})");
+  write_text(dir / "net.yml", "topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 419.095 ]\nlatency: [ 250 ]\n");
+  const auto takes = [&](const char* system, const char* collectives) {
+    const CommandResult r =
+        run_binary({"run", "--workload", (dir / "bc" / "broadcast").string(), "--system", (dir / system).string(),
+                    "--network", (dir / "net.yml").string(), "--collectives", collectives});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return run_takes(r.out);
+  };
+  // nccl-tests' broadcast of 64 MiB from rank 0 on 8 H100s, as `chakrasim nccl-tests broadcast`.
+  const CommandResult table = run_binary({"nccl-tests", "broadcast", "-b", "64M", "-e", "64M"});
+  const std::string us = table.out.substr(table.out.find(" 0 ", table.out.find("67108864")) + 3);
+  const std::string nccl = takes("sys.json", "nccl");  // "194.558 µs" where the table prints 194.56
+  EXPECT_THAT(nccl, HasSubstr(" \u00b5s"));
+  EXPECT_NEAR(std::stod(nccl), std::stod(us), 0.006);
+  EXPECT_EQ(takes("sys1.json", "nccl"), "1 ns");
+  EXPECT_EQ(takes("sys.json", "astra-sim"), "1 ns");
+}
+
 // Rank 0 runs an all-reduce that rank 1 never joins: no event is left, rank 0 never finishes,
 // and the run says so and exits with 2 (the reference exits 0 silently).
 TEST(Cli, DeadlockIsReportedWithExitCodeTwo) {
