@@ -131,7 +131,11 @@ void agree(const std::string& first, std::uint64_t first_value, const std::strin
 void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& nodes) {
   std::string gpus_per_node_from = o.gpus_per_node_given ? "--gpus-per-node" : "";
   if (!o.system.empty()) {
-    const system::NcclSpec spec = config::load_system(o.system, {}).system.nccl;
+    const config::SystemConfig config = config::load_system(o.system, {});
+    for (const std::string& w : config.warnings) {  // keys it does not know; not the system layer's defaults
+      if (w.find("unknown key") != std::string::npos) std::cerr << "warning: " << w << "\n";
+    }
+    const system::NcclSpec& spec = config.system.nccl;
     o.gpu = spec.gpu;
     gpu = gpu_preset(o.gpu);
     if (!spec.nic.empty()) o.nic = spec.nic;
@@ -161,7 +165,9 @@ void apply_files(Options& o, GpuPreset& gpu, NicPreset& nic, std::uint32_t& node
   }
   nic = nic_preset(o.nic.empty() ? gpu.default_nic : o.nic);
   if (o.network.empty()) return;
-  const network::TopologySpec net = config::load_network(o.network);
+  std::vector<std::string> warnings;
+  const network::TopologySpec net = config::load_network(o.network, &warnings);
+  for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
   if (net.dims.empty()) throw Error(o.network + ": no dimension; expected the node's first");
   const double scale_up = gpu_gb_per_s(net.dims[0]);
   gpu.nccl_link_gb_per_s *= scale_up / gpu.scale_up_gb_per_s();  // NCCL's figure, in proportion
