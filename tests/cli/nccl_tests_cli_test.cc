@@ -96,6 +96,14 @@ TEST(NcclTestsCommand, SystemAndNetworkFilesReplaceThePresets) {
   const CommandResult same = run_binary({"nccl-tests", "all_reduce", "-e", "8", "--nodes", "2", "--gpus-per-node", "4",
                                          "--network", (dir / "net.yml").string()});
   EXPECT_EQ(same.exit_code, 0) << same.err;
+  // A key the system file has that nothing reads is said, as `run` says it (a misspelt nccl-gpu
+  // would leave the preset's H100 without a word).
+  write_bytes(dir / "typo.json", R"({"preferred-dataset-splits": 1, "nccl-gpuu": "B200"})");
+  const CommandResult typo =
+      run_binary({"nccl-tests", "all_reduce", "-e", "8", "--system", (dir / "typo.json").string()});
+  EXPECT_EQ(typo.exit_code, 0) << typo.err;
+  EXPECT_THAT(typo.err, HasSubstr("typo.json: unknown key \"nccl-gpuu\" ignored"));
+  EXPECT_THAT(typo.err, Not(HasSubstr("local-mem-bw")));  // the system layer's own defaults are not this command's
 }
 
 TEST(NcclTestsCommand, AMachinesOwnCalibrationReplacesTheModelsConstants) {
