@@ -104,6 +104,12 @@ TEST(NcclTestsCommand, SystemAndNetworkFilesReplaceThePresets) {
   EXPECT_EQ(typo.exit_code, 0) << typo.err;
   EXPECT_THAT(typo.err, HasSubstr("typo.json: unknown key \"nccl-gpuu\" ignored"));
   EXPECT_THAT(typo.err, Not(HasSubstr("local-mem-bw")));  // the system layer's own defaults are not this command's
+  // Links next to 0 GB/s leave no algorithm a time: said so, not blamed on --algo.
+  write_bytes(dir / "slow.yml", "topology: [ Switch, Switch ]\nnpus_count: [ 4, 2 ]\n"
+                                "bandwidth: [ 1e-9, 1e-9 ]\nlatency: [ 250, 1500 ]\n");
+  const CommandResult slow = run_binary({"nccl-tests", "all_reduce", "--network", (dir / "slow.yml").string()});
+  EXPECT_EQ(slow.exit_code, 1);
+  EXPECT_THAT(slow.err, HasSubstr("no finite time; check the links' bandwidths"));
 }
 
 TEST(NcclTestsCommand, AMachinesOwnCalibrationReplacesTheModelsConstants) {

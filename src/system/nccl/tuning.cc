@@ -296,15 +296,25 @@ TuningModel::Choice TuningModel::choose(Collective c, std::uint64_t bytes) const
   if (const MscclSchedule* s = msccl_schedule(c, bytes)) return {Algorithm::kMsccl, s->protocol, false};
   std::optional<Choice> best;
   double best_us = std::numeric_limits<double>::infinity();
+  bool any = false;  // an algorithm and protocol left, whatever its time
   for (std::size_t ai = 0; ai < kAlgorithms; ++ai) {
     for (std::size_t pi = 0; pi < kProtocols; ++pi) {
       auto t = predicted_us(c, static_cast<Algorithm>(ai), static_cast<Protocol>(pi), bytes);
+      any = any || t.has_value();
       if (t && enabled_.ring_last && static_cast<Algorithm>(ai) == Algorithm::kRing) *t *= kRingLastFactor;
       if (t && *t < best_us) {
         best_us = *t;
         best = Choice{static_cast<Algorithm>(ai), static_cast<Protocol>(pi), false};
       }
     }
+  }
+  // NCCL always has a ring: where even its Simple has no rate, the links gave none, whatever is enabled.
+  const double ring_rate = unswitched_bandwidth_[index(c)][idx(Algorithm::kRing)][idx(Protocol::kSimple)];
+  if (!best && (any || !(ring_rate > 0) || !std::isfinite(static_cast<double>(bytes) / ring_rate))) {
+    throw Error(fmt::format("{} of {} bytes on {} x {} {}: NCCL's model gives every algorithm no finite time; check "
+                            "the links' bandwidths (a network file's, or a preset scaled by one): a rate next to 0 "
+                            "leaves none",
+                            collective_name(c), bytes, machine_.nodes, machine_.gpus_per_node, machine_.gpu->name));
   }
   if (!best) {
     throw Error(fmt::format("no algorithm and protocol left for {} on {} x {} {}; check the algorithms and protocols "
