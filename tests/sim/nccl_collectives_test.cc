@@ -413,6 +413,32 @@ TEST(NcclCollectives, AsTrafficStagedFormsAndPatTakeTheModelsTime) {
   }
 }
 
+// A call's chunks are bounded, so that its messages, and the run's time, stop growing with its
+// bytes: NVLS-tree of 4 and of 16 GiB on 2 nodes are cut into as many chunks (1024 a lane), and
+// both still take the model's time (their fill, a few 1/1024 of a lane, is under 1%).
+TEST(NcclCollectives, AsTrafficAHugeCallIsCutIntoBoundedChunks) {
+  std::uint64_t messages[2] = {};
+  for (const std::uint64_t gib : {4, 16}) {
+    std::vector<chakra::TraceBuilder> ranks(16);
+    for (auto& r : ranks) r.collective("x", chakra::CommType::kAllReduce, gib << 30);
+    sim::Inputs in = inputs_of(ranks, 16);
+    in.network = network_of({{DimensionKind::kSwitch, 8, 450e9 / 1073741824.0, 250},
+                             {DimensionKind::kSwitch, 2, 50e9 / 1073741824.0, 1500}});
+    in.backend = "congestion-aware";
+    in.system.nccl.algo = "NVLSTree";
+    in.system.collectives = system::CollectiveModel::kNcclTraffic;
+    const sim::Result traffic = sim::simulate(in);
+    ASSERT_TRUE(traffic.all_finished());
+    messages[gib == 16] = traffic.messages;
+    in.system.collectives = system::CollectiveModel::kNccl;
+    const double ratio = static_cast<double>(traffic.npus[0].finish_ns) / sim::simulate(in).npus[0].finish_ns;
+    EXPECT_GE(ratio, 0.99) << gib << " GiB";
+    EXPECT_LE(ratio, 1.01) << gib << " GiB";
+  }
+  EXPECT_GT(messages[0], 0u);
+  EXPECT_EQ(messages[0], messages[1]);
+}
+
 TEST(NcclCollectives, AsTrafficAStagedChunkGoesThroughItsStagesInOrder) {
   // A 1 MiB NVLS-tree all-reduce over 4 nodes of 8 is one chunk a lane: after the model's latency
   // (NCCL's less the tree's levels, which the traffic crosses itself) it is reduced in the node (a

@@ -24,6 +24,11 @@ constexpr std::uint32_t kStagedLanes = 2;
 // window behind it (kPipelineDepth = 4 windows).
 constexpr std::uint32_t kStagedWindow = 4;
 constexpr double kStagedChunkBytes = 1 << 20;
+// A bound on the chunks a call is cut into, so that the messages (and the run's time) stop
+// growing with the bytes: past it (2 GiB a staged call, 4 GiB a tree channel) the chunks grow
+// instead. The pipeline then fills with a few chunks of 1/1024 of a lane: under 1% of the call.
+constexpr double kMaxStagedChunksPerLane = 1024;
+constexpr double kMaxTreeChunksPerWindow = 256;
 
 // The members' indices node by node (NPU r in node r / gpus_per_node), in their order.
 std::vector<std::vector<std::uint32_t>> members_by_node(const std::vector<NpuId>& members,
@@ -248,7 +253,8 @@ TrafficShape TrafficShape::tree(double bytes, const std::vector<NpuId>& members,
   if (streams > kMaxTrafficStreams) fail("internal error: {} tree streams, more than {}", streams, kMaxTrafficStreams);
   shape::Tree t;
   // Half the buffer a tree, in chunks of NCCL's 512 KiB (fewer for small calls).
-  const double per_window = std::max(1.0, std::ceil(bytes / 2 / channels / kTreeChunkBytes / kTreeWindows));
+  const double per_window =
+      std::clamp(std::ceil(bytes / 2 / channels / kTreeChunkBytes / kTreeWindows), 1.0, kMaxTreeChunksPerWindow);
   t.steps = static_cast<std::uint32_t>(2 * per_window);
   t.piece_bytes = bytes / 2 / channels / (per_window * kTreeWindows);
   const std::vector<std::vector<std::uint32_t>> by_node = members_by_node(members, gpus_per_node);
@@ -315,7 +321,8 @@ shape::Staged staged_frame(double bytes, const std::vector<NpuId>& members, std:
       }
     }
   }
-  s.chunks_per_lane = static_cast<std::uint32_t>(std::max(1.0, std::ceil(bytes / kStagedLanes / kStagedChunkBytes)));
+  s.chunks_per_lane = static_cast<std::uint32_t>(
+      std::clamp(std::ceil(bytes / kStagedLanes / kStagedChunkBytes), 1.0, kMaxStagedChunksPerLane));
   return s;
 }
 
