@@ -394,7 +394,7 @@ void NcclCollectives::start_traffic(NpuId npu, const CollectiveRequest& request,
     // Every member waits NCCL's latency for the call, then sends. It holds every step's cost
     // (synchronisation, a chunk's fence), of which the network's latency for a message is a part
     // that its messages then pay again: 7 us more on a 1 MiB all-reduce of 8 GPUs (a quarter),
-    // nothing that shows on large calls; the conservative direction.
+    // 19-20 us across 4 nodes of 8 on 1.5 us links; the conservative direction (docs/nccl.md).
     const double latency_us =
         m.added_latency_us(t.choice.point_to_point, m.p2p_ops(true)) + beyond_latency_us +
         (t.choice.point_to_point ? model.tuning().p2p_latency_us(t.choice.protocol)
