@@ -492,6 +492,10 @@ TEST(NcclTestsCommand, BadInputSaysWhatWasExpected) {
   const CommandResult pxn = run_binary({"nccl-tests", "alltoall", "--pxn", "2"});
   EXPECT_EQ(pxn.exit_code, 1);
   EXPECT_THAT(pxn.err, HasSubstr("--pxn: 2 not in {0,1}"));
+  // A protocol list's example is a protocol.
+  const CommandResult proto = run_binary({"nccl-tests", "all_reduce", "--proto", "allreduce:Simple;LL"});
+  EXPECT_EQ(proto.exit_code, 1);
+  EXPECT_THAT(proto.err, HasSubstr("needs a collective prefix (e.g. \"allreduce:simple\")"));
 }
 
 }  // namespace

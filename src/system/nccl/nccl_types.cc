@@ -113,8 +113,8 @@ void apply_enable_list(Enabled& enabled, std::string_view value, bool algorithms
       entry = entry.substr(colon + 1);
     } else if (n > 0) {
       throw Error(fmt::format("{}: \"{}\": every entry after the first needs a collective prefix (e.g. "
-                              "\"allreduce:ring\")",
-                              what, value));
+                              "\"allreduce:{}\")",
+                              what, value, algorithms ? "ring" : "simple"));
     }
     const bool exclude = !entry.empty() && entry.front() == '^';
     if (exclude) entry.remove_prefix(1);
