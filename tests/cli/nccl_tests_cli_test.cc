@@ -492,6 +492,10 @@ TEST(NcclTestsCommand, BadInputSaysWhatWasExpected) {
   const CommandResult pxn = run_binary({"nccl-tests", "alltoall", "--pxn", "2"});
   EXPECT_EQ(pxn.exit_code, 1);
   EXPECT_THAT(pxn.err, HasSubstr("--pxn: 2 not in {0,1}"));
+  // From 0 a factor never grows (nccl-tests loops on 0 for ever): refused, not one row and a stop.
+  const CommandResult zero = run_binary({"nccl-tests", "all_reduce", "-b", "0", "-e", "1M"});
+  EXPECT_EQ(zero.exit_code, 1);
+  EXPECT_THAT(zero.err, HasSubstr("-b 0 with a factor (-f 2) never grows to -e 1048576"));
   // A protocol list's example is a protocol.
   const CommandResult proto = run_binary({"nccl-tests", "all_reduce", "--proto", "allreduce:Simple;LL"});
   EXPECT_EQ(proto.exit_code, 1);

@@ -113,6 +113,11 @@ std::vector<SweepRow> run_sweep(const AchievedModel& model, const SweepOptions& 
   if (o.factor == 1 || (o.factor == 0 && o.step_bytes == 0)) {
     throw Error("a sweep that never grows; expected a factor (-f) of 2 or more, or a step (-i) above 0");
   }
+  if (o.min_bytes == 0 && o.factor > 1 && o.max_bytes > 0) {  // nccl-tests itself loops on 0 for ever
+    throw Error(fmt::format("-b 0 with a factor (-f {}) never grows to -e {}; expected -b 1 or more, a step (-i) "
+                            "instead of the factor, or -e 0 for the empty call alone",
+                            o.factor, o.max_bytes));
+  }
   const ColumnModels models(model);
   std::vector<SweepRow> rows;
   for (std::uint64_t size = o.min_bytes; size <= o.max_bytes;) {
