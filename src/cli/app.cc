@@ -40,7 +40,9 @@ void refuse_empty_values(CLI::App& app) {
       },
       "", "non-empty");
   for (CLI::Option* option : app.get_options()) {
-    if (option->get_type_size() != 0) option->check(non_empty);
+    // ASTRA-sim's flags that do nothing here take what its scripts pass, empty or not.
+    const bool no_effect = option->get_description().starts_with("Accepted for compatibility");
+    if (option->get_type_size() != 0 && !no_effect) option->check(non_empty);
   }
   for (CLI::App* sub : app.get_subcommands({})) refuse_empty_values(*sub);
 }
