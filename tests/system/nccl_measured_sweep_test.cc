@@ -209,6 +209,8 @@ TEST(NcclMeasuredSweep, SaysWhichLineIsNotARowAndWhy) {
                                                                                      "expected one of nccl-tests' "
                                                                                      "types (int8,"));
   EXPECT_THAT(error_of(row + " 2O48 512 float sum -1 12 1 1 0 12 1 1 0\n"), HasSubstr("bad.log:2: size \"2O48\""));
+  // A log's control bytes are not echoed into the message.
+  EXPECT_THAT(error_of(std::string(" 1024 256 fl\0at sum -1 12 1 1 0 12 1 1 0\n", 42)), HasSubstr("type \"fl?at\""));
   // Nor is a size or a time past what a run measures read as one.
   EXPECT_THAT(error_of(" 9223372036854775808 256 float sum -1 12 1 1 0 12 1 1 0\n"), HasSubstr("expected bytes, at "
                                                                                                "most 2^62"));

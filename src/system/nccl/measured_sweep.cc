@@ -36,6 +36,15 @@ std::vector<std::string_view> fields_of(std::string_view line) {
   return fields;
 }
 
+// A field as an error message shows it: a log's control bytes (a NUL, an escape) as '?'.
+std::string shown(std::string_view field) {
+  std::string out(field);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return out;
+}
+
 bool all_digits(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
@@ -187,10 +196,10 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
       // a line of other text: leaving it out would compare fewer rows than the table has.
       if ((sized || type) && fields.size() >= 7 && layout_of(fields.size(), collective)) {
         if (!type) {
-          throw Error(fmt::format("{}: type \"{}\"; expected one of nccl-tests' types ({})", where(), fields[2],
+          throw Error(fmt::format("{}: type \"{}\"; expected one of nccl-tests' types ({})", where(), shown(fields[2]),
                                   data_type_names()));
         }
-        throw Error(fmt::format("{}: size \"{}\"; expected bytes", where(), fields[0]));
+        throw Error(fmt::format("{}: size \"{}\"; expected bytes", where(), shown(fields[0])));
       }
       continue;
     }
@@ -206,7 +215,7 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
     row.line = line_number;
     const auto size = parse_number<std::uint64_t>(fields[0]);
     if (!size || *size > kLargestSize) {
-      throw Error(fmt::format("{}: size \"{}\"; expected bytes, at most 2^62", where(), fields[0]));
+      throw Error(fmt::format("{}: size \"{}\"; expected bytes, at most 2^62", where(), shown(fields[0])));
     }
     row.size = *size;
     row.type = *type;
@@ -220,12 +229,12 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
         if (!op) {
           throw Error(fmt::format("{}: redop \"{}\"; expected one of {} for {} (is this another collective's "
                                   "table?)",
-                                  where(), redop, reduce_op_names(), collective_name(collective)));
+                                  where(), shown(redop), reduce_op_names(), collective_name(collective)));
         }
         row.op = *op;
       } else if (redop != "none" && layout->root >= 0) {  // older nccl-tests printed other words here
         throw Error(fmt::format("{}: redop \"{}\"; expected none for {} (is this another collective's table?)", where(),
-                                redop, collective_name(collective)));
+                                shown(redop), collective_name(collective)));
       }
     }
     if (layout->root >= 0) {
@@ -233,7 +242,7 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
       const auto root = parse_number<std::int64_t>(text_root);
       if (!root || (rooted(collective) ? *root < 0 : *root != -1)) {
         throw Error(fmt::format("{}: root \"{}\"; expected {} for {} (is this another collective's table?)", where(),
-                                text_root, rooted(collective) ? "a rank" : "-1", collective_name(collective)));
+                                shown(text_root), rooted(collective) ? "a rank" : "-1", collective_name(collective)));
       }
       row.root = *root < 0 ? 0 : static_cast<std::uint32_t>(*root);
     }
@@ -241,8 +250,8 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
       const std::string_view t = fields[static_cast<std::size_t>(at)];
       const auto us = parse_number<double>(t);
       if (!us || !std::isfinite(*us) || *us < 0 || *us > kLongestUs) {
-        throw Error(
-            fmt::format("{}: {} time \"{}\"; expected microseconds, 0 or more and under 10^12", where(), column, t));
+        throw Error(fmt::format("{}: {} time \"{}\"; expected microseconds, 0 or more and under 10^12", where(), column,
+                                shown(t)));
       }
       return *us;
     };
