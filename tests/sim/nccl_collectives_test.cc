@@ -737,6 +737,13 @@ TEST(NcclCollectives, TheSystemFileDescribesTheMachine) {
   spec.gpus_per_node = 8;
   EXPECT_THAT(error_of([&] { nccl::run_machine(spec, 32, 4); }), HasSubstr("nodes of 8 GPUs, but the network's first "
                                                                            "dimension joins 4; expected at most 4"));
+  // Nor fewer than it joins, where one domain could hold them all (past the domain, the clamp's).
+  spec.gpus_per_node = 4;
+  EXPECT_THAT(error_of([&] { nccl::run_machine(spec, 32, 8); }), HasSubstr("nodes of 4 GPUs, but the network's first "
+                                                                           "dimension joins 8 (a H100 domain holds up "
+                                                                           "to 8)"));
+  spec.gpus_per_node = 8;
+  EXPECT_EQ(nccl::run_machine(spec, 64, 64).machine.gpus_per_node, 8u);
   // By default a node is the network's first dimension, up to the GPU's domain.
   spec.gpus_per_node = 0;
   EXPECT_EQ(nccl::run_machine(spec, 64, 4).machine.gpus_per_node, 4u);

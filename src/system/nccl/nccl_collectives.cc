@@ -98,6 +98,13 @@ RunMachine run_machine(const NcclSpec& spec, NpuId npus, std::uint32_t first_dim
                             "at most {}",
                             g, out.machine.gpu->name, domain, domain));
   }
+  if (g < first_dimension && first_dimension <= domain) {
+    // The network joins more NPUs on its scale-up switch than the node holds, and a GPU's domain
+    // holds them all: NCCL's nodes would cross by NICs what the network carries over NVLink.
+    throw Error(fmt::format("system key \"nccl-gpus-per-node\": nodes of {} GPUs, but the network's first dimension "
+                            "joins {} (a {} domain holds up to {}); expected {}",
+                            g, first_dimension, out.machine.gpu->name, domain, first_dimension));
+  }
   if (g > first_dimension) {
     // NCCL's node is its NVLink domain; a network that joins fewer NPUs in its first dimension
     // carries the rest of that node's traffic on its second, and the cost and the traffic disagree.
