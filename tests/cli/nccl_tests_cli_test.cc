@@ -454,52 +454,39 @@ TEST(NcclTestsCommand, ComparesARealRunRowByRow) {
 }
 
 TEST(NcclTestsCommand, BadInputSaysWhatWasExpected) {
-  const CommandResult coll = run_binary({"nccl-tests", "allreduce2"});
-  EXPECT_EQ(coll.exit_code, 1);
-  EXPECT_THAT(coll.err, HasSubstr("unknown collective \"allreduce2\"; expected all_reduce"));
-  const CommandResult size = run_binary({"nccl-tests", "all_reduce", "-b", "8X"});
-  EXPECT_EQ(size.exit_code, 1);
-  EXPECT_THAT(size.err, HasSubstr("-b \"8X\" is not a size"));
-  const CommandResult gpu = run_binary({"nccl-tests", "all_reduce", "--gpu", "V100"});
-  EXPECT_EQ(gpu.exit_code, 1);
-  EXPECT_THAT(gpu.err, HasSubstr("unknown GPU \"V100\""));
-  const CommandResult algo = run_binary({"nccl-tests", "all_reduce", "--algo", "Spiral"});
-  EXPECT_EQ(algo.exit_code, 1);
-  EXPECT_THAT(algo.err, HasSubstr("--algo: unknown algorithm \"Spiral\""));
-  const CommandResult order = run_binary({"nccl-tests", "all_reduce", "-b", "1G", "-e", "1M"});
-  EXPECT_EQ(order.exit_code, 1);
-  EXPECT_THAT(order.err, HasSubstr("expected -b <= -e"));
+  // Each is refused with exit 1 and a message that says what was expected.
+  const auto refused = [](const std::vector<std::string>& args, const std::string& says) {
+    const CommandResult r = run_binary(args);
+    EXPECT_EQ(r.exit_code, 1) << args.back();
+    EXPECT_THAT(r.err, HasSubstr(says));
+    return r;
+  };
+  refused({"nccl-tests", "allreduce2"}, "unknown collective \"allreduce2\"; expected all_reduce");
+  refused({"nccl-tests", "all_reduce", "-b", "8X"}, "-b \"8X\" is not a size");
+  refused({"nccl-tests", "all_reduce", "--gpu", "V100"}, "unknown GPU \"V100\"");
+  refused({"nccl-tests", "all_reduce", "--algo", "Spiral"}, "--algo: unknown algorithm \"Spiral\"");
+  refused({"nccl-tests", "all_reduce", "-b", "1G", "-e", "1M"}, "expected -b <= -e");
   // Zero NICs is not "the default": it is refused, not read as one a GPU.
-  const CommandResult nics = run_binary({"nccl-tests", "all_reduce", "--nodes", "2", "--nics-per-node", "0"});
-  EXPECT_EQ(nics.exit_code, 1);
-  EXPECT_THAT(nics.err, HasSubstr("--nics-per-node is 0; expected 1 or more"));
+  refused({"nccl-tests", "all_reduce", "--nodes", "2", "--nics-per-node", "0"}, "--nics-per-node is 0; expected 1 or "
+                                                                                "more");
   // An efficiency next to 0 passes its range check but leaves no finite time: refused, not inf.
-  const CommandResult tiny = run_binary({"nccl-tests", "all_reduce", "--nodes", "2", "--nic-efficiency", "1e-308"});
-  EXPECT_EQ(tiny.exit_code, 1);
-  EXPECT_THAT(tiny.err, HasSubstr("takes inf us; expected a finite time"));
+  const CommandResult tiny =
+      refused({"nccl-tests", "all_reduce", "--nodes", "2", "--nic-efficiency", "1e-308"}, "takes inf us; expected a "
+                                                                                          "finite time");
   EXPECT_THAT(tiny.out, Not(HasSubstr("inf")));
   // K is 1024 bytes with a fraction too; a size that is no whole number of bytes is refused.
   const CommandResult half = run_binary({"nccl-tests", "all_reduce", "-b", "1.5K", "-e", "1.5K", "-d", "int8"});
   EXPECT_EQ(half.exit_code, 0) << half.err;
   EXPECT_THAT(half.out, HasSubstr("\n        1536          1536      int8"));
-  const CommandResult third = run_binary({"nccl-tests", "all_reduce", "-b", "1.3K"});
-  EXPECT_EQ(third.exit_code, 1);
-  EXPECT_THAT(third.err, HasSubstr("-b \"1.3K\" is 1331.2 bytes; expected a whole number of bytes"));
+  refused({"nccl-tests", "all_reduce", "-b", "1.3K"}, "-b \"1.3K\" is 1331.2 bytes; expected a whole number of bytes");
   // NCCL_NVLS_ENABLE takes 0, 1 or 2 and NCCL_PXN_DISABLE's switch 0 or 1; nothing else is read as one.
-  const CommandResult nvls = run_binary({"nccl-tests", "all_reduce", "--nvls", "-1"});
-  EXPECT_EQ(nvls.exit_code, 1);
-  EXPECT_THAT(nvls.err, HasSubstr("--nvls: -1 not in {0,1,2}"));
-  const CommandResult pxn = run_binary({"nccl-tests", "alltoall", "--pxn", "2"});
-  EXPECT_EQ(pxn.exit_code, 1);
-  EXPECT_THAT(pxn.err, HasSubstr("--pxn: 2 not in {0,1}"));
+  refused({"nccl-tests", "all_reduce", "--nvls", "-1"}, "--nvls: -1 not in {0,1,2}");
+  refused({"nccl-tests", "alltoall", "--pxn", "2"}, "--pxn: 2 not in {0,1}");
   // From 0 a factor never grows (nccl-tests loops on 0 for ever): refused, not one row and a stop.
-  const CommandResult zero = run_binary({"nccl-tests", "all_reduce", "-b", "0", "-e", "1M"});
-  EXPECT_EQ(zero.exit_code, 1);
-  EXPECT_THAT(zero.err, HasSubstr("-b 0 with a factor (-f 2) never grows to -e 1048576"));
+  refused({"nccl-tests", "all_reduce", "-b", "0", "-e", "1M"}, "-b 0 with a factor (-f 2) never grows to -e 1048576");
   // A protocol list's example is a protocol.
-  const CommandResult proto = run_binary({"nccl-tests", "all_reduce", "--proto", "allreduce:Simple;LL"});
-  EXPECT_EQ(proto.exit_code, 1);
-  EXPECT_THAT(proto.err, HasSubstr("needs a collective prefix (e.g. \"allreduce:simple\")"));
+  refused({"nccl-tests", "all_reduce", "--proto", "allreduce:Simple;LL"}, "needs a collective prefix (e.g. "
+                                                                          "\"allreduce:simple\")");
 }
 
 }  // namespace
