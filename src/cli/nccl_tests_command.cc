@@ -40,11 +40,12 @@ std::uint64_t nccl_tests_size(const std::string& text, const char* option) {
       const std::string number = text.substr(0, text.size() - 1);
       const std::uint64_t scale = std::uint64_t{1} << (10 * (power + 1));
       if (const auto whole = parse_byte_size(number)) {
-        if (*whole <= (std::uint64_t{1} << 62) / scale) return *whole * scale;
+        if (*whole <= kLargestSweepBytes / scale) return *whole * scale;
       } else if (const auto fraction = parse_number<double>(number)) {
         // 1.5K is 1.5 x 1024 bytes, as the unit says, where it is a whole number of bytes.
         const double bytes = *fraction * static_cast<double>(scale);
-        if (bytes >= 0 && bytes == std::floor(bytes) && bytes <= 0x1p62) return static_cast<std::uint64_t>(bytes);
+        if (bytes >= 0 && bytes == std::floor(bytes) && bytes <= static_cast<double>(kLargestSweepBytes))
+          return static_cast<std::uint64_t>(bytes);
         throw Error(
             fmt::format("{} \"{}\" is {} bytes; expected a whole number of bytes from 0 to 2^62", option, text, bytes));
       }

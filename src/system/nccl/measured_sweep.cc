@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/parse_number.h"
+#include "system/nccl/sweep.h"
 
 namespace chakrasim::system::nccl {
 namespace {
@@ -18,9 +19,8 @@ namespace {
 constexpr std::size_t kLogRowLimit = 100000;
 // Fields a line is split into: more than any row's 23, and a bound on the work a long line makes.
 constexpr std::size_t kFieldLimit = 64;
-// What a row may measure: the sizes -b and -e take, and under 10^12 us (11.6 days) a call, past
-// which a time is no measurement and its ratio to the model's overflows the means.
-constexpr std::uint64_t kLargestSize = std::uint64_t{1} << 62;
+// What a row may measure: a sweep's sizes (kLargestSweepBytes), and under 10^12 us (11.6 days) a
+// call, past which a time is no measurement and its ratio to the model's overflows the means.
 constexpr double kLongestUs = 1e12;
 
 std::vector<std::string_view> fields_of(std::string_view line) {
@@ -214,7 +214,7 @@ MeasuredRun read_nccl_tests_log(std::string_view text, const std::string& file, 
     MeasuredRow row;
     row.line = line_number;
     const auto size = parse_number<std::uint64_t>(fields[0]);
-    if (!size || *size > kLargestSize) {
+    if (!size || *size > kLargestSweepBytes) {
       throw Error(fmt::format("{}: size \"{}\"; expected bytes, at most 2^62", where(), shown(fields[0])));
     }
     row.size = *size;

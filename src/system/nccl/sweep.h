@@ -12,6 +12,10 @@
 
 namespace chakrasim::system::nccl {
 
+// The largest size a sweep's row takes, bytes: -b and -e with nccl-tests' K, M, G, and a
+// measured row read back (measured_sweep.h).
+inline constexpr std::uint64_t kLargestSweepBytes = std::uint64_t{1} << 62;
+
 struct SweepOptions {
   Collective collective = Collective::kAllReduce;
   std::uint64_t min_bytes = 8;
